@@ -1,0 +1,5 @@
+"""`python -m rift` is the same as the `rift` console script."""
+
+from rift.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,442 @@
+"""Layered configuration: defaults < user config < project .rift.json < env < flags.
+
+The project file comes from whatever repository rift was started in, so it is
+merged *tighten-only* (reference notes, section 2.4): it may add deny and ask
+rules, pick a host or model, and force approval on, but it can never widen
+permissions, pick the editor or the bash wrapper, or redefine a provider that
+routes an API key. Every ignored key produces one warning.
+
+`load_config` is the only function in rift that looks at the environment; it
+returns one frozen `Config` that components receive.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from rift.paths import Paths
+
+DEFAULT_HOST = "http://localhost:11434"
+DEFAULT_MODEL = "gemma4:26b"
+DEFAULT_NUM_CTX = 32768
+DEFAULT_TEMPERATURE = 0.2
+DEFAULT_MAX_ITERATIONS = 40
+DEFAULT_READ_TIMEOUT = 120.0
+EFFORT_LEVELS = ("minimal", "low", "medium", "high", "xhigh", "max")
+PROJECT_FILE = ".rift.json"
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderConfig:
+    """A named model server reached as `name/model`."""
+
+    name: str
+    base_url: str
+    """Always ends in /v1 for OpenAI-compatible providers."""
+    kind: str = "openai"
+    api_key: str | None = None
+    """Resolved at load time from `api_key` or the variable named by `api_key_env`."""
+
+
+@dataclass(frozen=True, slots=True)
+class McpServerConfig:
+    """An MCP server: stdio (`command`) or streamable HTTP (`url`)."""
+
+    name: str
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    url: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    project: bool = False
+    """Declared by the project: runs only after the user trusted its exact identity."""
+
+    @property
+    def identity(self) -> str:
+        """The exact string trust is keyed to; any change asks again."""
+        return json.dumps(
+            [self.name, self.command, list(self.args), sorted(self.env), self.url,
+             sorted(self.headers)]
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionsConfig:
+    """Rules are `Tool(pattern)` strings; see core/permissions.py."""
+
+    allow: tuple[str, ...] = ()
+    ask: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    approve: bool | None = None
+    """None = on for interactive sessions."""
+    bash_wrapper: str | None = None
+    """Sandbox template with `{cmd}` (and optionally `{cwd}`); user config only."""
+    sandbox: str | None = None
+    """"bwrap" runs each bash command under bubblewrap."""
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Everything rift's components need to know, merged from every layer."""
+
+    host: str = DEFAULT_HOST
+    host_explicit: bool = False
+    """True when any layer named a host (the embedded fallback only applies when none did)."""
+    model: str = DEFAULT_MODEL
+    num_ctx: int = DEFAULT_NUM_CTX
+    num_ctx_explicit: bool = False
+    """True when a flag or config file set num_ctx (providers may then not adopt a larger one)."""
+    temperature: float = DEFAULT_TEMPERATURE
+    effort: str | None = None
+    max_iterations: int = DEFAULT_MAX_ITERATIONS
+    models: Mapping[str, str] = field(default_factory=dict)
+    """Role map, e.g. {"fast": "qwen2.5-coder:7b"}."""
+    providers: Mapping[str, ProviderConfig] = field(default_factory=dict)
+    permissions: PermissionsConfig = field(default_factory=PermissionsConfig)
+    post_edit_hooks: tuple[str, ...] = ()
+    """User hooks: run freely."""
+    project_post_edit_hooks: tuple[str, ...] = ()
+    """Project hooks: each exact command needs trust."""
+    mcp: Mapping[str, McpServerConfig] = field(default_factory=dict)
+    search_url: str | None = None
+    editor: str | None = None
+    theme: str | None = None
+    read_timeout: float = DEFAULT_READ_TIMEOUT
+    """Streaming read-idle timeout in seconds; 0 means none."""
+    tool_schema: str = "rich"
+    """"lean" cuts tool descriptions to their first sentence."""
+    trace_file: Path | None = None
+    paths: Paths = field(default_factory=lambda: Paths.from_env({}))
+    cwd: Path = field(default_factory=Path.cwd)
+    user_config_path: Path | None = None
+    project_config_path: Path | None = None
+    warnings: tuple[str, ...] = ()
+    """Problems met while loading (broken JSON, ignored project keys), shown once."""
+
+
+@dataclass(frozen=True, slots=True)
+class Overrides:
+    """Values from command-line flags; None means the flag was not given."""
+
+    host: str | None = None
+    model: str | None = None
+    num_ctx: int | None = None
+    temperature: float | None = None
+    max_iterations: int | None = None
+    approve: bool | None = None
+    effort: str | None = None
+    trace_file: str | None = None
+
+
+# ------------------------------------------------------------------ loading
+
+
+def read_json_file(path: Path, warnings: list[str]) -> dict[str, Any]:
+    """A config file as a dict; a missing file is empty, a broken one is a warning."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        warnings.append(f"config: cannot read {path}: {exc.strerror or exc}")
+        return {}
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        warnings.append(
+            f"config: {path} is not valid JSON (line {exc.lineno}, column {exc.colno}:"
+            f" {exc.msg}); ignoring that file"
+        )
+        return {}
+    if not isinstance(data, dict):
+        warnings.append(f"config: {path} must hold a JSON object; ignoring that file")
+        return {}
+    return data
+
+
+def _str_list(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
+    return []
+
+
+def _normalize_base_url(url: str) -> str:
+    url = url.strip().rstrip("/")
+    if "://" not in url:
+        url = "http://" + url
+    return url
+
+
+def _provider(name: str, raw: Any, env: Mapping[str, str]) -> ProviderConfig | None:
+    if not isinstance(raw, dict) or not isinstance(raw.get("base_url"), str):
+        return None
+    base = _normalize_base_url(raw["base_url"])
+    if not base.endswith("/v1"):
+        base += "/v1"
+    key = raw.get("api_key") if isinstance(raw.get("api_key"), str) else None
+    key_env = raw.get("api_key_env")
+    if not key and isinstance(key_env, str):
+        key = env.get(key_env) or None
+    kind = raw.get("kind") if isinstance(raw.get("kind"), str) else "openai"
+    return ProviderConfig(name=name, base_url=base, kind=kind, api_key=key)
+
+
+def _mcp(name: str, raw: Any, project: bool) -> McpServerConfig | None:
+    if not isinstance(raw, dict):
+        return None
+    command = raw.get("command") if isinstance(raw.get("command"), str) else None
+    url = raw.get("url") if isinstance(raw.get("url"), str) else None
+    if not command and not url:
+        return None
+    env = raw.get("env") if isinstance(raw.get("env"), dict) else {}
+    headers = raw.get("headers") if isinstance(raw.get("headers"), dict) else {}
+    return McpServerConfig(
+        name=name,
+        command=command,
+        args=tuple(_str_list(raw.get("args"))),
+        env=tuple(sorted((str(k), str(v)) for k, v in env.items())),
+        url=url,
+        headers=tuple(sorted((str(k), str(v)) for k, v in headers.items())),
+        project=project,
+    )
+
+
+class _Merger:
+    """Accumulates settings layer by layer, remembering which keys were set."""
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.env = env
+        self.values: dict[str, Any] = {}
+        self.models: dict[str, str] = {}
+        self.providers: dict[str, ProviderConfig] = {}
+        self.mcp: dict[str, McpServerConfig] = {}
+        self.allow: list[str] = []
+        self.ask: list[str] = []
+        self.deny: list[str] = []
+        self.approve: bool | None = None
+        self.bash_wrapper: str | None = None
+        self.sandbox: str | None = None
+        self.hooks: list[str] = []
+        self.project_hooks: list[str] = []
+        self.warnings: list[str] = []
+
+    SCALARS = ("host", "model", "num_ctx", "temperature", "effort", "max_iterations",
+               "search_url", "theme")
+
+    def _scalars(self, data: dict[str, Any]) -> None:
+        for key in self.SCALARS:
+            if key in data and data[key] is not None:
+                self.values[key] = data[key]
+        if isinstance(data.get("models"), dict):
+            self.models.update({k: v for k, v in data["models"].items() if isinstance(v, str)})
+
+    def _permission_lists(self, perms: dict[str, Any]) -> None:
+        self.ask += _str_list(perms.get("ask"))
+        self.deny += _str_list(perms.get("deny"))
+        self.deny += [f"Bash({g})" for g in _str_list(perms.get("bash_deny"))]
+
+    def user(self, data: dict[str, Any]) -> None:
+        self._scalars(data)
+        if isinstance(data.get("editor"), str):
+            self.values["editor"] = data["editor"]
+        perms = data.get("permissions") if isinstance(data.get("permissions"), dict) else {}
+        self._permission_lists(perms)
+        self.allow += _str_list(perms.get("allow"))
+        self.allow += [f"Bash({g})" for g in _str_list(perms.get("bash_allow"))]
+        approve = perms.get("approve", data.get("approve"))
+        if isinstance(approve, bool):
+            self.approve = approve
+        wrapper = perms.get("bash_wrapper")
+        if isinstance(wrapper, str) and "{cmd}" in wrapper:
+            self.bash_wrapper = wrapper
+        if isinstance(perms.get("sandbox"), str):
+            self.sandbox = perms["sandbox"]
+        hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
+        self.hooks += _str_list(hooks.get("post_edit"))
+        for name, raw in (data.get("providers") or {}).items():
+            prov = _provider(name, raw, self.env)
+            if prov:
+                self.providers[name] = prov
+        for name, raw in (data.get("mcp") or {}).items():
+            server = _mcp(name, raw, project=False)
+            if server:
+                self.mcp[name] = server
+
+    def project(self, data: dict[str, Any], path: Path) -> None:
+        """Overlay the project file, tighten-only; every refused key is one warning."""
+        self._scalars(data)
+        where = f"project config {path}"
+        for key in ("editor", "typesafe"):
+            if key in data:
+                self.warnings.append(f"{where}: ignoring '{key}' (allowed in the user config only)")
+        perms = data.get("permissions") if isinstance(data.get("permissions"), dict) else {}
+        self._permission_lists(perms)
+        for key in ("allow", "bash_allow", "bash_wrapper"):
+            if key in perms:
+                self.warnings.append(
+                    f"{where}: ignoring 'permissions.{key}' (a project may only tighten"
+                    " permissions; put it in the user config)"
+                )
+        if perms.get("approve", data.get("approve")) is True:
+            self.approve = True
+        if isinstance(perms.get("sandbox"), str):
+            self.sandbox = perms["sandbox"]
+        hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
+        self.project_hooks += _str_list(hooks.get("post_edit"))
+        for name, raw in (data.get("providers") or {}).items():
+            if name in self.providers:
+                self.warnings.append(
+                    f"{where}: ignoring provider '{name}' (it is defined in the user config,"
+                    " and providers decide where API keys are sent)"
+                )
+                continue
+            prov = _provider(name, raw, self.env)
+            if prov:
+                # A project may add a server, never hand it a key from the user's environment.
+                self.providers[name] = replace(prov, api_key=None)
+        self.project_mcp(data.get("mcp") or {}, where)
+
+    def project_mcp(self, servers: Any, where: str) -> None:
+        if not isinstance(servers, dict):
+            return
+        for name, raw in servers.items():
+            if name in self.mcp:
+                self.warnings.append(f"{where}: ignoring MCP server '{name}' (already defined)")
+                continue
+            server = _mcp(name, raw, project=True)
+            if server:
+                self.mcp[name] = server
+
+
+def _parse_read_timeout(raw: str | None) -> float:
+    """`RIFT_READ_TIMEOUT`: seconds, 0 = none; anything unparseable is the default, never none."""
+    if raw is None or not raw.strip():
+        return DEFAULT_READ_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        return DEFAULT_READ_TIMEOUT
+    if value != value or value < 0:  # NaN or negative
+        return DEFAULT_READ_TIMEOUT
+    return value
+
+
+def _coerce(values: dict[str, Any], key: str, kind: type, warnings: list[str]) -> Any:
+    value = values.get(key)
+    if value is None:
+        return None
+    try:
+        if kind is int and isinstance(value, bool):
+            raise ValueError
+        coerced = kind(value)
+    except (TypeError, ValueError):
+        warnings.append(f"config: '{key}' must be a {kind.__name__}, got {value!r}; ignoring it")
+        return None
+    return coerced
+
+
+def load_config(
+    env: Mapping[str, str],
+    cwd: Path,
+    overrides: Overrides | None = None,
+) -> Config:
+    """Merge every layer into one frozen Config (defaults < user < project < env < flags)."""
+    flags = overrides or Overrides()
+    paths = Paths.from_env(env)
+    merger = _Merger(env)
+    warnings = merger.warnings
+    user_path = paths.user_config
+    merger.user(read_json_file(user_path, warnings))
+    project_path = cwd / PROJECT_FILE
+    merger.project(read_json_file(project_path, warnings), project_path)
+    mcp_json = read_json_file(cwd / ".mcp.json", warnings)
+    merger.project_mcp(mcp_json.get("mcpServers") or {}, f"project {cwd / '.mcp.json'}")
+
+    values = merger.values
+    host_explicit = "host" in values
+    if env.get("RIFT_HOST"):
+        values["host"], host_explicit = env["RIFT_HOST"], True
+    if env.get("RIFT_MODEL"):
+        values["model"] = env["RIFT_MODEL"]
+    num_ctx_explicit = "num_ctx" in values
+    for key in ("host", "model", "num_ctx", "temperature", "max_iterations", "effort"):
+        flag_value = getattr(flags, key)
+        if flag_value is not None:
+            values[key] = flag_value
+            host_explicit = host_explicit or key == "host"
+            num_ctx_explicit = num_ctx_explicit or key == "num_ctx"
+    approve = True if flags.approve else merger.approve
+
+    num_ctx = _coerce(values, "num_ctx", int, warnings)
+    temperature = _coerce(values, "temperature", float, warnings)
+    max_iterations = _coerce(values, "max_iterations", int, warnings)
+    effort = values.get("effort")
+    if effort is not None and effort not in EFFORT_LEVELS:
+        warnings.append(f"config: unknown effort '{effort}' (valid: {', '.join(EFFORT_LEVELS)})")
+        effort = None
+    trace = flags.trace_file or env.get("RIFT_TRACE")
+    return Config(
+        host=_normalize_base_url(str(values.get("host") or DEFAULT_HOST)),
+        host_explicit=host_explicit,
+        model=str(values.get("model") or DEFAULT_MODEL),
+        num_ctx=num_ctx if num_ctx and num_ctx > 0 else DEFAULT_NUM_CTX,
+        num_ctx_explicit=num_ctx_explicit and bool(num_ctx and num_ctx > 0),
+        temperature=DEFAULT_TEMPERATURE if temperature is None else temperature,
+        effort=effort,
+        max_iterations=max_iterations if max_iterations and max_iterations > 0
+        else DEFAULT_MAX_ITERATIONS,
+        models=dict(merger.models),
+        providers=dict(merger.providers),
+        permissions=PermissionsConfig(
+            allow=tuple(dict.fromkeys(merger.allow)),
+            ask=tuple(dict.fromkeys(merger.ask)),
+            deny=tuple(dict.fromkeys(merger.deny)),
+            approve=approve,
+            bash_wrapper=merger.bash_wrapper,
+            sandbox=merger.sandbox,
+        ),
+        post_edit_hooks=tuple(merger.hooks),
+        project_post_edit_hooks=tuple(merger.project_hooks),
+        mcp=dict(merger.mcp),
+        search_url=values.get("search_url") if isinstance(values.get("search_url"), str) else None,
+        editor=values.get("editor") if isinstance(values.get("editor"), str) else None,
+        theme=values.get("theme") if isinstance(values.get("theme"), str) else None,
+        read_timeout=_parse_read_timeout(env.get("RIFT_READ_TIMEOUT")),
+        tool_schema="lean" if env.get("RIFT_TOOL_SCHEMA") == "lean" else "rich",
+        trace_file=Path(trace) if trace else None,
+        paths=paths,
+        cwd=cwd,
+        user_config_path=user_path,
+        project_config_path=project_path if project_path.exists() else None,
+        warnings=tuple(warnings),
+    )
+
+
+PERSISTABLE_KEYS = ("host", "model", "num_ctx")
+
+
+def persist_setting(config: Config, key: str, value: Any) -> Path:
+    """Write one of host/model/num_ctx to the file that governs it (reference 2.1).
+
+    The project file governs a key it already sets; otherwise the user config
+    does (created when missing). Other keys in the file are preserved.
+    """
+    from rift.paths import atomic_write
+
+    if key not in PERSISTABLE_KEYS:
+        raise ValueError(f"only {', '.join(PERSISTABLE_KEYS)} can be saved, not '{key}'")
+    target = config.user_config_path or config.paths.user_config
+    project = config.cwd / PROJECT_FILE
+    scratch: list[str] = []
+    if key in read_json_file(project, scratch):
+        target = project
+    data = read_json_file(target, scratch)
+    data[key] = value
+    atomic_write(target, json.dumps(data, indent=2) + "\n")
+    return target

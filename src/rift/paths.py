@@ -1,0 +1,82 @@
+"""Where rift keeps its files, following the XDG base-directory rules.
+
+The locations are computed from an environment mapping handed in by the
+caller (the CLI passes `os.environ` once), so nothing here reads the process
+environment behind anyone's back and tests can point everything at a temp dir.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True, slots=True)
+class Paths:
+    """The directories rift reads and writes."""
+
+    config_dir: Path
+    """`$XDG_CONFIG_HOME/rift` (default `~/.config/rift`): config.json, skills, plugins."""
+    data_dir: Path
+    """`$XDG_DATA_HOME/rift` (default `~/.local/share/rift`): sessions and trust stores."""
+    cache_dir: Path
+    """`$XDG_CACHE_HOME/rift` (default `~/.cache/rift`): assembled models."""
+    home: Path
+
+    @property
+    def user_config(self) -> Path:
+        return self.config_dir / "config.json"
+
+    @property
+    def sessions_dir(self) -> Path:
+        return self.data_dir / "sessions"
+
+    @property
+    def trusted_hooks(self) -> Path:
+        return self.data_dir / "trusted-hooks.json"
+
+    @property
+    def trusted_mcp(self) -> Path:
+        return self.data_dir / "trusted-mcp.json"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Paths:
+        home = Path(env.get("HOME") or Path.home())
+
+        def xdg(var: str, fallback: str) -> Path:
+            value = env.get(var, "")
+            base = Path(value) if value and Path(value).is_absolute() else home / fallback
+            return base / "rift"
+
+        return cls(
+            config_dir=xdg("XDG_CONFIG_HOME", ".config"),
+            data_dir=xdg("XDG_DATA_HOME", ".local/share"),
+            cache_dir=xdg("XDG_CACHE_HOME", ".cache"),
+            home=home,
+        )
+
+
+def atomic_write(path: Path, data: bytes | str) -> None:
+    """Write `data` to `path` so that readers see the old file or the new one, never half.
+
+    Temp file in the same directory, fsync, rename: a crash at any moment leaves
+    either the previous content or the complete new content on disk.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(raw)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, path)
+    except BaseException:
+        try:
+            os.unlink(tmp_name)
+        except FileNotFoundError:
+            pass
+        raise

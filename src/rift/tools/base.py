@@ -1,0 +1,184 @@
+"""The tool contract: a JSON schema, a description, and `async run(args, ctx)`.
+
+Tools never print and never import a front end. They reach the permission
+gate, the undo journal and the filesystem only through `ToolContext`, and
+they report what happened in a `ToolOutput`; the turn loop turns that into
+events. A tool that cannot do its job raises `ToolError` (or returns
+`ToolOutput(ok=False, ...)`): the model reads the message and carries on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from rift.core.events import PlanItem
+from rift.errors import ToolError
+
+
+@dataclass(frozen=True, slots=True)
+class AppliedEdit:
+    """A write/edit that reached disk; the turn loop derives the edit_diff event from it."""
+
+    path: str
+    """As the model named it (relative paths stay relative)."""
+    old: str
+    new: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutput:
+    """What a tool hands back to the turn loop."""
+
+    ok: bool
+    text: str
+    edit: AppliedEdit | None = None
+    plan: list[PlanItem] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WriteVerdict:
+    """The gate's answer for a write or edit."""
+
+    allowed: bool
+    content: str = ""
+    """What to write: the proposal, or the subset an edit review accepted."""
+    message: str = ""
+    """Why it was refused (when not allowed); the tool reports it verbatim."""
+    partial: bool = False
+    """True when a review accepted only part of the proposal."""
+
+
+class Gate(Protocol):
+    """The one permission gate (core/gate.py). Tools call it; nothing bypasses it."""
+
+    def check_read(self, path: Path) -> str | None:
+        """Deny message when a deny rule covers reading `path`, else None."""
+        ...
+
+    async def authorize_write(
+        self, tool: str, path: Path, old: str | None, new: str
+    ) -> WriteVerdict:
+        """Deny rules, approval mode, allow/ask rules, then ask or edit_review."""
+        ...
+
+    async def authorize_bash(self, command: str) -> str | None:
+        """None when the command may run, else the refusal message."""
+        ...
+
+
+class Journal(Protocol):
+    """The undo journal (core/checkpoints.py)."""
+
+    def record(self, path: Path, prior: bytes | None) -> None:
+        """Remember `path`'s bytes before its first change this turn (None = did not exist)."""
+        ...
+
+
+@dataclass
+class PlanState:
+    """The turn-spanning checklist the `plan` tool edits."""
+
+    items: list[PlanItem] = field(default_factory=list)
+
+
+@dataclass
+class ToolContext:
+    """Everything a tool may touch."""
+
+    cwd: Path
+    gate: Gate
+    journal: Journal
+    plan: PlanState = field(default_factory=PlanState)
+    bash_wrapper: str | None = None
+    """Template with {cmd} and optionally {cwd}; rewrites the executed command only."""
+    post_edit_hooks: tuple[str, ...] = ()
+    extras: dict[str, Any] = field(default_factory=dict)
+    """Services added by later layers (tasks registry, skills, sub-agents), by name."""
+
+    def resolve(self, raw: str) -> Path:
+        """A model-supplied path, relative to the cwd, `~` expanded."""
+        path = Path(raw).expanduser()
+        return path if path.is_absolute() else self.cwd / path
+
+
+ToolRun = Callable[[dict[str, Any], ToolContext], Awaitable[ToolOutput]]
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """One tool as the model sees it and as the turn loop runs it."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    run: ToolRun
+    mutating: bool = False
+    """write/edit/bash/agent: a success counts as "changed the project" for the apply nudge."""
+
+    def schema(self, lean: bool = False) -> dict[str, Any]:
+        """The OpenAI-style function definition sent to the model."""
+        description = self.description
+        if lean and ". " in description:
+            description = description.split(". ", 1)[0] + "."
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": description,
+                "parameters": self.parameters,
+            },
+        }
+
+
+# ------------------------------------------------------------ argument helpers
+
+
+def require_str(args: dict[str, Any], key: str) -> str:
+    value = args.get(key)
+    if not isinstance(value, str):
+        raise ToolError(f"missing required string parameter '{key}'")
+    return value
+
+
+def optional_int(args: dict[str, Any], key: str, default: int | None = None) -> int | None:
+    """Numeric arguments also accept numeric strings (small models send "10")."""
+    value = args.get(key)
+    if value is None or value == "":
+        return default
+    if isinstance(value, bool):
+        raise ToolError(f"parameter '{key}' must be an integer")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+    raise ToolError(f"parameter '{key}' must be an integer, got {value!r}")
+
+
+def optional_bool(args: dict[str, Any], key: str, default: bool = False) -> bool:
+    value = args.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false", "1", "0"):
+        return value.strip().lower() in ("true", "1")
+    raise ToolError(f"parameter '{key}' must be a boolean")
+
+
+def middle_truncate(text: str, limit: int) -> str:
+    """Keep the head and the tail halves, as bash and fetch outputs do."""
+    raw = text.encode("utf-8")
+    if len(raw) <= limit:
+        return text
+    half = limit // 2
+    head = raw[:half].decode("utf-8", "ignore")
+    tail = raw[-half:].decode("utf-8", "ignore")
+    return f"{head}\n... [output truncated: {limit} of {len(raw)} bytes shown] ...\n{tail}"
