@@ -9,6 +9,8 @@ events. A tool that cannot do its job raises `ToolError` (or returns
 
 from __future__ import annotations
 
+import os
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -182,3 +184,76 @@ def middle_truncate(text: str, limit: int) -> str:
     head = raw[:half].decode("utf-8", "ignore")
     tail = raw[-half:].decode("utf-8", "ignore")
     return f"{head}\n... [output truncated: {limit} of {len(raw)} bytes shown] ...\n{tail}"
+
+
+def optional_str(args: dict[str, Any], key: str, default: str) -> str:
+    """An optional string argument; null or empty falls back to `default`."""
+    value = args.get(key)
+    if value is None or value == "":
+        return default
+    if not isinstance(value, str):
+        raise ToolError(f"parameter '{key}' must be a string")
+    return value
+
+
+# ------------------------------------------------------------- file helpers
+
+BINARY_PROBE = 8192
+
+
+def is_binary(data: bytes) -> bool:
+    """The tools' one binary test: a NUL byte in the first 8 KB."""
+    return b"\0" in data[:BINARY_PROBE]
+
+
+def bigram_dice(a: str, b: str) -> float:
+    """Character-bigram Dice similarity in [0, 1]; cheap and good enough for "did you mean"."""
+    if a == b:
+        return 1.0
+    if len(a) < 2 or len(b) < 2:
+        return 0.0
+    left = Counter(a[i : i + 2] for i in range(len(a) - 1))
+    right = Counter(b[i : i + 2] for i in range(len(b) - 1))
+    common = sum((left & right).values())
+    return 2.0 * common / (len(a) - 1 + len(b) - 1)
+
+
+_HINT_WALK_LIMIT = 5000
+_HINT_SKIP_DIRS = frozenset({".git", "node_modules", "target", "__pycache__", ".venv", "venv"})
+
+
+def not_found_message(cwd: Path, raw: str) -> str:
+    """The ENOENT error: a bounded walk under the cwd suggests up to 5 likely paths.
+
+    Models often guess a path one directory off or with the wrong extension;
+    naming the real file saves a round of ls/glob calls.
+    """
+    wanted = Path(raw).name
+    if not wanted:
+        return f"{raw}: no such file or directory. Use ls or glob to find the right path."
+    exact: list[str] = []
+    similar: list[tuple[float, str]] = []
+    wanted_low = wanted.lower()
+    wanted_stem = Path(wanted_low).stem
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(cwd):
+        dirnames[:] = sorted(d for d in dirnames if d not in _HINT_SKIP_DIRS)
+        for name in [*dirnames, *sorted(filenames)]:
+            seen += 1
+            rel = os.path.relpath(os.path.join(dirpath, name), cwd)
+            low = name.lower()
+            if name == wanted:
+                exact.append(rel)
+            elif low == wanted_low or Path(low).stem == wanted_stem:
+                similar.append((1.0, rel))
+            else:
+                score = bigram_dice(low, wanted_low)
+                if score >= 0.7:
+                    similar.append((score, rel))
+        if seen >= _HINT_WALK_LIMIT:
+            break
+    similar.sort(key=lambda item: (-item[0], item[1]))
+    picks = (exact + [rel for _, rel in similar])[:5]
+    if picks:
+        return f"{raw}: no such file or directory. Did you mean: {', '.join(picks)}?"
+    return f"{raw}: no such file or directory. Use ls or glob to find the right path."

@@ -1,0 +1,71 @@
+"""`rift` on the command line: flags → config → one front end.
+
+Only argparse and the config module load before a front end is chosen, so
+`rift --version` and `rift --help` answer without importing HTTP, model or UI
+code. Each front end is imported inside the branch that runs it, on purpose.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from rift import __version__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rift",
+        description="A coding agent for the language models you host yourself.",
+    )
+    add = parser.add_argument
+    add("-V", "--version", action="store_true", help="print the version and exit")
+    add("--host", help="model server URL (env RIFT_HOST; a URL ending in /v1 is OpenAI-compatible)")
+    add("-m", "--model", help="model name, or provider/model (env RIFT_MODEL)")
+    add("--num-ctx", type=int, help="context window in tokens (default 32768)")
+    add("--temp", type=float, help="sampling temperature (default 0.2)")
+    add("--max-iterations", type=int, help="agent-loop iterations per turn (default 40)")
+    add("--effort", choices=("minimal", "low", "medium", "high", "xhigh", "max"),
+        help="reasoning effort for thinking models")
+    add("-p", "--prompt", help="headless one-shot: run this task and exit")
+    add("--output-format", choices=("text", "json"), default="text",
+        help="headless output: streamed text, or one JSON object at the end")
+    add("--serve", action="store_true", help="speak the JSON-lines serve protocol on stdio")
+    add("-c", "--continue", dest="continue_last", action="store_true",
+        help="resume the most recent session")
+    add("--resume", metavar="FILE", help="resume a specific session file")
+    add("--approve", action="store_true", help="force approval mode on")
+    add("--trace", metavar="FILE", help="append one JSON line per turn to FILE (env RIFT_TRACE)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.version:
+        print(f"rift {__version__}")
+        return 0
+    from rift.config import Overrides, load_config  # cheap: stdlib json and dataclasses only
+
+    overrides = Overrides(
+        host=args.host, model=args.model, num_ctx=args.num_ctx, temperature=args.temp,
+        max_iterations=args.max_iterations, approve=True if args.approve else None,
+        effort=args.effort, trace_file=args.trace,
+    )
+    config = load_config(os.environ, Path.cwd(), overrides)
+    from rift.core.startup import StartOptions  # the agent core: loaded only past --version
+
+    resume = Path(args.resume).expanduser().resolve() if args.resume else None
+    if args.serve:
+        from rift.frontends import serve
+
+        return serve.run(config, StartOptions(continue_last=args.continue_last, resume=resume))
+    if args.prompt is not None:
+        from rift.frontends import printer
+
+        options = StartOptions(attached=False, continue_last=args.continue_last, resume=resume)
+        return printer.run(config, args.prompt, args.output_format, options)
+    print("rift: the terminal UI is not available in this build yet; use -p \"task\" for a"
+          " one-shot run or --serve for editors", file=sys.stderr)
+    return 2

@@ -1,0 +1,246 @@
+"""The agent: one conversation, its model, its tools, and the commands front ends send.
+
+Front ends never reach into the core's state; they call these methods (the
+serve protocol's commands map one to one) and render the events that come
+back through `emit`. A turn is one asyncio task; everything after it (close
+orphaned reviews, `done`, autosave, idle compaction, `context`) happens here
+so every front end gets the same ordering.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rift.config import Config, read_json_file
+from rift.core.checkpoints import NothingToUndo, UndoJournal, format_undo_message
+from rift.core.context import TokenMeter, enforce_budget
+from rift.core.events import (
+    ContextGauge, Done, Event, Info, ModelChanged, Models, Sessions, TurnStats, Warning,
+)
+from rift.core.gate import Approval, PermissionGate
+from rift.core.instructions import load_project_instructions
+from rift.core.interaction import InteractionBroker
+from rift.core.permissions import Rules
+from rift.core.prompt import build_system_prompt
+from rift.core.session import INTERRUPT_NOTE, SessionStore, save_session
+from rift.core.turn import Turn, TurnSetup
+from rift.errors import ModelError, RiftError
+from rift.models.base import Message, Provider
+from rift.models.registry import Preflight, Route, list_all_models, make_provider, preflight, resolve
+from rift.paths import atomic_write
+from rift.tools import builtin_tools
+from rift.tools.base import Tool, ToolContext
+
+SMALL_TOOLSET = ("read", "write", "edit", "bash", "ls", "grep")
+
+
+@dataclass
+class ModelBinding:
+    """The model in use: where it lives, what it can do, and the budget rift adopted."""
+
+    route: Route
+    provider: Provider
+    info: Preflight
+
+    @property
+    def addressable(self) -> str:
+        return self.route.addressable
+
+
+async def bind_model(name: str, config: Config) -> ModelBinding:
+    """Resolve, connect and preflight a model; raises ModelError when it is not usable."""
+    route = resolve(name, config)
+    provider = make_provider(route, config.read_timeout)
+    try:
+        checked = await preflight(provider, route, config.num_ctx, config.num_ctx_explicit)
+    except BaseException:
+        await provider.aclose()
+        raise
+    return ModelBinding(route, provider, checked)
+
+
+@dataclass
+class Agent:
+    """One conversation with one model, driven by a front end."""
+
+    config: Config
+    binding: ModelBinding
+    emit: Callable[[Event], None]
+    session_path: Path
+    messages: list[Message] = field(default_factory=list)
+    attached: bool = True
+    approval: Approval = field(default_factory=Approval)
+    broker: InteractionBroker = field(init=False)
+    journal: UndoJournal = field(default_factory=UndoJournal)
+    meter: TokenMeter = field(default_factory=TokenMeter)
+    tools: dict[str, Tool] = field(default_factory=dict)
+    ctx: ToolContext = field(init=False)
+    interrupted: bool = False
+    last_stats: TurnStats = field(default_factory=TurnStats)
+    _after_turn: asyncio.Task[None] | None = None
+
+    def __post_init__(self) -> None:
+        self.broker = InteractionBroker(self.emit, attached=self.attached)
+        rules = Rules(allow=self.config.permissions.allow, ask=self.config.permissions.ask,
+                      deny=self.config.permissions.deny, cwd=self.config.cwd,
+                      home=self.config.paths.home)
+        gate = PermissionGate(rules, self.approval, self.broker, self.config.cwd,
+                              persist_rule=self._persist_allow_rule)
+        self.ctx = ToolContext(cwd=self.config.cwd, gate=gate, journal=self.journal,
+                               bash_wrapper=self.config.permissions.bash_wrapper,
+                               post_edit_hooks=self.config.post_edit_hooks)
+        if not self.tools:
+            self.tools = builtin_tools()
+        if not self.messages or self.messages[0]["role"] != "system":
+            self.messages.insert(0, {"role": "system", "content": ""})
+        self.refresh_system_prompt()
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def num_ctx(self) -> int:
+        return self.binding.info.num_ctx
+
+    @property
+    def model(self) -> str:
+        return self.binding.addressable
+
+    @property
+    def gate(self) -> PermissionGate:
+        assert isinstance(self.ctx.gate, PermissionGate)
+        return self.ctx.gate
+
+    def refresh_system_prompt(self, skills: list[tuple[str, str]] | None = None) -> None:
+        prompt = build_system_prompt(
+            self.config.cwd,
+            instructions=load_project_instructions(self.config.cwd),
+            skills=skills or [],
+            roles=sorted(self.config.models),
+            small_model=self.binding.route.kind == "embedded",
+        )
+        self.messages[0] = {"role": "system", "content": prompt}
+
+    def context_gauge(self) -> ContextGauge:
+        schemas = [t.schema(self.config.tool_schema == "lean") for t in self.tools.values()]
+        return ContextGauge(used=self.meter.estimate(self.messages, schemas), limit=self.num_ctx)
+
+    def turn_setup(self) -> TurnSetup:
+        b = self.binding
+        return TurnSetup(
+            provider=b.provider, model=b.route.wire_model, num_ctx=b.info.num_ctx,
+            temperature=self.config.temperature, think=b.info.think, tools=self.tools,
+            ctx=self.ctx, meter=self.meter, max_iterations=self.config.max_iterations,
+            lean_schema=self.config.tool_schema == "lean",
+            detect_truncation=b.route.kind == "ollama",
+        )
+
+    # ---------------------------------------------------------------- a turn
+
+    async def run_turn(self, text: str) -> TurnStats:
+        """Run one turn and everything that belongs to its end, in the protocol's order."""
+        if self._after_turn is not None:
+            await self._after_turn  # the previous turn's save/compaction finishes first
+        if self.interrupted:
+            text, self.interrupted = INTERRUPT_NOTE + text, False
+        self.journal.begin_turn()
+        turn = Turn(self.turn_setup(), self.messages, self.emit)
+        try:
+            stats = await turn.run(text)
+        except ModelError as exc:
+            self.emit(Warning(f"error: {exc}"))
+            stats = TurnStats()
+        if turn.cancelled:
+            self.interrupted = True
+        self.broker.close_reviews()
+        self.last_stats = stats
+        self.emit(Done(stats=stats))
+        self._after_turn = asyncio.create_task(self._finish_turn())
+        await asyncio.shield(self._after_turn)
+        return stats
+
+    async def _finish_turn(self) -> None:
+        """Autosave, idle compaction, then the fresh context gauge (reference 10.4)."""
+        self.save()
+        schemas = [t.schema(self.config.tool_schema == "lean") for t in self.tools.values()]
+        try:
+            self.messages[:], _ = await enforce_budget(
+                self.messages, meter=self.meter, tools=schemas, num_ctx=self.num_ctx,
+                provider=self.binding.provider, model=self.binding.route.wire_model,
+                emit=self._notice)
+        except RiftError as exc:
+            self.emit(Warning(f"compaction failed: {exc}"))
+        else:
+            self.save()
+        self.emit(self.context_gauge())
+
+    def save(self) -> None:
+        try:
+            save_session(self.session_path, model=self.model, cwd=str(self.config.cwd),
+                         messages=self.messages)
+        except OSError as exc:
+            self.emit(Warning(f"session save failed: {exc}"))
+
+    # -------------------------------------------------------------- commands
+
+    def undo(self) -> None:
+        try:
+            paths = self.journal.undo_last_turn()
+        except NothingToUndo as exc:
+            self.emit(Warning(str(exc)))
+        except OSError as exc:
+            self.emit(Warning(f"undo failed: {exc}"))
+        else:
+            self.emit(Info(format_undo_message(paths, self.config.cwd)))
+
+    async def set_model(self, name: str) -> bool:
+        """Preflight and swap the model on the same conversation."""
+        try:
+            binding = await bind_model(name, self.config)
+        except (ModelError, RiftError) as exc:
+            self.emit(Warning(f"model switch failed: {exc}"))
+            return False
+        old = self.binding
+        self.binding = binding
+        self.refresh_system_prompt()
+        await old.provider.aclose()
+        self.emit(ModelChanged(model=binding.addressable, num_ctx=binding.info.num_ctx,
+                               note=binding.info.note.strip()))
+        self.emit(self.context_gauge())
+        return True
+
+    def set_approval(self, approve: bool) -> None:
+        self.approval.enabled = approve
+
+    def list_sessions(self) -> Sessions:
+        return Sessions(items=SessionStore(self.config.paths.sessions_dir).list_items())
+
+    async def list_models(self) -> Models:
+        names = await list_all_models(self.config, self.model)
+        return Models(models=names, current=self.model)
+
+    async def aclose(self) -> None:
+        await self.binding.provider.aclose()
+
+    # ------------------------------------------------------------- internals
+
+    def _notice(self, kind: str, text: str) -> None:
+        self.emit(Info(text=text) if kind == "info" else Warning(text=text))
+
+    def _persist_allow_rule(self, rule: str) -> None:
+        path = self.config.user_config_path or self.config.paths.user_config
+        data = read_json_file(path, [])
+        perms = data.setdefault("permissions", {})
+        allow = perms.setdefault("allow", [])
+        if isinstance(allow, list) and rule not in allow:
+            allow.append(rule)
+            atomic_write(path, json.dumps(data, indent=2) + "\n")
+
+
+def with_tools(agent: Agent, names: tuple[str, ...]) -> None:
+    """Narrow the tool set (small models, personas); unknown names only narrow further."""
+    agent.tools = {n: t for n, t in agent.tools.items() if n in names}
+

@@ -1,0 +1,177 @@
+"""The one permission gate every write, edit and bash command passes through.
+
+Order of decision (reference notes, section 5; spec `set_approval`):
+
+    deny rule        → refused, in every mode, with or without a user
+    approval off     → allowed (ask rules are suppressed too: all-or-nothing)
+    ask rule         → asked (allow/deny only); with no user attached, refused
+    allow rule       → allowed (an allow rule must match *every* bash segment)
+    session allowance→ allowed ("always allow … this session")
+    no user attached → allowed (headless runs never block)
+    otherwise        → an edit_review (when the client reviews edits) or an ask
+
+Anything but an explicit yes from the person is a refusal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rift.core.hunks import diff_segments, preview_diff
+from rift.core.interaction import InteractionBroker
+from rift.core.permissions import Rules, suggest_bash_pattern, suggest_edit_rule
+from rift.tools.base import WriteVerdict
+
+ASK_DIFF_LINES = 40
+
+
+@dataclass
+class Approval:
+    """The single approval flag shared by the root agent, its sub-agents and every front end."""
+
+    enabled: bool = True
+
+
+def denied_by_user(kind: str) -> str:
+    return (
+        f"the user DENIED this {kind} action. Do not retry it; ask them how to proceed"
+        " or choose another approach."
+    )
+
+
+def _no_user(rule: str) -> str:
+    return (
+        f"this action requires interactive approval (permission rule '{rule}')"
+        " and no user is attached"
+    )
+
+
+@dataclass
+class PermissionGate:
+    """Implements `rift.tools.base.Gate` on top of the rule engine and the broker."""
+
+    rules: Rules
+    approval: Approval
+    broker: InteractionBroker
+    cwd: Path
+    persist_rule: Callable[[str], None] | None = None
+    """Saves an "always allow '<rule>'" answer to the user config; failures are ignored."""
+    _session_kinds: set[str] = field(default_factory=set)
+
+    def check_read(self, path: Path) -> str | None:
+        verdict = self.rules.verdict_for_path("read", path)
+        if verdict.kind == "deny":
+            return f"{path} blocked by permission rule '{verdict.rule}'"
+        return None
+
+    async def authorize_write(
+        self, tool: str, path: Path, old: str | None, new: str
+    ) -> WriteVerdict:
+        verdict = self.rules.verdict_for_path(tool, path)
+        if verdict.kind == "deny":
+            return WriteVerdict(False, message=f"this {tool} was blocked by permission rule"
+                                f" '{verdict.rule}'")
+        if not self.approval.enabled:
+            return WriteVerdict(True, content=new)
+        shown = self._display(path)
+        if verdict.kind == "ask":
+            if not self.broker.attached:
+                return WriteVerdict(False, message=_no_user(verdict.rule or tool))
+            question = f"Allow {tool} ('{verdict.rule}'): {shown}"
+            answer = await self.broker.ask(question, self._detail(old, new), ["allow", "deny"])
+            return self._write_answer(tool, path, new, answer)
+        if verdict.kind == "allow" or tool in self._session_kinds or not self.broker.attached:
+            return WriteVerdict(True, content=new)
+        if self.broker.edit_review and not _is_binary(old):
+            return await self._review(tool, shown, old or "", new)
+        return await self._ask_write(tool, path, shown, old, new)
+
+    async def authorize_bash(self, command: str) -> str | None:
+        verdict = self.rules.verdict_for_bash(command)
+        if verdict.kind == "deny":
+            return f"command blocked by permission rule '{verdict.rule}': {command}"
+        if not self.approval.enabled:
+            return None
+        head = command if len(command) <= 120 else command[:120] + "…"
+        if verdict.kind == "ask":
+            if not self.broker.attached:
+                return _no_user(verdict.rule or "Bash")
+            answer = await self.broker.ask(
+                f"Allow bash ('{verdict.rule}'): {head}", [], ["allow once", "deny"]
+            )
+            return None if answer == "allow once" else denied_by_user("bash")
+        if verdict.kind == "allow" or "bash" in self._session_kinds or not self.broker.attached:
+            return None
+        pattern = suggest_bash_pattern(command)
+        always = f"always allow '{pattern}'"
+        answer = await self.broker.ask(
+            f"Allow bash: {head}", [], ["allow once", always, "allow all bash this session", "deny"]
+        )
+        if answer == "allow once":
+            return None
+        if answer == always:
+            self._remember(f"Bash({pattern})")
+            return None
+        if answer == "allow all bash this session":
+            self._session_kinds.add("bash")
+            return None
+        return denied_by_user("bash")
+
+    # -------------------------------------------------------------- internals
+
+    async def _review(self, tool: str, shown: str, old: str, new: str) -> WriteVerdict:
+        decision = await self.broker.review(tool, shown, old, new, diff_segments(old, new))
+        if decision is None or not decision.apply:
+            return WriteVerdict(False, message=denied_by_user(tool))
+        content = new if decision.content is None else decision.content
+        return WriteVerdict(True, content=content, partial=content != new)
+
+    async def _ask_write(
+        self, tool: str, path: Path, shown: str, old: str | None, new: str
+    ) -> WriteVerdict:
+        if tool == "write":
+            question = f"Allow write: {shown} ({len(new.encode())} bytes)"
+        else:
+            question = f"Allow edit: {shown}"
+        rule = suggest_edit_rule(path, self.cwd)
+        choices = ["allow", f"always allow {tool} this session", f"always allow '{rule}'", "deny"]
+        answer = await self.broker.ask(question, self._detail(old, new), choices)
+        if answer == choices[1]:
+            self._session_kinds.add(tool)
+            answer = "allow"
+        elif answer == choices[2]:
+            self._remember(rule)
+            answer = "allow"
+        return self._write_answer(tool, path, new, answer)
+
+    @staticmethod
+    def _write_answer(tool: str, path: Path, new: str, answer: str | None) -> WriteVerdict:
+        if answer == "allow":
+            return WriteVerdict(True, content=new)
+        return WriteVerdict(False, message=denied_by_user(tool))
+
+    def _remember(self, rule: str) -> None:
+        self.rules.add_allow(rule)
+        if self.persist_rule is not None:
+            try:
+                self.persist_rule(rule)
+            except OSError:
+                pass  # the live rule still applies; persisting is best effort (reference 5.3)
+
+    def _display(self, path: Path) -> str:
+        try:
+            return str(path.relative_to(self.cwd))
+        except ValueError:
+            return str(path)
+
+    @staticmethod
+    def _detail(old: str | None, new: str) -> list[str]:
+        if _is_binary(old):
+            return ["(overwriting a binary file)"]
+        return preview_diff(old or "", new, ASK_DIFF_LINES)
+
+
+def _is_binary(text: str | None) -> bool:
+    return text is not None and "\x00" in text[:8192]

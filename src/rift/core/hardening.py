@@ -1,0 +1,100 @@
+"""Repairs for the ways local models get tool calling wrong (reference notes, section 7.5).
+
+Small models leak chat-template tokens, write a tool call as JSON in their
+reply instead of calling the tool, forget call ids, describe a change instead
+of making it, and loop on the same failing call. Each repair here is a pure
+function so the turn loop can stay a plain sequence of steps.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection
+from typing import Any
+
+from rift.models.base import ToolCall
+
+_TEMPLATE_TOKEN = re.compile(r"<\|[^<>|\n]{0,48}\|>")
+_FENCE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```$", re.DOTALL)
+_ACTION_WORDS = re.compile(
+    r"\b(fix|add|implement|change|create|write|refactor|rename|update|remove|delete|make|"
+    r"edit|modify|replace|insert|move|convert|correct|patch|build)\b",
+    re.IGNORECASE,
+)
+_CHAT_ONLY = re.compile(
+    r"do not use any tools|don't use any tools|without (using )?tools|in a code block|"
+    r"in the chat|just (tell|show|explain)|explain\b",
+    re.IGNORECASE,
+)
+
+APPLY_NUDGE = (
+    "[system] You have not changed any project files this turn. If the task needs a change, "
+    "make it now with the tools (edit, write or bash) instead of describing it; otherwise "
+    "give your final answer."
+)
+STUCK_NUDGE = (
+    "[system] Several tool calls in a row have failed. Stop repeating them: re-read the "
+    "relevant file, check the path, or take a different approach."
+)
+WRAP_UP_WARNING = (
+    "[system] You have 2 iterations left in this turn. Finish the change now; the last "
+    "iteration has no tools, so use it for a short summary of what is done and what is left."
+)
+
+
+def strip_template_tokens(text: str) -> tuple[str, bool]:
+    """Remove leaked `<|...|>` tokens; the flag says whether any were found."""
+    cleaned = _TEMPLATE_TOKEN.sub("", text)
+    return cleaned, cleaned != text
+
+
+def recover_textual_tool_calls(content: str, known: Collection[str]) -> list[ToolCall]:
+    """Tool calls a model wrote as JSON text (optionally fenced) naming a known tool."""
+    text = content.strip()
+    fenced = _FENCE.match(text)
+    if fenced:
+        text = fenced.group(1).strip()
+    if not text or text[0] not in "[{":
+        return []
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return []
+    items = data if isinstance(data, list) else [data]
+    calls: list[ToolCall] = []
+    for item in items:
+        call = _as_call(item, known)
+        if call is None:
+            return []
+        calls.append(call)
+    return calls
+
+
+def _as_call(item: Any, known: Collection[str]) -> ToolCall | None:
+    if not isinstance(item, dict):
+        return None
+    name = item.get("name")
+    args = item.get("arguments", item.get("parameters", {}))
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except json.JSONDecodeError:
+            return None
+    if not isinstance(name, str) or name not in known or not isinstance(args, dict):
+        return None
+    return ToolCall(id=None, name=name, arguments=args)
+
+
+def wants_apply_nudge(prompt: str, reply: str) -> bool:
+    """A reply that only shows code (or answers an actionable prompt) without changing files."""
+    if _CHAT_ONLY.search(prompt):
+        return False
+    return "```" in reply or bool(_ACTION_WORDS.search(prompt))
+
+
+def call_signature(name: str, arguments: dict[str, Any] | None, raw: str) -> str:
+    """A canonical key for the doom-loop guard: same tool, same arguments."""
+    if arguments is None:
+        return f"{name}\x00{raw}"
+    return f"{name}\x00{json.dumps(arguments, sort_keys=True, ensure_ascii=False)}"

@@ -1,0 +1,479 @@
+"""The permission rule engine: `Tool(pattern)` rules in, a verdict out.
+
+Pure apart from path canonicalisation (`os.path.realpath`), so the gate in
+front of every tool and the `/permissions` display agree on one reading of the
+rules (reference notes, section 5.2). Precedence is deny > ask > allow > none;
+what "none" means (prompt, or run under /yolo) is the approval gate's business.
+
+Bash rules follow the original's segment model (split on `; & | \\n ( ) \\` $`,
+deny/ask when ANY segment matches, allow only when ALL do) and go further on
+the deny/ask side, where a false positive costs a prompt but a false negative
+costs a deleted disk. Each segment is also matched in these extra forms:
+
+* quotes and backslashes removed: `"rm" -rf /`, `r\\m -rf /`, `'sudo' x`;
+* leading `NAME=value` assignments dropped: `FOO=1 sudo x`;
+* a program path cut to its basename: `/usr/bin/sudo x`, `./sudo x`;
+* wrapper programs dropped with their options: `command`, `exec`, `env`,
+  `nohup`, `time`, `builtin`, `nice`, `xargs`, `stdbuf`, `setsid`, `timeout`;
+* the program name lowercased (case-insensitive filesystems run `SUDO`);
+* `{rm,-rf,/}` brace lists expanded;
+* the string run by `eval ...` or `sh|bash|zsh|... -c '...'` split and matched
+  recursively, up to a few levels deep;
+* `${IFS...}` as well as `${IFS}`, `$IFS`, `$@` and `$*` folded to spaces.
+
+Allow rules deliberately see only the plain segment: stripping `LD_PRELOAD=x`
+or `./` off an allowed program would widen what the user approved. Deny rules
+are a guard rail, not a sandbox: `base64 -d | sh`, `find -exec` and `$'\\x72m'`
+still get through, which is what `bash_wrapper`/`sandbox` are for.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from rift.config import PermissionsConfig
+
+VerdictKind = Literal["deny", "ask", "allow", "none"]
+RuleList = Literal["allow", "ask", "deny"]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What the rules say about one tool use; `rule` is the text that decided it."""
+
+    kind: VerdictKind
+    rule: str | None = None
+
+
+NO_VERDICT = Verdict("none")
+
+_FAMILIES: dict[str, frozenset[str]] = {
+    "edit": frozenset({"edit", "write"}),
+    "read": frozenset({"read", "ls", "grep", "glob", "outline"}),
+}
+_TOOL_NAME = re.compile(r"[A-Za-z0-9_]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One parsed rule: `tool` lowercased, `pattern` None for a bare tool name."""
+
+    text: str
+    tool: str
+    pattern: str | None
+
+    def covers(self, tool: str) -> bool:
+        """Whether this rule speaks about `tool` (Edit covers write, Read covers ls...)."""
+        return tool.lower() in _FAMILIES.get(self.tool, frozenset({self.tool}))
+
+
+def parse_rule(text: str) -> Rule | None:
+    """`Tool` or `Tool(pattern)`, or None when malformed (see reference 5.2)."""
+    text = text.strip()
+    open_at = text.find("(")
+    if open_at < 0:
+        return Rule(text, text.lower(), None) if _TOOL_NAME.fullmatch(text) else None
+    name, inner = text[:open_at], text[open_at + 1 : -1]
+    if not _TOOL_NAME.fullmatch(name) or not text.endswith(")") or not inner.strip():
+        return None
+    depth = 0
+    for char in inner:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth < 0:
+            return None
+    if depth:
+        return None
+    try:
+        re.compile(_glob(inner, path=False))
+    except re.error:
+        return None
+    return Rule(text, name.lower(), inner.strip())
+
+
+def parse_rules(texts: Iterable[str]) -> tuple[list[Rule], list[str]]:
+    """Parse many rules; malformed ones are skipped with one warning each."""
+    rules: list[Rule] = []
+    warnings: list[str] = []
+    for text in texts:
+        rule = parse_rule(text)
+        if rule is None:
+            warnings.append(f"ignoring malformed permission rule: {text}")
+        else:
+            rules.append(rule)
+    return rules, warnings
+
+
+# ------------------------------------------------------------------ globs
+
+
+def _glob(pattern: str, *, path: bool) -> str:
+    """Glob to regex. Path mode: `*`/`?` stop at "/", `**` crosses it. Flat: all cross."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        step = 1
+        if char == "*" and path and pattern.startswith("**", i):
+            slash = pattern.startswith("**/", i)
+            out.append("(?:.*/)?" if slash else ".*")
+            step = 3 if slash else 2
+        elif char in "*?":
+            out.append(("[^/]" if path else ".") + ("*" if char == "*" else ""))
+        elif char == "[" and (end := _class_end(pattern, i)) > 0:
+            body = re.sub(r"([\\\[&~|])", r"\\\1", pattern[i + 1 : end])
+            if body[0] in "!^":
+                body = "^" + ("/" if path else "") + body[1:]
+            out.append(f"[{body}]")
+            step = end + 1 - i
+        elif char == "{" and (end := pattern.find("}", i)) > 0 and "," in pattern[i:end]:
+            alternatives = pattern[i + 1 : end].split(",")
+            out.append("(?:" + "|".join(_glob(alt, path=path) for alt in alternatives) + ")")
+            step = end + 1 - i
+        else:
+            out.append(re.escape(char))
+        i += step
+    return "".join(out)
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """Index of the `]` closing the class opened at `start`, or -1 (then `[` is literal)."""
+    j = start + 1
+    if j < len(pattern) and pattern[j] in "!^":
+        j += 1
+    if j < len(pattern) and pattern[j] == "]":
+        j += 1
+    return pattern.find("]", j)
+
+
+# ------------------------------------------------------------------ paths
+
+
+def canonical(path: Path, cwd: Path) -> Path:
+    """Absolute, symlinks resolved, `.`/`..` folded; missing tails appended as written."""
+    return Path(os.path.realpath(path if path.is_absolute() else cwd / path))
+
+
+def path_candidates(path: Path, cwd: Path) -> list[str]:
+    """The forms a path rule is matched against: cwd-relative (when under cwd) and absolute."""
+    real = canonical(path, cwd)
+    out = [real.as_posix()]
+    try:
+        relative = real.relative_to(canonical(cwd, cwd))
+    except ValueError:
+        return out
+    return [relative.as_posix(), *out] if relative.parts else out
+
+
+def _path_patterns(pattern: str, cwd: Path, home: Path) -> list[str]:
+    """A path rule as written plus its literal directory prefix canonicalised.
+
+    Without the second form `Read(secrets/**)` would miss `secrets/key` when
+    `secrets` is a symlink (candidates are canonical), and `Edit(../lib/**)` or
+    `Edit(/tmp/**)` on macOS (/tmp -> /private/tmp) could never match at all.
+    """
+    if pattern == "~" or pattern.startswith("~/"):
+        pattern = home.as_posix() + pattern[1:]
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    parts = pattern.split("/")
+    literal = next((i for i, part in enumerate(parts) if re.search(r"[*?\[{]", part)), len(parts))
+    prefix = "/".join(parts[:literal])
+    if not prefix and not pattern.startswith("/"):
+        prefix = "."
+    resolved = canonical(Path(prefix or "/"), cwd).as_posix()
+    rest = "/".join(parts[literal:])
+    joined = resolved if not rest else resolved.rstrip("/") + "/" + rest
+    return list(dict.fromkeys([pattern, joined]))
+
+
+# ------------------------------------------------------------------- bash
+
+_IFS = re.compile(r"\$\{IFS[^}]*\}|\$IFS|\$\{[@*]\}|\$[@*]")
+_SEPARATORS = re.compile(r"[;&|\n()`$]")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_WRAPPER_ARG = re.compile(r"-.*|\d+(?:\.\d+)?[smhd]?")
+_WRAPPERS = frozenset(
+    {"command", "exec", "env", "nohup", "time", "builtin", "nice", "xargs", "stdbuf",
+     "setsid", "timeout"}
+)
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish"})
+_SHELL_C = re.compile(r"-[A-Za-z]*c[A-Za-z]*")
+_BRACE_LIST = re.compile(r"\{[^{}]*,[^{}]*\}")
+_MAX_DEPTH = 4
+
+BUILTIN_BASH_DENY: tuple[str, ...] = (
+    "sudo", "sudo *", "rm -rf /", "rm -rf /*", "rm -fr /", "rm -fr /*", "shutdown*",
+    "reboot*", "halt*", "poweroff*", "mkfs*", "dd if=*of=/dev/*", "chmod -R 777 /",
+    "chmod -R 777 /*", "chown -R * /",
+)
+"""Always enforced and never listed; `rm` of / is also caught in any flag spelling."""
+_BUILTIN_RULES = tuple(Rule(f"Bash({p})", "bash", p) for p in BUILTIN_BASH_DENY)
+
+
+def split_bash_segments(command: str) -> list[str]:
+    """Split a command into whitespace-normalised segments on `; & | \\n ( ) \\` $`."""
+    parts = _SEPARATORS.split(_IFS.sub(" ", command))
+    return [segment for segment in (" ".join(part.split()) for part in parts) if segment]
+
+
+def _words(segment: str) -> list[str]:
+    """Shell words with quotes and escapes removed; a crude strip when shlex gives up."""
+    try:
+        return shlex.split(segment)
+    except ValueError:  # an unbalanced quote, often left by the separator split
+        return re.sub(r"\\(.)", r"\1", segment).replace('"', "").replace("'", "").split()
+
+
+def _strip_prefixes(words: list[str]) -> list[str]:
+    """Drop env assignments, wrapper programs and program paths until none are left."""
+    words = list(words)
+    changed = True
+    while words and changed:
+        changed = False
+        while words and _ASSIGNMENT.match(words[0]):
+            words.pop(0)
+            changed = True
+        if words and "/" in words[0].rstrip("/"):
+            words[0] = words[0].rstrip("/").rsplit("/", 1)[1]
+            changed = True
+        if words and words[0].lower() in _WRAPPERS:
+            words.pop(0)
+            while words and (_WRAPPER_ARG.fullmatch(words[0]) or _ASSIGNMENT.match(words[0])):
+                words.pop(0)
+            changed = True
+    return words
+
+
+def _inner_commands(words: list[str]) -> list[str]:
+    """The strings that `eval ...` or `sh -c '...'` would run as commands."""
+    if not words:
+        return []
+    program = words[0].lower()
+    if program == "eval":
+        return [" ".join(words[1:])]
+    if program not in _SHELLS:
+        return []
+    for i, word in enumerate(words[1:], start=1):
+        if not word.startswith("-"):
+            return []
+        if _SHELL_C.fullmatch(word) and i + 1 < len(words):
+            return list(dict.fromkeys([words[i + 1], " ".join(words[i + 1 :])]))
+    return []
+
+
+def bash_forms(segment: str, depth: int = 0) -> set[str]:
+    """Every spelling of one segment that deny and ask rules are matched against."""
+    forms = {segment}
+    words = _words(segment)
+    stripped = _strip_prefixes(words)
+    for variant in (words, stripped):
+        if variant:
+            forms.add(" ".join(variant))
+            forms.add(" ".join([variant[0].lower(), *variant[1:]]))
+    if depth >= _MAX_DEPTH:
+        return forms
+    inner = _inner_commands(stripped)
+    if stripped and _BRACE_LIST.fullmatch(stripped[0]):
+        inner.append(" ".join([*stripped[0][1:-1].split(","), *stripped[1:]]))
+    for command in inner:
+        for part in split_bash_segments(command):
+            forms |= bash_forms(part, depth + 1)
+    return forms
+
+
+def _bash_match(pattern: str, text: str) -> bool:
+    """Flat glob match; `X *` also matches the bare `X`."""
+    pattern = " ".join(pattern.split())
+    if pattern.endswith(" *"):
+        regex = _glob(pattern[:-2], path=False) + "(?: .*)?"
+    else:
+        regex = _glob(pattern, path=False)
+    return re.fullmatch(regex, text, re.DOTALL) is not None
+
+
+def _removes_root(form: str) -> bool:
+    """`rm` with a recursive flag in any spelling (-r -f, -Rf, --recursive) aimed at /."""
+    words = form.split()
+    if not words or words[0] != "rm":
+        return False
+    flags = [w for w in words[1:] if w.startswith("-")]
+    recursive = "--recursive" in flags or any(
+        not f.startswith("--") and ("r" in f or "R" in f) for f in flags
+    )
+    targets = {re.sub("/+", "/", w) for w in words[1:] if not w.startswith("-")}
+    return recursive and bool(targets & {"/", "/*", "/.", "/./", "/*/"})
+
+
+# ------------------------------------------------------------------ rules
+
+_DEFAULT_CASE_INSENSITIVE = sys.platform in ("win32", "darwin")
+
+
+class Rules:
+    """The allow/ask/deny lists of one session, plus rules the user granted live."""
+
+    def __init__(
+        self,
+        allow: Sequence[str] = (),
+        ask: Sequence[str] = (),
+        deny: Sequence[str] = (),
+        *,
+        cwd: Path,
+        home: Path,
+        case_insensitive: bool | None = None,
+    ) -> None:
+        """Args:
+        allow, ask, deny: Rule texts; malformed ones land in `warnings`.
+        cwd: The session's working directory (relative paths and candidates).
+        home: Where a leading `~/` in a path rule points.
+        case_insensitive: Path matching ignores case; defaults to the platform's
+            usual filesystem (Windows, macOS).
+        """
+        self._cwd, self._home = cwd, home
+        self._flags = re.IGNORECASE if (
+            _DEFAULT_CASE_INSENSITIVE if case_insensitive is None else case_insensitive
+        ) else 0
+        self._lists: dict[RuleList, list[Rule]] = {}
+        warnings: list[str] = []
+        for kind, texts in (("allow", allow), ("ask", ask), ("deny", deny)):
+            rules, problems = parse_rules(texts)
+            self._lists[kind] = rules  # type: ignore[index]
+            warnings += problems
+        self._session: list[Rule] = []
+        self.warnings: tuple[str, ...] = tuple(warnings)
+
+    @classmethod
+    def from_config(cls, perms: PermissionsConfig, *, cwd: Path, home: Path) -> Rules:
+        """Rules from the merged config's permissions section."""
+        return cls(perms.allow, perms.ask, perms.deny, cwd=cwd, home=home)
+
+    def add_allow(self, rule: str) -> str | None:
+        """Grant a session allow rule ("always allow"); returns a warning if malformed."""
+        parsed = parse_rule(rule)
+        if parsed is None:
+            return f"ignoring malformed permission rule: {rule}"
+        if parsed not in self._session:
+            self._session.append(parsed)
+        return None
+
+    def listing(self) -> dict[str, tuple[str, ...]]:
+        """Rule texts for `/permissions`: session grants included, built-ins hidden."""
+        allow = [r.text for r in self._lists["allow"]] + [r.text for r in self._session]
+        return {
+            "allow": tuple(dict.fromkeys(allow)),
+            "ask": tuple(r.text for r in self._lists["ask"]),
+            "deny": tuple(r.text for r in self._lists["deny"]),
+        }
+
+    def verdict_for_path(self, tool: str, path: Path) -> Verdict:
+        """Verdict for a path tool (edit, write, read, ls, grep, glob, outline).
+
+        `path` is what the tool will open, relative to cwd or absolute; it is
+        canonicalised here, so `..` and symlinks cannot step around a rule.
+        """
+        candidates = path_candidates(path, self._cwd)
+
+        def matches(pattern: str) -> bool:
+            return any(
+                re.fullmatch(_glob(p, path=True), c, re.DOTALL | self._flags)
+                for p in _path_patterns(pattern, self._cwd, self._home)
+                for c in candidates
+            )
+
+        return self._decide(tool, lambda rule: matches(rule.pattern or ""))
+
+    def verdict_for_text(self, tool: str, candidates: Sequence[str]) -> Verdict:
+        """Verdict for any other tool whose subject (a URL, an argument) is flat-globbed."""
+        return self._decide(
+            tool, lambda rule: any(_bash_match(rule.pattern or "", c) for c in candidates)
+        )
+
+    def verdict_for_bash(self, command: str) -> Verdict:
+        """Verdict for a shell command: built-ins, then deny/ask on ANY segment form,
+        then allow only when EVERY plain segment is allowed."""
+        segments = split_bash_segments(command)
+        forms: set[str] = set().union(*(bash_forms(s) for s in segments))
+        for rule in _BUILTIN_RULES:
+            if any(_bash_match(rule.pattern or "", form) for form in forms):
+                return Verdict("deny", rule.text)
+        if any(_removes_root(form) for form in forms):
+            return Verdict("deny", "Bash(rm -rf /)")
+        for kind in ("deny", "ask"):
+            for rule in self._lists[kind]:
+                if rule.covers("bash") and (
+                    rule.pattern is None or any(_bash_match(rule.pattern, f) for f in forms)
+                ):
+                    return Verdict(kind, rule.text)
+        allowing = [r for r in (*self._lists["allow"], *self._session) if r.covers("bash")]
+        bare = next((r for r in allowing if r.pattern is None), None)
+        if bare is not None:
+            return Verdict("allow", bare.text)
+        first: Rule | None = None
+        for segment in segments:
+            rule = next((r for r in allowing if _bash_match(r.pattern or "", segment)), None)
+            if rule is None:
+                return NO_VERDICT
+            first = first or rule
+        return Verdict("allow", first.text) if first else NO_VERDICT
+
+    def _decide(self, tool: str, matches: _Matcher) -> Verdict:
+        """deny > ask > allow > none over the rules covering `tool`."""
+        lists: tuple[tuple[VerdictKind, Iterable[Rule]], ...] = (
+            ("deny", self._lists["deny"]),
+            ("ask", self._lists["ask"]),
+            ("allow", (*self._lists["allow"], *self._session)),
+        )
+        for kind, rules in lists:
+            for rule in rules:
+                if rule.covers(tool) and (rule.pattern is None or matches(rule)):
+                    return Verdict(kind, rule.text)
+        return NO_VERDICT
+
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    _Matcher = Callable[[Rule], bool]
+
+
+# ------------------------------------------------------------- suggestions
+
+
+def suggest_bash_pattern(command: str) -> str:
+    """The pattern "always allow" offers: `prog sub *` when the second word looks
+    like a subcommand (no leading `-`, none of `/ \\ . =`), else `prog *`."""
+    words = command.split()
+    if not words:
+        return "*"
+    if len(words) > 1 and not words[1].startswith("-") and not re.search(r"[/\\.=]", words[1]):
+        return f"{words[0]} {words[1]} *"
+    return f"{words[0]} *"
+
+
+def suggest_edit_rule(path: Path, cwd: Path) -> str:
+    """The persistent edit rule offered for `path`: its top-level directory under
+    cwd, the file itself at the cwd root, or its own directory outside cwd (never /)."""
+    real = canonical(path, cwd)
+    try:
+        parts = real.relative_to(canonical(cwd, cwd)).parts
+    except ValueError:
+        parent = real.parent
+        if parent == Path(parent.anchor):
+            return f"Edit({_escape(real.as_posix())})"
+        return f"Edit({_escape(parent.as_posix())}/**)"
+    if len(parts) <= 1:
+        return f"Edit({_escape(real.name)})"
+    return f"Edit({_escape(parts[0])}/**)"
+
+
+def _escape(text: str) -> str:
+    """Make glob characters in a real file name match only themselves."""
+    return re.sub(r"([*?\[{])", r"[\1]", text)

@@ -1,0 +1,51 @@
+"""The system prompt: short on purpose, because every byte is re-sent on every call.
+
+Local models pay for each prompt token with prefill time, so the base prompt
+states only what changes behaviour: act with tools instead of describing
+changes, read before editing, keep the reply short. Project instructions,
+skills and personas are appended by the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+BASE_PROMPT = """\
+You are rift, a coding agent working in the user's project at {cwd}.
+Use the tools to inspect and change files and to run commands; do not just describe a \
+change, make it. Read a file before you edit it. Prefer `edit` for small changes and \
+`write` for new files. Run the project's tests or the relevant command to check your work \
+when that is cheap. When the task is done, reply briefly with what you changed."""
+
+SMALL_MODEL_PROMPT = """\
+You are rift, a coding agent in {cwd}. Call one tool at a time. Read a file before \
+editing it. Make the change with a tool, then reply with one short sentence."""
+
+SUBAGENT_SUFFIX = (
+    "\n\nYou are a sub-agent working on one delegated task. When you finish, reply with a "
+    "concise final report of what you found or changed."
+)
+
+
+def build_system_prompt(
+    cwd: Path,
+    *,
+    instructions: str = "",
+    skills: Sequence[tuple[str, str]] = (),
+    roles: Sequence[str] = (),
+    small_model: bool = False,
+    persona: str = "",
+) -> str:
+    """Assemble the system prompt from its parts; empty parts leave no trace."""
+    parts = [(SMALL_MODEL_PROMPT if small_model else BASE_PROMPT).format(cwd=cwd)]
+    if skills:
+        listing = "\n".join(f"- {name}: {desc}" for name, desc in skills)
+        parts.append(f"Skills (load one with the `skill` tool when it fits the task):\n{listing}")
+    if roles:
+        parts.append("Model roles for sub-agents: " + ", ".join(roles))
+    if persona:
+        parts.append(persona)
+    if instructions:
+        parts.append(instructions)
+    return "\n\n".join(parts)

@@ -1,0 +1,408 @@
+"""Session files: reserve, save, load, list (reference notes, section 6).
+
+A session is one pretty-printed JSON file `{model, saved_at, cwd, messages}`
+in the sessions directory. Everything here is lenient on the way in (a
+missing, empty or corrupt file resumes fresh instead of crashing — the v0.9.3
+`/restart` bug) and strict on the way out (every write goes through
+`atomic_write`, so a crash leaves the old file or the new one, never half).
+
+This module also owns the markers the turn loop writes into user messages
+(`INTERRUPT_NOTE`, `COMPACTED_PREFIX`) and the one predicate deciding which
+user messages are real prompts, so titles, turn counts, the resumed
+transcript, save trimming and compaction all agree on what "a turn" is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+from rift.core.events import HistoryMessage, SessionItem
+from rift.models.base import FunctionCall, Message, ToolCallDict
+from rift.paths import atomic_write
+
+INTERRUPT_NOTE = (
+    "[system] The previous turn was cancelled by the user and deliberately abandoned;"
+    " do not resume it unless asked.\n\n"
+)
+"""Prefixed by the turn loop to the prompt after a cancelled turn; stripped from display."""
+
+COMPACTED_PREFIX = "[Earlier conversation was compacted. Summary:]\n"
+"""Starts the synthetic user message that replaces summarized history (core/context.py)."""
+
+SYSTEM_MARKER = "[system]"
+"""User messages starting with this were written by rift (nudges, notes), not the person."""
+
+DEFAULT_MAX_BYTES = 10_000_000
+TITLE_CHARS = 100
+LIST_LIMIT = 200
+_ROLES = frozenset({"system", "user", "assistant", "tool"})
+
+
+# ------------------------------------------------------------ what a turn is
+
+
+def prompt_text(message: Message) -> str | None:
+    """The person's prompt in a user message, or None when rift wrote the message.
+
+    The interrupt note is stripped first, so the prompt after a cancel still
+    counts; nudges, resume notes and compaction summaries do not.
+    """
+    if message.get("role") != "user":
+        return None
+    text = message.get("content", "")
+    if text.startswith(INTERRUPT_NOTE):
+        text = text[len(INTERRUPT_NOTE) :]
+    if not text.strip() or text.startswith(SYSTEM_MARKER) or text.startswith(COMPACTED_PREFIX):
+        return None
+    return text
+
+
+def turn_starts(messages: list[Message]) -> list[int]:
+    """Indexes of the user messages that begin a turn (see `prompt_text`)."""
+    return [i for i, m in enumerate(messages) if prompt_text(m) is not None]
+
+
+def user_turn_count(messages: list[Message]) -> int:
+    """How many prompts the person has sent in this conversation."""
+    return len(turn_starts(messages))
+
+
+def history_for(messages: list[Message]) -> list[HistoryMessage]:
+    """The exchanges a resumed session shows: prompts and final assistant replies.
+
+    Tool traffic, system messages, assistant messages that only call tools and
+    rift's own notes are left out; the interrupt note is stripped.
+    """
+    out: list[HistoryMessage] = []
+    for message in messages:
+        role = message.get("role")
+        if role == "user":
+            text = prompt_text(message)
+            if text is not None:
+                out.append(HistoryMessage(role="user", text=text))
+        elif role == "assistant" and not message.get("tool_calls"):
+            content = message.get("content", "")
+            if content.strip():
+                out.append(HistoryMessage(role="assistant", text=content))
+    return out
+
+
+# ------------------------------------------------------------------- store
+
+
+class SessionStore:
+    """The sessions directory: new names, the newest file, the picker list."""
+
+    def __init__(self, sessions_dir: Path) -> None:
+        self.sessions_dir = sessions_dir
+        self._cache: dict[Path, tuple[int, int, SessionItem]] = {}
+        """path -> (mtime_ns, size, item): `list_items` reparses only changed files."""
+
+    def reserve(self) -> Path:
+        """Create a new, empty session file and return its path.
+
+        Create-new (O_EXCL) semantics make the name ours even when two rift
+        processes start in the same second (the v0.9.x session race).
+        """
+        self.sessions_dir.mkdir(parents=True, exist_ok=True)
+        secs = int(time.time())
+        n = 0
+        while True:
+            name = f"{secs}.json" if n == 0 else f"{secs}-{n}.json"
+            path = self.sessions_dir / name
+            try:
+                fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                n += 1
+                continue
+            os.close(fd)
+            return path
+
+    def _non_empty(self) -> list[tuple[Path, os.stat_result]]:
+        """Every non-empty `*.json`, newest mtime first (name breaks ties)."""
+        found: list[tuple[Path, os.stat_result]] = []
+        try:
+            entries = list(self.sessions_dir.glob("*.json"))
+        except OSError:
+            return []
+        for path in entries:
+            try:
+                st = path.stat()
+            except OSError:
+                continue
+            if st.st_size > 0 and path.is_file():
+                found.append((path, st))
+        found.sort(key=lambda item: (item[1].st_mtime_ns, item[0].name), reverse=True)
+        return found
+
+    def newest(self) -> Path | None:
+        """The session `--continue` resumes: newest by mtime, zero-byte files skipped."""
+        found = self._non_empty()
+        return found[0][0] if found else None
+
+    def list_items(self, limit: int = LIST_LIMIT) -> list[SessionItem]:
+        """Saved sessions for a picker, newest first; unreadable files are skipped.
+
+        Files are parsed only until `limit` items are found, and a parsed item
+        is reused while the file's mtime and size are unchanged.
+        """
+        items: list[SessionItem] = []
+        for path, st in self._non_empty():
+            if len(items) >= limit:
+                break
+            cached = self._cache.get(path)
+            if cached is not None and cached[:2] == (st.st_mtime_ns, st.st_size):
+                items.append(cached[2])
+                continue
+            item = _read_item(path, st)
+            if item is not None:
+                self._cache[path] = (st.st_mtime_ns, st.st_size, item)
+                items.append(item)
+        return items
+
+
+def _read_item(path: Path, st: os.stat_result) -> SessionItem | None:
+    try:
+        data = json.loads(path.read_bytes())
+        messages = [_coerce_message(m) for m in _messages_field(data)]
+    except (OSError, ValueError):
+        return None
+    starts = [text for m in messages if (text := prompt_text(m)) is not None]
+    title = starts[0].strip().splitlines()[0][:TITLE_CHARS] if starts else "(empty session)"
+    saved_at = data.get("saved_at")
+    if not isinstance(saved_at, int) or isinstance(saved_at, bool):
+        saved_at = int(st.st_mtime)
+    return SessionItem(
+        path=str(path),
+        title=title,
+        saved_at=saved_at,
+        cwd=_str_or(data.get("cwd"), ""),
+        model=_str_or(data.get("model"), ""),
+        turns=len(starts),
+    )
+
+
+def _str_or(value: Any, default: str) -> str:
+    return value if isinstance(value, str) else default
+
+
+# ---------------------------------------------------------------- loading
+
+
+@dataclass
+class LoadedSession:
+    """A resumed conversation plus what to tell the person about it."""
+
+    messages: list[Message]
+    model: str | None
+    notice: str | None = None
+    """An Info line (fresh start on a missing or empty file)."""
+    warning: str | None = None
+    """A Warning line (a corrupt file was set aside)."""
+
+
+def load_session(path: Path) -> LoadedSession:
+    """Read a session file leniently; never raises for a bad file.
+
+    Missing or empty files start fresh with a notice. A file that is not a
+    session (bad JSON, wrong shape, unreadable) is renamed to
+    `<name>.corrupt` so the next save cannot destroy it, and starts fresh with
+    a warning naming the backup.
+    """
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return LoadedSession([], None, notice="session file not found — starting fresh")
+    except OSError as exc:
+        return _set_aside(path, f"cannot read it: {exc.strerror or exc}")
+    if not raw.strip():
+        return LoadedSession([], None, notice="session has no saved turns yet — starting fresh")
+    try:
+        data = json.loads(raw)
+        messages = [_coerce_message(m) for m in _messages_field(data)]
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        return _set_aside(path, str(exc))
+    model = data.get("model")
+    return LoadedSession(
+        messages=normalize_tool_call_ids(messages),
+        model=model if isinstance(model, str) and model else None,
+    )
+
+
+def _set_aside(path: Path, reason: str) -> LoadedSession:
+    backup = path.with_name(path.name + ".corrupt")
+    n = 1
+    while backup.exists():
+        backup = path.with_name(f"{path.name}.corrupt.{n}")
+        n += 1
+    try:
+        os.replace(path, backup)
+    except OSError as exc:
+        warning = (
+            f"session file {path} is unreadable ({reason}); could not back it up"
+            f" ({exc.strerror or exc}) — starting fresh"
+        )
+    else:
+        warning = (
+            f"session file {path} is unreadable ({reason}); backed up to {backup} — starting fresh"
+        )
+    return LoadedSession([], None, warning=warning)
+
+
+def _messages_field(data: Any) -> list[Any]:
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    messages = data.get("messages", [])
+    if not isinstance(messages, list):
+        raise ValueError("'messages' is not a list")
+    return messages
+
+
+def _coerce_message(raw: Any) -> Message:
+    """Validate one stored message; raises ValueError when its shape is wrong.
+
+    Required: an object with a known role. Optional fields of the wrong type
+    are dropped rather than rejected (older writers were loose about them).
+    """
+    if not isinstance(raw, dict) or raw.get("role") not in _ROLES:
+        raise ValueError("a message without a valid role")
+    content = raw.get("content")
+    if content is not None and not isinstance(content, str):
+        raise ValueError("a message whose content is not a string")
+    message: Message = {"role": raw["role"], "content": content or ""}
+    for key in ("thinking", "tool_name", "tool_call_id"):
+        value = raw.get(key)
+        if isinstance(value, str) and value:
+            message[key] = value
+    images = raw.get("images")
+    if isinstance(images, list) and images and all(isinstance(i, str) for i in images):
+        message["images"] = list(images)
+    calls = raw.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        message["tool_calls"] = [_coerce_call(c) for c in calls]
+    return message
+
+
+def _coerce_call(raw: Any) -> ToolCallDict:
+    function = raw.get("function") if isinstance(raw, dict) else None
+    if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+        raise ValueError("a tool call without a function name")
+    arguments = function.get("arguments")
+    if isinstance(arguments, str):  # some writers stored the raw JSON text
+        with contextlib.suppress(ValueError):
+            arguments = json.loads(arguments)
+    if not isinstance(arguments, dict):
+        arguments = {}
+    call_id = raw.get("id")
+    return {
+        "id": call_id if isinstance(call_id, str) else "",
+        "function": FunctionCall(name=function["name"], arguments=arguments),
+    }
+
+
+def normalize_tool_call_ids(messages: list[Message]) -> list[Message]:
+    """Give every tool call an id and every tool result the id of its call.
+
+    Strict OpenAI-compatible servers reject histories whose ids are missing.
+    Calls without one get `call_{msgIdx}_{i}`; the role=tool results right
+    after the assistant message that lack `tool_call_id` are paired with an
+    unanswered call of the same name, else with the next unanswered call.
+    Returns new message dicts; the input is not modified.
+    """
+    out: list[Message] = [cast(Message, dict(m)) for m in messages]
+    for idx, message in enumerate(out):
+        calls = message.get("tool_calls")
+        if message["role"] != "assistant" or not calls:
+            continue
+        fixed: list[ToolCallDict] = [
+            {"id": c.get("id") or f"call_{idx}_{i}", "function": c["function"]}
+            for i, c in enumerate(calls)
+        ]
+        message["tool_calls"] = fixed
+        _pair_results(out, idx + 1, fixed)
+    return out
+
+
+def _pair_results(out: list[Message], start: int, calls: list[ToolCallDict]) -> None:
+    end = start
+    while end < len(out) and out[end]["role"] == "tool":
+        end += 1
+    results = out[start:end]
+    unanswered = [c for c in calls if c["id"] not in {r.get("tool_call_id") for r in results}]
+    for result in results:
+        if result.get("tool_call_id") or not unanswered:
+            continue
+        name = result.get("tool_name")
+        match = next((c for c in unanswered if c["function"]["name"] == name), unanswered[0])
+        result["tool_call_id"] = match["id"]
+        unanswered.remove(match)
+
+
+# ----------------------------------------------------------------- saving
+
+
+def save_session(
+    path: Path,
+    *,
+    model: str,
+    cwd: str | Path,
+    messages: list[Message],
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> None:
+    """Write the session atomically, trimmed to `max_bytes` when it is larger.
+
+    Trimming keeps the leading system messages and the last turn and drops
+    whole turns from the front, so a cut always lands on a user prompt and a
+    tool call is never separated from its result. Only the file is trimmed;
+    the caller's live context is untouched. Raises OSError when the write fails.
+    """
+    saved_at = int(time.time())
+    clean = [_compact_message(m) for m in messages]
+
+    def render(kept: list[Message]) -> bytes:
+        doc = {"model": model, "saved_at": saved_at, "cwd": str(cwd), "messages": kept}
+        return json.dumps(doc, indent=2, ensure_ascii=False).encode("utf-8")
+
+    data = render(clean)
+    if len(data) > max_bytes:
+        data = _trimmed(clean, max_bytes, render)
+    atomic_write(path, data)
+
+
+def _trimmed(
+    messages: list[Message], max_bytes: int, render: Callable[[list[Message]], bytes]
+) -> bytes:
+    """The largest suffix of whole turns (after the system prefix) that fits."""
+    head = 0
+    while head < len(messages) and messages[head]["role"] == "system":
+        head += 1
+    system, rest = messages[:head], messages[head:]
+    cuts = [i for i in turn_starts(rest) if i > 0]  # where a kept suffix may begin
+    if not cuts:
+        return render(messages)
+    # Binary search for the fewest dropped turns that fit: size shrinks as more go.
+    lo, hi = 0, len(cuts) - 1
+    best = hi  # the last turn alone, kept even when it is over the cap
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if len(render(system + rest[cuts[mid] :])) <= max_bytes:
+            best, hi = mid, mid - 1
+        else:
+            lo = mid + 1
+    return render(system + rest[cuts[best] :])
+
+
+def _compact_message(message: Message) -> Message:
+    """The message without empty optional fields (the stored format omits them)."""
+    out: dict[str, Any] = {"role": message["role"], "content": message.get("content", "")}
+    for key, value in message.items():
+        if key not in out and value not in ("", [], None):
+            out[key] = value
+    return cast(Message, out)

@@ -1,0 +1,282 @@
+"""One turn of the agent loop: run → step → query → execute, top to bottom.
+
+A turn appends the user's message, then iterates: ask the model (streaming
+its thinking and reply as events), run the tool calls it made, feed the
+results back, until the model answers without calling a tool or a stopping
+rule fires. Events leave through the injected `emit`; the loop never touches
+a front end. Cancellation is plain asyncio task cancellation: every tool call
+the model made still gets a result, so the stored conversation stays valid.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from rift.core import hardening
+from rift.core.context import TokenMeter, enforce_budget, truncation_suspected
+from rift.core.events import (
+    Content, EditDiff, Event, Info, Iteration, Plan, Thinking, ToolResult, ToolStart, TurnStats,
+    Warning,
+)
+from rift.core.hunks import count_changes, preview_diff
+from rift.models.base import (
+    ChatRequest, ContentDelta, Message, Provider, ThinkingDelta, ToolCall, ToolCallDict, Usage,
+)
+from rift.tools import canonical_name
+from rift.tools.base import Tool, ToolContext, ToolOutput
+from rift.errors import ToolError
+
+log = logging.getLogger("rift.turn")
+EDIT_DIFF_LINES = 80
+STUCK_NUDGE_AT, STUCK_STOP_AT = 4, 7
+
+
+@dataclass
+class TurnSetup:
+    """What a turn runs on; the agent rebuilds it when the model or tools change."""
+
+    provider: Provider
+    model: str
+    num_ctx: int
+    temperature: float
+    think: bool | None
+    tools: Mapping[str, Tool]
+    ctx: ToolContext
+    meter: TokenMeter
+    max_iterations: int
+    lean_schema: bool = False
+    detect_truncation: bool = False
+
+
+@dataclass
+class _Reply:
+    content: str = ""
+    thinking: str = ""
+    calls: list[ToolCall] = field(default_factory=list)
+    parts: list[str] = field(default_factory=list)
+    thinking_parts: list[str] = field(default_factory=list)
+    stripped: bool = False
+    first_token: float = 0.0
+
+
+class TurnStopped(Exception):
+    """Ends the turn early with a reason shown as a warning."""
+
+
+class Turn:
+    """A single turn over a shared message list."""
+
+    def __init__(self, setup: TurnSetup, messages: list[Message], emit: Callable[[Event], None]):
+        self.s = setup
+        self.messages = messages
+        self.emit = emit
+        self.stats = TurnStats()
+        self._prompt = ""
+        self._iterations = self._prompt_tokens = self._billed = self._output = 0
+        self._gen_seconds = 0.0
+        self._signatures: dict[str, int] = {}
+        self._failures = 0
+        self._changed = self._nudged = False
+        self._open_calls: list[tuple[str, str]] = []
+        self.cancelled = False
+
+    async def run(self, prompt: str) -> TurnStats:
+        """Run the turn to its end; cancellation is absorbed after cleaning up."""
+        started = time.monotonic()
+        self._prompt = prompt
+        self.messages.append({"role": "user", "content": prompt})
+        try:
+            for n in range(1, self.s.max_iterations + 1):
+                if await self._step(n):
+                    break
+        except TurnStopped as stop:
+            self.emit(Warning(str(stop)))
+        except asyncio.CancelledError:
+            self._close_open_calls("ERROR: cancelled by user")
+            self.cancelled = True
+            self.emit(Warning("turn cancelled"))
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+        return self._finish(started)
+
+    async def _step(self, n: int) -> bool:
+        """One iteration; True when the model gave its final answer."""
+        self._iterations = n
+        self.emit(Iteration(n=n))
+        last_round = n == self.s.max_iterations and n >= 3
+        if n == self.s.max_iterations - 2 and n >= 1 and self.s.max_iterations >= 3:
+            self.messages.append({"role": "user", "content": hardening.WRAP_UP_WARNING})
+        reply = await self._query(with_tools=not last_round)
+        self._record_assistant(reply)
+        if not reply.calls:
+            if not self._changed and not self._nudged and not last_round and \
+                    hardening.wants_apply_nudge(self._prompt, reply.content):
+                self._nudged = True
+                self.messages.append({"role": "user", "content": hardening.APPLY_NUDGE})
+                return False
+            return True
+        for call in reply.calls:
+            await self._execute(call)
+        return False
+
+    async def _query(self, with_tools: bool) -> _Reply:
+        """Stream one model call, emitting thinking and content as they arrive."""
+        s = self.s
+        schemas = [t.schema(s.lean_schema) for t in s.tools.values()] if with_tools else []
+        self.messages[:], _ = await enforce_budget(
+            self.messages, meter=s.meter, tools=schemas, num_ctx=s.num_ctx,
+            provider=s.provider, model=s.model, emit=self._notice)
+        request = ChatRequest(model=s.model, messages=list(self.messages), tools=schemas,
+                              num_ctx=s.num_ctx, temperature=s.temperature, think=s.think)
+        unscaled = s.meter.unscaled(self.messages, schemas)
+        reply = _Reply()
+        started = time.monotonic()
+        stream = s.provider.stream_chat(request)
+        try:
+            async for event in stream:
+                self._on_model_event(event, reply, unscaled, started)
+        finally:
+            close = getattr(stream, "aclose", None)
+            if close is not None:
+                await close()  # cancelled mid-stream: release the HTTP connection now
+        reply.content, reply.thinking = "".join(reply.parts), "".join(reply.thinking_parts)
+        if reply.stripped:
+            self.emit(Warning("stripped leaked template tokens from output"))
+        if not reply.calls and reply.content:
+            recovered = hardening.recover_textual_tool_calls(reply.content, s.tools)
+            if recovered:
+                reply.calls, reply.content = recovered, ""
+                self.emit(Warning("model emitted a textual tool call; recovered it"))
+        return reply
+
+    def _on_model_event(self, event: object, reply: _Reply, unscaled: int, started: float) -> None:
+        if isinstance(event, ContentDelta):
+            text, hit = hardening.strip_template_tokens(event.text)
+            reply.stripped = reply.stripped or hit
+            reply.first_token = reply.first_token or time.monotonic()
+            if text:
+                reply.parts.append(text)
+                self.emit(Content(text=text))
+        elif isinstance(event, ThinkingDelta):
+            reply.thinking_parts.append(event.text)
+            self.emit(Thinking(text=event.text))
+        elif isinstance(event, ToolCall):
+            reply.calls.append(event)
+        elif isinstance(event, Usage):
+            self._count_usage(event, unscaled, started, reply.first_token)
+
+    def _count_usage(self, usage: Usage, unscaled: int, started: float, first: float) -> None:
+        self._prompt_tokens = usage.prompt_tokens
+        self._billed += usage.prompt_tokens
+        self._output += usage.output_tokens
+        self._gen_seconds += usage.eval_duration_s or (time.monotonic() - (first or started))
+        self.s.meter.update(usage.prompt_tokens, unscaled)
+        if self.s.detect_truncation and truncation_suspected(usage.prompt_tokens, self.s.num_ctx):
+            self.emit(Warning(
+                f"context overflow: prompt filled num_ctx={self.s.num_ctx} and was likely"
+                " front-truncated; raise num_ctx or /compact"))
+
+    def _record_assistant(self, reply: _Reply) -> None:
+        index = len(self.messages)
+        message: Message = {"role": "assistant", "content": reply.content}
+        if reply.thinking:
+            message["thinking"] = reply.thinking
+        if reply.calls:
+            reply.calls = [
+                ToolCall(id=c.id or f"call_{index}_{i}", name=c.name, arguments=c.arguments,
+                         raw_arguments=c.raw_arguments)
+                for i, c in enumerate(reply.calls)
+            ]
+            message["tool_calls"] = [_call_dict(c) for c in reply.calls]
+            self._open_calls = [(c.id or "", c.name) for c in reply.calls]
+        self.messages.append(message)
+
+    async def _execute(self, call: ToolCall) -> None:
+        """Run one tool call and feed its result back; a tool never crashes the turn."""
+        name = canonical_name(call.name, self.s.tools)
+        args = call.arguments if call.arguments is not None else {"raw": call.raw_arguments}
+        self.emit(ToolStart(tool=name, args=args))
+        output = await self._run_tool(name, call)
+        text = output.text if output.ok else f"ERROR: {output.text}"
+        self._close_call(call, text)
+        self.emit(ToolResult(tool=name, ok=output.ok, preview=text[:200]))
+        if output.edit is not None:
+            diff = preview_diff(output.edit.old, output.edit.new, EDIT_DIFF_LINES)
+            added, removed = count_changes(diff)
+            self.emit(EditDiff(path=output.edit.path, added=added, removed=removed, diff=diff))
+        if output.plan is not None:
+            self.emit(Plan(items=list(output.plan)))
+        self._track_outcome(name, output.ok)
+
+    async def _run_tool(self, name: str, call: ToolCall) -> ToolOutput:
+        tool = self.s.tools.get(name)
+        if call.arguments is None:
+            return ToolOutput(False, f"the arguments for {name} are not valid JSON "
+                              f"({call.raw_arguments[:200]!r}); send a JSON object")
+        if tool is None:
+            return ToolOutput(False, f"unknown tool '{call.name}'. Available tools: "
+                              + ", ".join(self.s.tools))
+        signature = hardening.call_signature(name, call.arguments, call.raw_arguments)
+        self._signatures[signature] = seen = self._signatures.get(signature, 0) + 1
+        if seen >= 3:
+            if seen == 3:
+                self.emit(Warning(f"tool '{name}' called 3x with identical arguments;"
+                                  " refusing the repeat"))
+            return ToolOutput(False, "repeated identical tool call refused; the result will not"
+                              " change. Use what you already have or try something different.")
+        try:
+            return await tool.run(call.arguments, self.s.ctx)
+        except ToolError as exc:
+            return ToolOutput(False, str(exc))
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            log.exception("tool %s failed", name)
+            return ToolOutput(False, f"{name} failed: {exc}")
+
+    def _track_outcome(self, name: str, ok: bool) -> None:
+        tool = self.s.tools.get(name)
+        if ok:
+            self._failures = 0
+            self._changed = self._changed or bool(tool and tool.mutating)
+            return
+        self._failures += 1
+        if self._failures == STUCK_NUDGE_AT:
+            self.messages.append({"role": "user", "content": hardening.STUCK_NUDGE})
+        if self._failures >= STUCK_STOP_AT:
+            self._close_open_calls("ERROR: not run; the turn stopped after repeated failures")
+            raise TurnStopped(f"stopping the turn: {STUCK_STOP_AT} tool calls in a row failed")
+
+    def _close_call(self, call: ToolCall, text: str) -> None:
+        self.messages.append({"role": "tool", "content": text, "tool_name": call.name,
+                              "tool_call_id": call.id or ""})
+        self._open_calls = [c for c in self._open_calls if c[0] != call.id]
+
+    def _close_open_calls(self, text: str) -> None:
+        for call_id, name in self._open_calls:
+            self.messages.append({"role": "tool", "content": text, "tool_name": name,
+                                  "tool_call_id": call_id})
+        self._open_calls = []
+
+    def _notice(self, kind: str, text: str) -> None:
+        self.emit(Info(text=text) if kind == "info" else Warning(text=text))
+
+    def _finish(self, started: float) -> TurnStats:
+        seconds = self._gen_seconds
+        self.stats = TurnStats(
+            iterations=self._iterations,
+            prompt_tokens=self._prompt_tokens,
+            billed_prompt_tokens=self._billed,
+            output_tokens=self._output,
+            duration_ms=int((time.monotonic() - started) * 1000),
+            tokens_per_sec=round(self._output / seconds, 2) if seconds > 0 else 0.0,
+        )
+        return self.stats
+
+
+def _call_dict(call: ToolCall) -> ToolCallDict:
+    args = call.arguments if call.arguments is not None else {"raw": call.raw_arguments}
+    return {"id": call.id or "", "function": {"name": call.name, "arguments": args}}

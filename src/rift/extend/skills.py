@@ -1,0 +1,100 @@
+"""Skills: markdown instructions the model loads on demand (reference notes, section 8.1).
+
+A skill is `<name>/SKILL.md` or `<name>.md` under the project's `.rift/skills/`
+(which wins name collisions) or the user's `~/.config/rift/skills/`. Only
+`- name: description` lines go into the system prompt ("progressive
+disclosure"); the body is loaded by the `skill` tool or expanded by a
+`/skill:<name> [task]` prompt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+BODY_CAP = 12_000
+DESCRIPTION_CAP = 120
+DEFAULT_TASK = "Apply this skill to the current project now."
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    name: str
+    description: str
+    body: str
+    source: Path | None = None
+
+    def expand(self, task: str) -> str:
+        """The prompt a `/skill:<name> [task]` invocation turns into."""
+        return (
+            "Follow this skill's instructions.\n\n"
+            f"--- SKILL: {self.name} ---\n{self.body}\n--- END SKILL ---\n\n"
+            f"Task: {task.strip() or DEFAULT_TASK}"
+        )
+
+
+def parse_skill(text: str, fallback_name: str, source: Path | None = None) -> Skill:
+    """Front matter `name:`/`description:` between `---` lines, then the body."""
+    meta: dict[str, str] = {}
+    body = text
+    if text.startswith("---"):
+        end = text.find("\n---", 3)
+        if end != -1:
+            for line in text[3:end].splitlines():
+                key, sep, value = line.partition(":")
+                if sep:
+                    meta[key.strip().lower()] = value.strip().strip("\"'")
+            body = text[end + 4:].lstrip("\n")
+    name = meta.get("name") or fallback_name
+    description = meta.get("description") or _first_line(body) or "(no description)"
+    if len(body) > BODY_CAP:
+        body = body[:BODY_CAP] + f"\n[skill truncated at {BODY_CAP} characters]"
+    return Skill(name=name, description=description[:DESCRIPTION_CAP], body=body, source=source)
+
+
+def _first_line(body: str) -> str:
+    for line in body.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            return stripped[:DESCRIPTION_CAP]
+    return ""
+
+
+def _scan(directory: Path) -> Iterable[Skill]:
+    if not directory.is_dir():
+        return
+    for entry in sorted(directory.iterdir()):
+        if entry.is_dir() and (entry / "SKILL.md").is_file():
+            path, stem = entry / "SKILL.md", entry.name
+        elif entry.is_file() and entry.suffix == ".md":
+            path, stem = entry, entry.stem
+        else:
+            continue
+        try:
+            yield parse_skill(path.read_text(encoding="utf-8", errors="replace"), stem, path)
+        except OSError:
+            continue
+
+
+def discover_skills(project_dir: Path, user_config_dir: Path) -> dict[str, Skill]:
+    """All skills by name, sorted; project skills win collisions."""
+    found: dict[str, Skill] = {}
+    for skill in _scan(user_config_dir / "skills"):
+        found[skill.name] = skill
+    for skill in _scan(project_dir / ".rift" / "skills"):
+        found[skill.name] = skill
+    return dict(sorted(found.items()))
+
+
+def split_invocation(text: str) -> tuple[str, str] | None:
+    """`/skill:<name> [task]` → (name, task); None when the text is not an invocation."""
+    stripped = text.strip()
+    if not stripped.startswith("/skill:"):
+        return None
+    rest = stripped[len("/skill:"):]
+    name, _, task = rest.partition(" ")
+    if "\n" in name:
+        name, _, more = name.partition("\n")
+        task = more + (" " + task if task else "")
+    return name.strip(), task.strip()

@@ -1,0 +1,103 @@
+"""Headless mode (`rift -p "task"`): the reply on stdout, tool activity on stderr.
+
+No person is attached, so approval never blocks and an `ask` rule refuses.
+With `--output-format json`, stdout carries exactly one object at the end:
+`{model, reply, tools: [{name, ok}], stats, session}`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import sys
+from typing import Any, TextIO
+
+from rift.config import Config
+from rift.core.events import (
+    Content, EditDiff, Event, Info, ToolResult, ToolStart, TurnStats, Warning,
+)
+from rift.core.startup import StartOptions, start_agent
+from rift.errors import ModelError
+
+EXIT_OK, EXIT_TURN_FAILED, EXIT_STARTUP = 0, 1, 2
+
+
+class HeadlessRenderer:
+    """Turns core events into the two output streams."""
+
+    def __init__(self, json_mode: bool, out: TextIO = sys.stdout, err: TextIO = sys.stderr):
+        self.json_mode = json_mode
+        self.out, self.err = out, err
+        self.reply_parts: list[str] = []
+        self.tools: list[dict[str, Any]] = []
+        self.failed = False
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, Content):
+            self.reply_parts.append(event.text)
+            if not self.json_mode:
+                self.out.write(event.text)
+                self.out.flush()
+        elif isinstance(event, ToolStart):
+            self._line(f"→ {event.tool} {_salient(event.args)}")
+        elif isinstance(event, ToolResult):
+            self.tools.append({"name": event.tool, "ok": event.ok})
+            mark = "✓" if event.ok else "✗"
+            self._line(f"{mark} {event.tool}: {event.preview.splitlines()[0] if event.preview else ''}")
+        elif isinstance(event, EditDiff):
+            self._line(f"  {event.path} +{event.added} -{event.removed}")
+        elif isinstance(event, Warning):
+            self.failed = self.failed or event.text.startswith("error:")
+            self._line(f"warning: {event.text}")
+        elif isinstance(event, Info):
+            self._line(event.text)
+
+    def _line(self, text: str) -> None:
+        self.err.write(text.rstrip() + "\n")
+        self.err.flush()
+
+    @property
+    def reply(self) -> str:
+        return "".join(self.reply_parts)
+
+
+def _salient(args: dict[str, Any]) -> str:
+    for key in ("path", "command", "pattern"):
+        if isinstance(args.get(key), str):
+            return str(args[key])[:120]
+    return json.dumps(args, ensure_ascii=False)[:120]
+
+
+async def _run(config: Config, prompt: str, renderer: HeadlessRenderer,
+               options: StartOptions) -> tuple[int, dict[str, Any]]:
+    try:
+        started = await start_agent(config, renderer, options)
+    except ModelError as exc:
+        print(f"rift: {exc}", file=sys.stderr)
+        return EXIT_STARTUP, {}
+    agent = started.agent
+    for notice in started.notices:
+        renderer(notice)
+    try:
+        stats: TurnStats = await agent.run_turn(prompt)
+    finally:
+        await agent.aclose()
+    if not renderer.json_mode and renderer.reply and not renderer.reply.endswith("\n"):
+        renderer.out.write("\n")
+    result = {
+        "model": agent.model,
+        "reply": renderer.reply,
+        "tools": renderer.tools,
+        "stats": dataclasses.asdict(stats),
+        "session": str(agent.session_path),
+    }
+    return (EXIT_TURN_FAILED if renderer.failed else EXIT_OK), result
+
+
+def run(config: Config, prompt: str, output_format: str, options: StartOptions) -> int:
+    renderer = HeadlessRenderer(json_mode=output_format == "json")
+    code, result = asyncio.run(_run(config, prompt, renderer, options))
+    if renderer.json_mode and result:
+        print(json.dumps(result, ensure_ascii=False))
+    return code

@@ -1,0 +1,295 @@
+"""`rift --serve`: the JSON-lines protocol editors embed (shared/spec/serve-protocol-v1.md).
+
+One command per stdin line in, one compact event per stdout line out, stderr
+for people. stdout is reserved: `sys.stdout` is pointed at stderr while the
+loop runs, so a stray print from any library can never corrupt the stream.
+
+Bad input never stops the loop: malformed JSON, wrong field types, unknown
+commands, over-long lines and invalid UTF-8 each produce one `warning`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any, BinaryIO
+
+from rift import __version__
+from rift.config import Config
+from rift.core.agent import Agent
+from rift.core.events import (
+    PROTOCOL_VERSION, ApprovalChanged, Capabilities, Event, History, Ready, SkillInfo, Warning,
+    to_json_line,
+)
+from rift.core.session import history_for
+from rift.core.startup import StartOptions, start_agent
+from rift.errors import ModelError
+from rift.extend.skills import Skill, discover_skills, split_invocation
+
+COMMANDS = ("hello", "prompt", "answer", "edit_decision", "cancel", "undo", "list_sessions",
+            "list_models", "set_model", "set_approval")
+MAX_LINE_BYTES = 4 * 1024 * 1024
+_EOF = object()
+
+
+class EventWriter:
+    """Writes one JSON line per event to the real stdout and flushes it."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self.closed = False
+
+    def __call__(self, event: Event) -> None:
+        if self.closed:
+            return
+        try:
+            self._stream.write(to_json_line(event).encode("utf-8") + b"\n")
+            self._stream.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            self.closed = True  # the client is gone; stdin EOF will end the loop
+
+
+def _read_lines(stream: BinaryIO, loop: asyncio.AbstractEventLoop,
+                queue: asyncio.Queue[object]) -> None:
+    """Thread body: split stdin into lines, refusing ones over MAX_LINE_BYTES."""
+    while True:
+        line = stream.readline(MAX_LINE_BYTES + 1)
+        if not line:
+            break
+        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+            size = len(line)
+            while True:  # discard the rest of the over-long line
+                more = stream.readline(MAX_LINE_BYTES)
+                size += len(more)
+                if not more or more.endswith(b"\n"):
+                    break
+            line = ValueError(f"command line too long ({size} bytes; the limit is"
+                              f" {MAX_LINE_BYTES} bytes); ignored")
+        loop.call_soon_threadsafe(queue.put_nowait, line)
+    loop.call_soon_threadsafe(queue.put_nowait, _EOF)
+
+
+class ServeLoop:
+    """Reads commands, dispatches them, and keeps one turn at a time."""
+
+    def __init__(self, agent: Agent, emit: Callable[[Event], None], skills: dict[str, Skill]):
+        self.agent = agent
+        self.emit = emit
+        self.skills = skills
+        self.work: asyncio.Task[Any] | None = None
+        self.side_tasks: set[asyncio.Task[Any]] = set()
+        self.handlers: dict[str, Callable[[dict[str, Any]], Awaitable[None] | None]] = {
+            "hello": self.hello, "prompt": self.prompt, "answer": self.answer,
+            "edit_decision": self.edit_decision, "cancel": self.cancel, "undo": self.undo,
+            "list_sessions": self.list_sessions, "list_models": self.list_models,
+            "set_model": self.set_model, "set_approval": self.set_approval,
+        }
+
+    @property
+    def busy(self) -> bool:
+        return self.work is not None and not self.work.done()
+
+    def warn(self, text: str) -> None:
+        self.emit(Warning(text=text))
+
+    # ------------------------------------------------------------ dispatching
+
+    async def handle_line(self, raw: bytes | Exception) -> None:
+        if isinstance(raw, Exception):
+            self.warn(str(raw))
+            return
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            self.warn(f"bad command: not valid UTF-8 ({exc.reason} at byte {exc.start})")
+            return
+        if not text.strip():
+            return
+        try:
+            command = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            self.warn(f"bad command json: {exc}")
+            return
+        if not isinstance(command, dict):
+            self.warn("bad command json: expected an object like {\"cmd\":\"prompt\",...}")
+            return
+        name = command.get("cmd")
+        handler = self.handlers.get(name) if isinstance(name, str) else None
+        if handler is None:
+            self.warn(f"unknown cmd {json.dumps(name)[:80]} (expected {'/'.join(COMMANDS)})")
+            return
+        result = handler(command)
+        if result is not None:
+            await result
+
+    def start_work(self, coro: Awaitable[Any]) -> None:
+        async def wrapper() -> None:
+            await coro
+        self.work = asyncio.create_task(wrapper())
+
+    def spawn(self, coro: Awaitable[Any]) -> None:
+        async def wrapper() -> None:
+            await coro
+        task = asyncio.create_task(wrapper())
+        self.side_tasks.add(task)
+        task.add_done_callback(self.side_tasks.discard)
+
+    # --------------------------------------------------------------- commands
+
+    def hello(self, cmd: dict[str, Any]) -> None:
+        edit_review = cmd.get("edit_review", False)
+        approve = cmd.get("approve")
+        if not isinstance(edit_review, bool):
+            self.warn("hello: 'edit_review' must be a boolean")
+            edit_review = False
+        if approve is not None and not isinstance(approve, bool):
+            self.warn("hello: 'approve' must be a boolean")
+            approve = None
+        self.agent.broker.edit_review = edit_review
+        if approve is not None:
+            self.agent.set_approval(approve)
+        self.emit(Capabilities(protocol_version=PROTOCOL_VERSION, edit_review=edit_review,
+                               approve=self.agent.approval.enabled))
+
+    def prompt(self, cmd: dict[str, Any]) -> None:
+        text = cmd.get("text")
+        if not isinstance(text, str):
+            self.warn("prompt needs a string 'text' field")
+            return
+        if not text.strip():
+            return
+        if self.busy:
+            self.warn("turn in progress — cancel it or wait for done")
+            return
+        invocation = split_invocation(text)
+        if invocation is not None:
+            skill = self.skills.get(invocation[0])
+            if skill is None:
+                self.warn(f"unknown skill '{invocation[0]}'")
+                return
+            text = skill.expand(invocation[1])
+        self.start_work(self.agent.run_turn(text))
+
+    def answer(self, cmd: dict[str, Any]) -> None:
+        ask_id, text = cmd.get("id"), cmd.get("text", "")
+        if not _is_int(ask_id) or not isinstance(text, str):
+            self.warn("answer needs a numeric 'id' and a string 'text'")
+            return
+        self.agent.broker.answer(ask_id, text)
+
+    def edit_decision(self, cmd: dict[str, Any]) -> None:
+        review_id, apply, content = cmd.get("id"), cmd.get("apply", False), cmd.get("content")
+        if not _is_int(review_id) or not isinstance(apply, bool) or \
+                (content is not None and not isinstance(content, str)):
+            self.warn("edit_decision needs a numeric 'id', a boolean 'apply' and an optional"
+                      " string 'content'")
+            return
+        self.agent.broker.decide(review_id, apply, content)
+
+    def cancel(self, _cmd: dict[str, Any]) -> None:
+        if self.busy and self.work is not None:
+            self.work.cancel()
+        self.agent.broker.close_reviews()
+
+    def undo(self, _cmd: dict[str, Any]) -> None:
+        if self.busy:
+            self.warn("turn in progress — cancel it or wait before undoing")
+            return
+        self.agent.undo()
+
+    def list_sessions(self, _cmd: dict[str, Any]) -> None:
+        self.emit(self.agent.list_sessions())
+
+    def list_models(self, _cmd: dict[str, Any]) -> None:
+        async def discover() -> None:
+            self.emit(await self.agent.list_models())
+        self.spawn(discover())
+
+    def set_model(self, cmd: dict[str, Any]) -> None:
+        model = cmd.get("model")
+        if not isinstance(model, str) or not model.strip():
+            self.warn("set_model needs a 'model' field")
+            return
+        if self.busy:
+            self.warn("turn in progress — cancel it or wait before switching models")
+            return
+        self.start_work(self.agent.set_model(model.strip()))
+
+    def set_approval(self, cmd: dict[str, Any]) -> None:
+        approve = cmd.get("approve")
+        if not isinstance(approve, bool):
+            self.warn("set_approval needs a boolean 'approve' field")
+            return
+        self.agent.set_approval(approve)
+        self.emit(ApprovalChanged(approve=approve))
+
+    # -------------------------------------------------------------- shutdown
+
+    async def shutdown(self) -> None:
+        """stdin closed: cancel the turn, drop pending asks as deny, save, stop."""
+        if self.work is not None and not self.work.done():
+            self.work.cancel()
+        self.agent.broker.drop_all()
+        if self.work is not None:
+            await asyncio.gather(self.work, return_exceptions=True)
+        for task in list(self.side_tasks):
+            task.cancel()
+        await asyncio.gather(*self.side_tasks, return_exceptions=True)
+        self.agent.save()
+        await self.agent.aclose()
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+async def _serve(config: Config, options: StartOptions, emit: EventWriter) -> int:
+    try:
+        started = await start_agent(config, emit, options)
+    except ModelError as exc:
+        print(f"rift: {exc}", file=sys.stderr)
+        emit(Warning(text=f"error: {exc}"))
+        return 2
+    agent = started.agent
+    skills = discover_skills(config.cwd, config.paths.config_dir)
+    agent.refresh_system_prompt([(s.name, s.description) for s in skills.values()])
+    emit(Ready(model=agent.model, session=str(agent.session_path), cwd=str(config.cwd),
+               version=__version__, protocol_version=PROTOCOL_VERSION, num_ctx=agent.num_ctx,
+               approve=agent.approval.enabled,
+               skills=[SkillInfo(s.name, s.description) for s in skills.values()],
+               commands=list(COMMANDS)))
+    emit(agent.context_gauge())
+    if started.resumed:
+        emit(History(messages=history_for(agent.messages)))
+    for notice in started.notices:
+        emit(notice)
+    loop = ServeLoop(agent, emit, skills)
+    queue: asyncio.Queue[object] = asyncio.Queue()
+    reader = threading.Thread(target=_read_lines, daemon=True,
+                              args=(sys.stdin.buffer, asyncio.get_running_loop(), queue))
+    reader.start()
+    while True:
+        item = await queue.get()
+        if item is _EOF:
+            break
+        assert isinstance(item, bytes | Exception)
+        await loop.handle_line(item)
+    await loop.shutdown()
+    return 0
+
+
+def run(config: Config, options: StartOptions) -> int:
+    """Run the serve loop until stdin closes; returns the exit status."""
+    sys.stdout.flush()
+    real_stdout = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # fd 1 now reaches stderr: nothing but events may use the real stdout
+    sys.stdout = sys.stderr
+    emit = EventWriter(real_stdout)
+    try:
+        return asyncio.run(_serve(config, options, emit))
+    except KeyboardInterrupt:
+        return 130

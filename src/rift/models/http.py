@@ -1,0 +1,227 @@
+"""The one HTTP client every provider shares, and the rules for talking through it.
+
+Why these settings (reference notes, section 3.6):
+
+- connect timeout 10 s, but **no whole-request timeout**: a long answer from a
+  slow local model is normal, so only *silence* is an error. The read timeout
+  is therefore a read-*idle* timeout (`Config.read_timeout`, 0 = none).
+- TCP keepalive every 20 s: NAT boxes reaped idle connections during long
+  prefills ("os error 110"); keepalive probes keep the mapping alive.
+- pooled connections idle out after 30 s.
+
+`send_with_retry` retries only what is safe to retry: a connection that never
+opened, or a server that never started answering. Once a single byte of a
+stream has arrived nothing is retried, because the model may already have
+acted on the request. Every httpx exception is mapped into `rift.errors` here,
+so providers and front ends never see a foreign exception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import httpx
+
+from rift import __version__
+from rift.errors import ReadIdleTimeout, ServerHTTPError, ServerUnreachable, StreamError
+
+USER_AGENT = f"rift/{__version__}"
+CONNECT_TIMEOUT_S = 10.0
+KEEPALIVE_S = 20
+POOL_IDLE_S = 30.0
+RETRY_BACKOFF_S: tuple[float, ...] = (0.4, 0.8)
+"""Sleeps between the 3 attempts of `send_with_retry`."""
+ERROR_BODY_CHARS = 600
+
+_RETRYABLE = (httpx.ConnectError, httpx.ConnectTimeout, httpx.ReadTimeout)
+
+
+def _keepalive_options() -> list[tuple[int, int, int]]:
+    """TCP keepalive socket options, leaving out whichever this platform lacks."""
+    options: list[tuple[int, int, int]] = [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)]
+    for name in ("TCP_KEEPIDLE", "TCP_KEEPINTVL"):
+        value = getattr(socket, name, None)
+        if isinstance(value, int):
+            options.append((socket.IPPROTO_TCP, value, KEEPALIVE_S))
+    return options
+
+
+def make_client(
+    read_timeout: float,
+    *,
+    connect_timeout: float = CONNECT_TIMEOUT_S,
+    headers: dict[str, str] | None = None,
+) -> httpx.AsyncClient:
+    """An AsyncClient with rift's timeouts, keepalive and user agent.
+
+    Args:
+        read_timeout: seconds of silence tolerated while reading; 0 means none.
+        connect_timeout: seconds to wait for a connection to open.
+        headers: extra default headers (an Authorization header, say).
+    """
+    timeout = httpx.Timeout(
+        connect=connect_timeout,
+        read=read_timeout if read_timeout > 0 else None,
+        write=None,
+        pool=None,
+    )
+    transport = httpx.AsyncHTTPTransport(
+        limits=httpx.Limits(keepalive_expiry=POOL_IDLE_S),
+        socket_options=_keepalive_options(),
+    )
+    return httpx.AsyncClient(
+        timeout=timeout,
+        transport=transport,
+        headers={"User-Agent": USER_AGENT, **(headers or {})},
+    )
+
+
+def error_message(body: bytes | str) -> str:
+    """The server's own explanation from an error body.
+
+    `{"error": "s"}` and `{"error": {"message": "s"}}` give `s`; anything else
+    gives the first 600 characters of the body.
+    """
+    text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else body
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        error = data.get("error")
+        if isinstance(error, str) and error:
+            return error
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return str(error["message"])
+    return text.strip()[:ERROR_BODY_CHARS]
+
+
+def _read_timeout_of(request: httpx.Request) -> float:
+    """The read timeout a request was built with, for the ReadIdleTimeout message."""
+    timeout = request.extensions.get("timeout")
+    value = timeout.get("read") if isinstance(timeout, dict) else None
+    return float(value) if isinstance(value, int | float) else 0.0
+
+
+def _base_of(request: httpx.Request) -> str:
+    return f"{request.url.scheme}://{request.url.netloc.decode('ascii', errors='replace')}"
+
+
+async def _raise_for_status(response: httpx.Response) -> None:
+    """Close a non-2xx response and raise ServerHTTPError with the server's message."""
+    try:
+        body = await response.aread()
+    except httpx.HTTPError:
+        body = b""
+    finally:
+        await response.aclose()
+    message = error_message(body) or response.reason_phrase or "request failed"
+    raise ServerHTTPError(response.status_code, message)
+
+
+async def send_with_retry(
+    client: httpx.AsyncClient,
+    request: httpx.Request,
+    *,
+    base_url: str | None = None,
+    backoff: Sequence[float] = RETRY_BACKOFF_S,
+) -> httpx.Response:
+    """Send `request` as a stream and return the open 2xx response.
+
+    Up to `len(backoff) + 1` attempts, sleeping `backoff[i]` between them, but
+    only when the connection failed or the server sent nothing before the
+    timeout. A non-2xx answer is never retried. The caller must close the
+    response (`aclose`) when done with it.
+
+    Raises:
+        ServerUnreachable: no connection could be opened.
+        ReadIdleTimeout: the server accepted but never started answering.
+        ServerHTTPError: a non-2xx status, with the server's message.
+        StreamError: any other transport failure before the answer began.
+    """
+    host = base_url or _base_of(request)
+    attempt = 0
+    while True:
+        try:
+            response = await client.send(request, stream=True)
+            break
+        except _RETRYABLE as exc:
+            if attempt >= len(backoff):
+                if isinstance(exc, httpx.ReadTimeout):
+                    raise ReadIdleTimeout(_read_timeout_of(request)) from exc
+                raise ServerUnreachable(host, str(exc) or type(exc).__name__) from exc
+            await asyncio.sleep(backoff[attempt])
+            attempt += 1
+        except httpx.HTTPError as exc:
+            raise StreamError(
+                f"the model server at {host} failed before answering: {exc or type(exc).__name__}"
+            ) from exc
+    if not response.is_success:
+        await _raise_for_status(response)
+    return response
+
+
+async def iter_lines(response: httpx.Response) -> AsyncIterator[str]:
+    """Stripped, non-blank lines of a streamed body, including a final unterminated one.
+
+    Flushing the tail matters: servers that omit the trailing newline put their
+    final stats there. Transport failures become StreamError, silence beyond
+    the read timeout becomes ReadIdleTimeout.
+    """
+    pending = b""
+    try:
+        async for chunk in response.aiter_bytes():
+            if b"\n" not in chunk:
+                pending += chunk
+                continue
+            pieces = (pending + chunk).split(b"\n")
+            pending = pieces.pop()
+            for piece in pieces:
+                line = piece.strip()
+                if line:
+                    yield line.decode("utf-8", errors="replace")
+    except httpx.ReadTimeout as exc:
+        raise ReadIdleTimeout(_read_timeout_of(response.request)) from exc
+    except httpx.HTTPError as exc:
+        raise StreamError(
+            f"the model server closed the stream mid-answer: {exc or type(exc).__name__}"
+        ) from exc
+    tail = pending.strip()
+    if tail:
+        yield tail.decode("utf-8", errors="replace")
+
+
+async def request_json(
+    client: httpx.AsyncClient,
+    method: str,
+    url: str,
+    *,
+    base_url: str | None = None,
+    json_body: Any = None,
+    headers: dict[str, str] | None = None,
+) -> Any:
+    """A whole JSON answer (model lists, model details), with the retry rules above.
+
+    Raises:
+        StreamError: the body broke off or is not JSON.
+        plus everything `send_with_retry` raises.
+    """
+    request = client.build_request(method, url, json=json_body, headers=headers)
+    response = await send_with_retry(client, request, base_url=base_url)
+    try:
+        body = await response.aread()
+    except httpx.ReadTimeout as exc:
+        raise ReadIdleTimeout(_read_timeout_of(request)) from exc
+    except httpx.HTTPError as exc:
+        raise StreamError(f"the model server closed the connection mid-answer: {exc}") from exc
+    finally:
+        await response.aclose()
+    try:
+        return json.loads(body)
+    except ValueError as exc:
+        preview = body[:200].decode("utf-8", errors="replace")
+        raise StreamError(f"malformed answer from the model server: {preview}") from exc

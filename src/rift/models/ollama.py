@@ -1,0 +1,235 @@
+"""The native Ollama client: `/api/tags`, `/api/show` and streaming `/api/chat`.
+
+The neutral `Message` shape was modelled on Ollama's, so translation is light:
+tool-call arguments stay JSON objects, tool results correlate by `tool_name`,
+and images lose their `data:` prefix because Ollama wants bare base64.
+
+A stream only counts as complete when its `done: true` line arrives; a body
+that simply stops is a dropped connection, not an empty answer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+
+from rift.config import DEFAULT_READ_TIMEOUT
+from rift.errors import StreamError
+from rift.models.base import (
+    ChatRequest,
+    ContentDelta,
+    Message,
+    ModelEvent,
+    ModelInfo,
+    StreamDone,
+    ThinkingDelta,
+    ToolCall,
+    Usage,
+)
+from rift.models.http import iter_lines, make_client, request_json, send_with_retry
+
+KEEP_ALIVE = "10m"
+_KNOWN_CAPABILITIES = frozenset({"tools", "thinking", "vision"})
+
+
+def _bare_base64(image: str) -> str:
+    """`data:<mime>;base64,<b64>` → `<b64>`; bare base64 passes through."""
+    if image.startswith("data:") and "," in image:
+        return image.split(",", 1)[1]
+    return image
+
+
+def to_ollama_message(message: Message) -> dict[str, Any]:
+    """One neutral message in Ollama's wire shape (they differ only in images)."""
+    out: dict[str, Any] = {"role": message["role"], "content": message.get("content", "")}
+    if message.get("thinking"):
+        out["thinking"] = message["thinking"]
+    if message.get("tool_calls"):
+        out["tool_calls"] = [
+            {
+                **({"id": call["id"]} if call.get("id") else {}),
+                "function": {
+                    "name": call["function"]["name"],
+                    "arguments": call["function"].get("arguments") or {},
+                },
+            }
+            for call in message["tool_calls"]
+        ]
+    for key in ("tool_name", "tool_call_id"):
+        if message.get(key):
+            out[key] = message[key]  # type: ignore[literal-required]
+    if message.get("images"):
+        out["images"] = [_bare_base64(image) for image in message["images"]]
+    return out
+
+
+def chat_body(request: ChatRequest) -> dict[str, Any]:
+    """The `/api/chat` request body for a neutral ChatRequest."""
+    options: dict[str, Any] = {"num_ctx": request.num_ctx}
+    if request.temperature is not None:
+        options["temperature"] = request.temperature
+    if request.num_predict is not None:
+        options["num_predict"] = request.num_predict
+    body: dict[str, Any] = {
+        "model": request.model,
+        "messages": [to_ollama_message(m) for m in request.messages],
+        "stream": True,
+        "keep_alive": KEEP_ALIVE,
+        "options": options,
+    }
+    if request.tools:
+        body["tools"] = request.tools
+    if request.think is not None:
+        body["think"] = request.think
+    return body
+
+
+def _tool_call(raw: Any) -> ToolCall | None:
+    """A ToolCall from one `message.tool_calls` entry; None when it names no function."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("function"), dict):
+        return None
+    function = raw["function"]
+    name = function.get("name")
+    if not isinstance(name, str) or not name:
+        return None
+    call_id = raw.get("id") if isinstance(raw.get("id"), str) and raw.get("id") else None
+    arguments = function.get("arguments")
+    if isinstance(arguments, dict):
+        return ToolCall(id=call_id, name=name, arguments=arguments)
+    if arguments is None:
+        return ToolCall(id=call_id, name=name, arguments={})
+    raw_text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    try:
+        parsed = json.loads(raw_text) if raw_text.strip() else {}
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict):
+        return ToolCall(id=call_id, name=name, arguments=parsed, raw_arguments=raw_text)
+    return ToolCall(id=call_id, name=name, arguments=None, raw_arguments=raw_text)
+
+
+def _parse_line(line: str) -> dict[str, Any]:
+    try:
+        data = json.loads(line)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise StreamError(f"malformed line from the model server: {line[:200]}")
+    if "error" in data:
+        error = data["error"]
+        if isinstance(error, dict):
+            error = error.get("message", error)
+        raise StreamError(f"the model server reported an error mid-answer: {error}")
+    return data
+
+
+def _events_of(data: dict[str, Any]) -> list[ModelEvent]:
+    """The events one NDJSON line carries, in the order they should be shown."""
+    events: list[ModelEvent] = []
+    message = data.get("message")
+    if isinstance(message, dict):
+        thinking = message.get("thinking")
+        if isinstance(thinking, str) and thinking:
+            events.append(ThinkingDelta(thinking))
+        content = message.get("content")
+        if isinstance(content, str) and content:
+            events.append(ContentDelta(content))
+        for raw in message.get("tool_calls") or ():
+            call = _tool_call(raw)
+            if call is not None:
+                events.append(call)
+    if data.get("done") is True:
+        duration = data.get("eval_duration")
+        events.append(
+            Usage(
+                prompt_tokens=int(data.get("prompt_eval_count") or 0),
+                output_tokens=int(data.get("eval_count") or 0),
+                eval_duration_s=float(duration) / 1e9 if isinstance(duration, int | float) else 0.0,
+            )
+        )
+        events.append(StreamDone(str(data.get("done_reason") or "stop")))
+    return events
+
+
+class OllamaProvider:
+    """A client for one Ollama server (a base URL without `/v1`)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        read_timeout: float = DEFAULT_READ_TIMEOUT,
+        client: httpx.AsyncClient | None = None,
+    ) -> None:
+        """Args:
+        base_url: e.g. `http://localhost:11434`; a trailing `/` is dropped.
+        read_timeout: read-idle timeout in seconds, 0 = none (ignored when `client` is given).
+        client: a shared client; the provider then does not close it.
+        """
+        self._base_url = base_url.rstrip("/")
+        self._owns_client = client is None
+        self._client = client or make_client(read_timeout)
+
+    @property
+    def base_url(self) -> str:
+        return self._base_url
+
+    async def list_models(self) -> list[str]:
+        data = await request_json(
+            self._client, "GET", f"{self._base_url}/api/tags", base_url=self._base_url
+        )
+        models = data.get("models") if isinstance(data, dict) else None
+        names: list[str] = []
+        for entry in models if isinstance(models, list) else ():
+            name = (entry.get("name") or entry.get("model")) if isinstance(entry, dict) else None
+            if isinstance(name, str) and name:
+                names.append(name)
+        return names
+
+    async def show(self, model: str) -> ModelInfo:
+        data = await request_json(
+            self._client,
+            "POST",
+            f"{self._base_url}/api/show",
+            base_url=self._base_url,
+            json_body={"model": model},
+        )
+        if not isinstance(data, dict):
+            data = {}
+        raw_caps = data.get("capabilities")
+        capabilities = frozenset(
+            c for c in (raw_caps if isinstance(raw_caps, list) else ()) if c in _KNOWN_CAPABILITIES
+        )
+        context_length: int | None = None
+        info = data.get("model_info")
+        if isinstance(info, dict):
+            for key, value in info.items():
+                if key.endswith(".context_length") and isinstance(value, int) and value > 0:
+                    context_length = value
+                    break
+        return ModelInfo(name=model, capabilities=capabilities, context_length=context_length)
+
+    async def stream_chat(self, request: ChatRequest) -> AsyncIterator[ModelEvent]:
+        http_request = self._client.build_request(
+            "POST", f"{self._base_url}/api/chat", json=chat_body(request)
+        )
+        response = await send_with_retry(self._client, http_request, base_url=self._base_url)
+        try:
+            async for line in iter_lines(response):
+                events = _events_of(_parse_line(line))
+                for event in events:
+                    yield event
+                if events and isinstance(events[-1], StreamDone):
+                    return
+        finally:
+            await response.aclose()
+        raise StreamError(
+            "the model server closed the stream mid-answer: it ended without a done line"
+            " (the connection dropped)"
+        )
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._client.aclose()

@@ -1,0 +1,350 @@
+"""The OpenAI-compatible client: vLLM, llama.cpp, LM Studio, OpenRouter, OpenAI itself.
+
+Differences from the neutral shape that this module absorbs:
+
+- tool-call arguments travel as JSON *strings*, and tool results correlate by
+  `tool_call_id`, so ids missing from old sessions are synthesized here;
+- streamed tool calls arrive in pieces keyed by `index` and are only emitted
+  once complete (at `finish_reason` or the end of the stream);
+- servers disagree on the details: some never send `[DONE]` (the tail is
+  flushed), some reject `stream_options` (one retry without it), and
+  reasoning text is `reasoning_content` on some and `reasoning` on others;
+- the servers report no capabilities, so "tools" is assumed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from rift.config import DEFAULT_READ_TIMEOUT
+from rift.errors import ServerHTTPError, StreamError
+from rift.models.base import (
+    ChatRequest,
+    ContentDelta,
+    Message,
+    ModelEvent,
+    ModelInfo,
+    StreamDone,
+    ThinkingDelta,
+    ToolCall,
+    Usage,
+)
+from rift.models.http import iter_lines, make_client, request_json, send_with_retry
+
+_CONTEXT_KEYS = ("max_model_len", "context_length", "max_context_length")
+_SSE_FIELDS = ("event:", "id:", "retry:")
+
+
+# ------------------------------------------------------------ request shape
+
+
+def _image_url(image: str) -> str:
+    return image if image.startswith("data:") else f"data:image/png;base64,{image}"
+
+
+def _user_content(message: Message) -> str | list[dict[str, Any]]:
+    """Plain text, or content parts when the message carries images."""
+    images = message.get("images") or []
+    if not images:
+        return message.get("content", "")
+    parts: list[dict[str, Any]] = [{"type": "text", "text": message.get("content", "")}]
+    parts += [{"type": "image_url", "image_url": {"url": _image_url(i)}} for i in images]
+    return parts
+
+
+def _claim(pending: list[tuple[str, str]], tool_name: str | None) -> str:
+    """The id of the earliest unanswered call (by name when possible), removed from `pending`."""
+    for i, (call_id, name) in enumerate(pending):
+        if name == tool_name:
+            return pending.pop(i)[0]
+    return pending.pop(0)[0] if pending else "call_unknown"
+
+
+def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
+    """Neutral messages in OpenAI's shape; thinking is dropped, missing ids are repaired."""
+    out: list[dict[str, Any]] = []
+    pending: list[tuple[str, str]] = []
+    serial = 0
+    for message in messages:
+        role = message["role"]
+        if role == "assistant":
+            entry: dict[str, Any] = {"role": "assistant", "content": message.get("content", "")}
+            calls = []
+            pending = []
+            for call in message.get("tool_calls") or []:
+                serial += 1
+                call_id = call.get("id") or f"call_{serial}"
+                name = call["function"]["name"]
+                arguments = json.dumps(call["function"].get("arguments") or {})
+                calls.append(
+                    {"id": call_id, "type": "function",
+                     "function": {"name": name, "arguments": arguments}}
+                )
+                pending.append((call_id, name))
+            if calls:
+                entry["tool_calls"] = calls
+        elif role == "tool":
+            call_id = message.get("tool_call_id") or _claim(pending, message.get("tool_name"))
+            pending = [p for p in pending if p[0] != call_id]
+            entry = {"role": "tool", "tool_call_id": call_id, "content": message.get("content", "")}
+        else:
+            entry = {"role": role, "content": _user_content(message)}
+        out.append(entry)
+    return out
+
+
+def chat_body(request: ChatRequest) -> dict[str, Any]:
+    """The `/chat/completions` body; `stream_options` is the first key to drop if rejected."""
+    body: dict[str, Any] = {
+        "model": request.model,
+        "messages": to_openai_messages(request.messages),
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    if request.tools:
+        body["tools"] = request.tools
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    if request.num_predict is not None:
+        body["max_tokens"] = request.num_predict
+    return body
+
+
+# ------------------------------------------------------------ stream parsing
+
+
+@dataclass(slots=True)
+class _PartialCall:
+    id: str | None = None
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+    def complete(self) -> ToolCall:
+        text = "".join(self.arguments)
+        try:
+            parsed = json.loads(text) if text.strip() else {}
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict):
+            return ToolCall(id=self.id, name=self.name, arguments=parsed, raw_arguments=text)
+        return ToolCall(id=self.id, name=self.name, arguments=None, raw_arguments=text)
+
+
+@dataclass(slots=True)
+class _StreamState:
+    """What one SSE stream has delivered so far."""
+
+    calls: dict[int, _PartialCall] = field(default_factory=dict)
+    usage: Usage | None = None
+    finish_reason: str | None = None
+
+    def feed(self, data: dict[str, Any]) -> list[ModelEvent]:
+        error = data.get("error")
+        if error:
+            message = error.get("message", error) if isinstance(error, dict) else error
+            raise StreamError(f"the model server reported an error mid-answer: {message}")
+        usage = data.get("usage")
+        if isinstance(usage, dict):
+            self.usage = Usage(
+                prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                output_tokens=int(usage.get("completion_tokens") or 0),
+            )
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            return []
+        choice = choices[0]
+        events: list[ModelEvent] = []
+        delta = choice.get("delta") or choice.get("message") or {}
+        if isinstance(delta, dict):
+            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+            if isinstance(reasoning, str) and reasoning:
+                events.append(ThinkingDelta(reasoning))
+            content = delta.get("content")
+            if isinstance(content, str) and content:
+                events.append(ContentDelta(content))
+            for piece in delta.get("tool_calls") or ():
+                if isinstance(piece, dict):
+                    self._add_piece(piece)
+        if choice.get("finish_reason"):
+            self.finish_reason = str(choice["finish_reason"])
+            events += self.flush_calls()
+        return events
+
+    def _add_piece(self, piece: dict[str, Any]) -> None:
+        """Merge one tool-call fragment: id and name come first, arguments accumulate."""
+        index = piece.get("index")
+        piece_id = piece.get("id") if isinstance(piece.get("id"), str) else None
+        if not isinstance(index, int):
+            # Servers that omit `index` send whole calls; a new id means a new call.
+            known = [k for k, c in self.calls.items() if c.id == piece_id]
+            if known:
+                index = known[0]
+            elif piece_id or not self.calls:
+                index = max(self.calls, default=-1) + 1
+            else:
+                index = max(self.calls)
+        call = self.calls.setdefault(index, _PartialCall())
+        if piece_id and not call.id:
+            call.id = piece_id
+        function = piece.get("function") if isinstance(piece.get("function"), dict) else {}
+        if isinstance(function.get("name"), str) and not call.name:
+            call.name = function["name"]
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            call.arguments.append(arguments)
+        elif isinstance(arguments, dict):
+            call.arguments.append(json.dumps(arguments))
+
+    def flush_calls(self) -> list[ModelEvent]:
+        events: list[ModelEvent] = [c.complete() for _, c in sorted(self.calls.items()) if c.name]
+        self.calls.clear()
+        return events
+
+
+def _sse_payload(line: str) -> str | None:
+    """The data of one SSE line; None for comments and fields that carry none."""
+    if line.startswith("data:"):
+        return line[5:].strip()
+    if line.startswith(":") or line.startswith(_SSE_FIELDS):
+        return None
+    if line.startswith("{"):
+        return line  # a bare JSON object: some servers send errors this way
+    raise StreamError(f"malformed line from the model server: {line[:200]}")
+
+
+def _parse_payload(payload: str) -> dict[str, Any]:
+    try:
+        data = json.loads(payload)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise StreamError(f"malformed line from the model server: {payload[:200]}")
+    return data
+
+
+# ------------------------------------------------------------------ provider
+
+
+def _context_length(entry: dict[str, Any]) -> int | None:
+    for key in _CONTEXT_KEYS:
+        value = entry.get(key)
+        if isinstance(value, int) and value > 0:
+            return value
+    meta = entry.get("meta")
+    value = meta.get("n_ctx_train") if isinstance(meta, dict) else None
+    return value if isinstance(value, int) and value > 0 else None
+
+
+def _capabilities(entry: dict[str, Any]) -> frozenset[str]:
+    """Always "tools"; "vision" and "thinking" only where the entry says so."""
+    found = {"tools"}
+    declared = entry.get("capabilities")
+    if isinstance(declared, list):
+        names = {str(c).lower() for c in declared}
+        found |= {"vision"} & names
+        if names & {"thinking", "reasoning"}:
+            found.add("thinking")
+    arch = entry.get("architecture")
+    if isinstance(arch, dict) and "image" in (arch.get("input_modalities") or ()):
+        found.add("vision")
+    if {"reasoning", "include_reasoning"} & set(entry.get("supported_parameters") or ()):
+        found.add("thinking")
+    return frozenset(found)
+
+
+class OpenAIProvider:
+    """A client for one OpenAI-compatible server; `base_url` ends with `/v1`."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None = None,
+        read_timeout: float = DEFAULT_READ_TIMEOUT,
+        client: httpx.AsyncClient | None = None,
+    ) -> None:
+        """Args:
+        base_url: e.g. `http://gpu-box:8000/v1`; a trailing `/` is dropped.
+        api_key: sent as `Authorization: Bearer <key>` when set.
+        read_timeout: read-idle timeout in seconds, 0 = none (ignored when `client` is given).
+        client: a shared client; the provider then does not close it.
+        """
+        self._base_url = base_url.rstrip("/")
+        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._owns_client = client is None
+        self._client = client or make_client(read_timeout)
+
+    @property
+    def base_url(self) -> str:
+        return self._base_url
+
+    async def _entries(self) -> list[dict[str, Any]]:
+        data = await request_json(
+            self._client, "GET", f"{self._base_url}/models",
+            base_url=self._base_url, headers=self._headers,
+        )
+        entries = data.get("data") if isinstance(data, dict) else None
+        return [e for e in entries or () if isinstance(e, dict) and isinstance(e.get("id"), str)]
+
+    async def list_models(self) -> list[str]:
+        return list(dict.fromkeys(e["id"] for e in await self._entries()))
+
+    async def show(self, model: str) -> ModelInfo:
+        entries = await self._entries()
+        entry = next((e for e in entries if e["id"] == model), None)
+        if entry is None:
+            if entries:
+                raise ServerHTTPError(404, f"model '{model}' not found")
+            return ModelInfo(name=model, capabilities=frozenset({"tools"}))
+        return ModelInfo(
+            name=model, capabilities=_capabilities(entry), context_length=_context_length(entry)
+        )
+
+    async def _open(self, body: dict[str, Any]) -> httpx.Response:
+        request = self._client.build_request(
+            "POST", f"{self._base_url}/chat/completions", json=body, headers=self._headers
+        )
+        return await send_with_retry(self._client, request, base_url=self._base_url)
+
+    async def _open_stream(self, body: dict[str, Any]) -> httpx.Response:
+        """Open the stream, retrying once without `stream_options` if the server rejects it."""
+        try:
+            return await self._open(body)
+        except ServerHTTPError as exc:
+            if exc.status not in (400, 422) or "stream_options" not in exc.message:
+                raise
+        return await self._open({k: v for k, v in body.items() if k != "stream_options"})
+
+    async def stream_chat(self, request: ChatRequest) -> AsyncIterator[ModelEvent]:
+        response = await self._open_stream(chat_body(request))
+        state = _StreamState()
+        saw_done = False
+        try:
+            async for line in iter_lines(response):
+                payload = _sse_payload(line)
+                if payload == "[DONE]":
+                    saw_done = True
+                    break
+                if payload:
+                    for event in state.feed(_parse_payload(payload)):
+                        yield event
+        finally:
+            await response.aclose()
+        if not saw_done and state.finish_reason is None and state.usage is None:
+            raise StreamError(
+                "the model server closed the stream mid-answer: it ended before a"
+                " finish_reason or [DONE] (the connection dropped)"
+            )
+        for event in state.flush_calls():
+            yield event
+        if state.usage is not None:
+            yield state.usage
+        yield StreamDone(state.finish_reason or "stop")
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._client.aclose()

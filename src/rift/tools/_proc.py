@@ -1,0 +1,143 @@
+"""Shell commands in their own process group, so a kill takes the whole tree.
+
+`sh -c` forks children (pipelines, `&` jobs, dev servers) that outlive a
+plain `proc.kill()` and keep the output pipes open. Every command rift runs
+for the model — bash, background tasks, post-edit hooks — therefore starts a
+new session (pgid == pid) and is stopped with `killpg(SIGKILL)`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+
+_CAPTURE_HALF = 1 << 20
+"""Bytes kept from each end of a stream; outputs are middle-truncated far below this anyway."""
+
+_ANSI = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC, BEL- or ST-terminated
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS/SOS/PM/APC strings
+    r"|\x1b[ -/]*[0-~]?"  # other escapes (charset selection, keypad modes)
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"  # control characters except \t and \n
+)
+
+
+def strip_ansi(text: str) -> str:
+    """Remove CSI/OSC sequences and control characters, keeping newlines and tabs."""
+    return _ANSI.sub("", text)
+
+
+@dataclass(frozen=True, slots=True)
+class ShellResult:
+    exit_code: int | None
+    """None when the command was killed for running past its timeout."""
+    stdout: str
+    stderr: str
+    timed_out: bool
+
+
+class _Capture:
+    """Keeps the head and the tail of a stream, so a chatty command cannot eat memory."""
+
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        room = _CAPTURE_HALF - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if not chunk:
+            return
+        self.tail += chunk
+        excess = len(self.tail) - _CAPTURE_HALF
+        if excess > 0:
+            del self.tail[:excess]
+            self.dropped += excess
+
+    def text(self) -> str:
+        head = self.head.decode("utf-8", errors="replace")
+        tail = self.tail.decode("utf-8", errors="replace")
+        if self.dropped:
+            return f"{head}\n... [{self.dropped} bytes dropped] ...\n{tail}"
+        return head + tail
+
+
+async def spawn_shell(
+    command: str,
+    cwd: Path,
+    env: dict[str, str] | None = None,
+    stdin: int = asyncio.subprocess.DEVNULL,
+) -> asyncio.subprocess.Process:
+    """Start `sh -c command` as the leader of a new process group, output piped."""
+    return await asyncio.create_subprocess_exec(
+        "sh",
+        "-c",
+        command,
+        cwd=cwd,
+        env=env,
+        stdin=stdin,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+    )
+
+
+def kill_group(proc: asyncio.subprocess.Process) -> None:
+    """SIGKILL the process group `proc` leads; a group already gone is fine."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+async def reap(proc: asyncio.subprocess.Process, grace: float = 5.0) -> None:
+    """Wait (briefly) for a killed process so it does not linger as a zombie."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(proc.wait(), grace)
+
+
+async def _drain(stream: asyncio.StreamReader | None, sink: _Capture) -> None:
+    if stream is None:
+        return
+    while chunk := await stream.read(65536):
+        sink.add(chunk)
+
+
+async def run_shell(
+    command: str, cwd: Path, timeout: float, env: dict[str, str] | None = None
+) -> ShellResult:
+    """Run a command to completion or to `timeout`, whichever comes first.
+
+    On timeout or cancellation the whole process group is killed and reaped;
+    cancellation is re-raised. Output read before a timeout is kept.
+
+    Raises:
+        OSError: the shell could not be started (bad cwd, no `sh`).
+    """
+    proc = await spawn_shell(command, cwd, env)
+    out, err = _Capture(), _Capture()
+    work = asyncio.gather(_drain(proc.stdout, out), _drain(proc.stderr, err), proc.wait())
+    timed_out = False
+    try:
+        await asyncio.wait_for(work, timeout)
+    except TimeoutError:
+        timed_out = True
+        kill_group(proc)
+        await reap(proc)
+    except asyncio.CancelledError:
+        kill_group(proc)
+        await reap(proc)
+        raise
+    return ShellResult(
+        exit_code=None if timed_out else proc.returncode,
+        stdout=out.text(),
+        stderr=err.text(),
+        timed_out=timed_out,
+    )

@@ -1,0 +1,161 @@
+"""edit: replace an exact snippet of a file.
+
+Exact matching keeps edits honest, but small models often get whitespace or
+line endings slightly wrong. Line endings are reconciled silently (an LF
+snippet matches a CRLF file and the file keeps its convention); for anything
+else a failed match explains itself — same text with other whitespace, or the
+closest line — so the next attempt can succeed without a blind re-read.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from typing import Any
+
+from rift.errors import ToolError
+from rift.tools.base import (
+    AppliedEdit,
+    Tool,
+    ToolContext,
+    ToolOutput,
+    bigram_dice,
+    is_binary,
+    not_found_message,
+    optional_bool,
+    require_str,
+)
+from rift.tools.write import PARTIAL_NOTE, apply_change, snapshot
+
+PROBE_MIN = 8
+SIMILARITY_THRESHOLD = 0.5
+DISPLAY_CAP = 120
+
+
+def _to_convention(text: str, crlf: bool) -> str:
+    lf = text.replace("\r\n", "\n")
+    return lf.replace("\n", "\r\n") if crlf else lf
+
+
+def _whitespace_match_line(content: str, old: str) -> int | None:
+    """The line where `old` occurs if all whitespace is ignored, else None."""
+    needle = "".join(old.split())
+    if not needle:
+        return None
+    tokens = list(re.finditer(r"\S+", content))
+    squashed = "".join(m.group() for m in tokens)
+    at = squashed.find(needle)
+    if at < 0:
+        return None
+    starts: list[int] = []
+    total = 0
+    for m in tokens:
+        starts.append(total)
+        total += len(m.group())
+    token = tokens[bisect.bisect_right(starts, at) - 1]
+    return content.count("\n", 0, token.start()) + 1
+
+
+def _closest_line(content: str, old: str) -> str | None:
+    probe = next((s.strip() for s in old.splitlines() if len(s.strip()) >= PROBE_MIN), None)
+    if probe is None:
+        return None
+    best, best_score = 0, SIMILARITY_THRESHOLD
+    lines = content.split("\n")
+    for n, line in enumerate(lines, 1):
+        score = bigram_dice(probe, line.strip())
+        if score > best_score:
+            best, best_score = n, score
+    if not best:
+        return None
+    shown = lines[best - 1].strip()
+    if len(shown) > DISPLAY_CAP:
+        shown = shown[:DISPLAY_CAP] + "…"
+    return f"Closest match is line {best}: `{shown}`."
+
+
+def not_found_error(raw: str, content: str, old: str) -> ToolError:
+    """Explain a failed match as specifically as the file allows."""
+    hints = [f"old_string not found in {raw}."]
+    line = _whitespace_match_line(content, old)
+    if line is not None:
+        hints.append(
+            f"The same text exists at line {line} with different whitespace"
+            " (indentation or line breaks); copy it exactly."
+        )
+    else:
+        closest = _closest_line(content, old)
+        if closest:
+            hints.append(closest)
+    hints.append("Re-read the file and copy old_string exactly, including indentation.")
+    return ToolError(" ".join(hints))
+
+
+def replace(raw: str, content: str, old: str, new: str, replace_all: bool) -> tuple[str, int]:
+    """The new file text and the number of replacements; raises ToolError on no/ambiguous match."""
+    crlf = "\r\n" in content
+    target = old if old in content else _to_convention(old, crlf)
+    replacement = _to_convention(new, crlf)
+    count = content.count(target)
+    if count == 0:
+        raise not_found_error(raw, content, old)
+    if count > 1 and not replace_all:
+        raise ToolError(
+            f"old_string occurs {count} times in {raw}; include more context around it"
+            " to make it unique, or set replace_all to replace every occurrence"
+        )
+    if replace_all:
+        return content.replace(target, replacement), count
+    return content.replace(target, replacement, 1), 1
+
+
+async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+    raw = require_str(args, "path")
+    old = require_str(args, "old_string")
+    new = require_str(args, "new_string")
+    replace_all = optional_bool(args, "replace_all")
+    if not old:
+        raise ToolError("old_string is empty; use write to create a file")
+    if old == new:
+        raise ToolError("old_string and new_string are identical; nothing to change")
+    path = ctx.resolve(raw)
+    prior = snapshot(path, raw)
+    if prior is None:
+        raise ToolError(not_found_message(ctx.cwd, raw))
+    if is_binary(prior):
+        raise ToolError(f"{raw} is a binary file; edit changes text files only")
+    content = prior.decode("utf-8", errors="replace")
+    updated, count = replace(raw, content, old, new, replace_all)
+    verdict = await ctx.gate.authorize_write("edit", path, content, updated)
+    if not verdict.allowed:
+        return ToolOutput(ok=False, text=verdict.message)
+    hooks = await apply_change(ctx, raw, path, prior, verdict)
+    text = f"Edited {raw} ({count} replacement{'' if count == 1 else 's'})"
+    if verdict.partial:
+        text += PARTIAL_NOTE.format(path=raw)
+    return ToolOutput(
+        ok=True,
+        text=text + hooks,
+        edit=AppliedEdit(path=raw, old=content, new=verdict.content),
+    )
+
+
+TOOL = Tool(
+    name="edit",
+    description=(
+        "Replace old_string with new_string in a file. "
+        "old_string must match exactly and be unique unless replace_all is set."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "old_string": {"type": "string"},
+            "new_string": {"type": "string"},
+            "replace_all": {"type": "boolean"},
+        },
+        "required": ["path", "old_string", "new_string"],
+    },
+    run=_run,
+    mutating=True,
+)

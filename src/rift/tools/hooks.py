@@ -1,0 +1,46 @@
+"""Post-edit hooks: the user's checks (formatter, linter, tests) after every write/edit.
+
+A failing hook does not undo the edit. Its output is appended to the tool
+result instead, so the model sees at once that its change broke the checks
+and can fix it in the next step.
+"""
+
+from __future__ import annotations
+
+from rift.tools._proc import run_shell, strip_ansi
+from rift.tools.base import ToolContext, middle_truncate
+
+HOOK_TIMEOUT = 120.0
+HOOK_OUTPUT_LIMIT = 4000
+
+
+async def _run_hook(command: str, ctx: ToolContext, timeout: float) -> str | None:
+    """None when the hook passed, else its failure report."""
+    try:
+        result = await run_shell(command, ctx.cwd, timeout)
+    except OSError as exc:
+        return f"\n[post-edit hook FAILED to run: {command}]\n{exc}"
+    output = strip_ansi(result.stdout)
+    err = strip_ansi(result.stderr)
+    if err:
+        output = f"{output}\n{err}" if output else err
+    output = middle_truncate(output.strip("\n"), HOOK_OUTPUT_LIMIT)
+    if result.timed_out:
+        header = f"\n[post-edit hook TIMED OUT after {timeout:g}s: {command}]"
+    elif result.exit_code != 0:
+        header = f"\n[post-edit hook FAILED (exit {result.exit_code}): {command}]"
+    else:
+        return None
+    return f"{header}\n{output}" if output else header
+
+
+async def run_post_edit_hooks(ctx: ToolContext, timeout: float = HOOK_TIMEOUT) -> str:
+    """Run every configured hook in the cwd; "" when all pass, else text to append."""
+    failures: list[str] = []
+    for command in ctx.post_edit_hooks:
+        report = await _run_hook(command, ctx, timeout)
+        if report is not None:
+            failures.append(report)
+    if not failures:
+        return ""
+    return "".join(failures) + "\nThe edit is applied, but the checks now fail."

@@ -1,0 +1,55 @@
+"""ls: one directory's entries, directories marked with a trailing slash.
+
+Entries a deny rule covers are left out, so the listing never advertises a
+file the model is not allowed to read.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from rift.errors import ToolError
+from rift.tools.base import Tool, ToolContext, ToolOutput, not_found_message, optional_str
+
+MAX_ENTRIES = 1000
+
+
+async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+    raw = optional_str(args, "path", ".")
+    path = ctx.resolve(raw)
+    denied = ctx.gate.check_read(path)
+    if denied is not None:
+        raise ToolError(denied)
+    if not path.exists():
+        raise ToolError(not_found_message(ctx.cwd, raw))
+    if not path.is_dir():
+        raise ToolError(f"{raw} is a file, not a directory; use read to see it")
+    try:
+        with os.scandir(path) as it:
+            found = sorted(it, key=lambda entry: entry.name)
+    except OSError as exc:
+        raise ToolError(f"cannot list {raw}: {exc.strerror or exc}") from exc
+    names: list[str] = []
+    for entry in found:
+        if ctx.gate.check_read(path / entry.name) is not None:
+            continue
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False
+        names.append(entry.name + "/" if is_dir else entry.name)
+    if not names:
+        return ToolOutput(ok=True, text="(empty directory)")
+    text = "\n".join(names[:MAX_ENTRIES])
+    if len(names) > MAX_ENTRIES:
+        text += f"\n[{len(names) - MAX_ENTRIES} more entries not shown; use glob to narrow]"
+    return ToolOutput(ok=True, text=text)
+
+
+TOOL = Tool(
+    name="ls",
+    description="List a directory (default: the project root); directories end with /.",
+    parameters={"type": "object", "properties": {"path": {"type": "string"}}},
+    run=_run,
+)

@@ -1,0 +1,109 @@
+"""read: a text file, line-numbered, a window at a time.
+
+Line numbers let the model quote exact locations and pick the next window;
+the byte cap keeps one read from flooding a small context. Deny rules are
+checked before the file is touched.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rift.errors import ToolError
+from rift.tools.base import (
+    Tool,
+    ToolContext,
+    ToolOutput,
+    is_binary,
+    not_found_message,
+    optional_int,
+    require_str,
+)
+
+DEFAULT_LIMIT = 2000
+LINE_CAP = 2000
+OUTPUT_CAP = 50_000
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as a text editor counts them: split on \\n, a trailing \\r dropped."""
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def _load(raw: str, ctx: ToolContext) -> str:
+    path = ctx.resolve(raw)
+    denied = ctx.gate.check_read(path)
+    if denied is not None:
+        raise ToolError(denied)
+    if path.is_dir():
+        raise ToolError(f"{raw} is a directory; use ls to list it")
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise ToolError(not_found_message(ctx.cwd, raw)) from exc
+    except OSError as exc:
+        raise ToolError(f"cannot read {raw}: {exc.strerror or exc}") from exc
+    if is_binary(data):
+        raise ToolError(f"{raw} is a binary file; read shows text files only")
+    return data.decode("utf-8", errors="replace")
+
+
+def _render(lines: list[str], offset: int, limit: int) -> str:
+    total = len(lines)
+    end = min(offset - 1 + limit, total)
+    parts: list[str] = []
+    size = 0
+    last = offset - 1
+    capped = False
+    for n in range(offset, end + 1):
+        line = lines[n - 1]
+        if len(line) > LINE_CAP:
+            line = line[:LINE_CAP] + "… [line cut]"
+        entry = f"{n:>5}\t{line}\n"
+        size += len(entry.encode("utf-8"))
+        if size > OUTPUT_CAP and parts:
+            capped = True
+            break
+        parts.append(entry)
+        last = n
+    text = "".join(parts)
+    if capped:
+        text += f"\n[output stopped at {OUTPUT_CAP} bytes]"
+    if last < total:
+        text += f"\n(showing lines {offset}-{last} of {total}; continue with offset={last + 1})"
+    return text
+
+
+async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+    raw = require_str(args, "path")
+    offset = max(optional_int(args, "offset", 1) or 1, 1)
+    limit = max(optional_int(args, "limit", DEFAULT_LIMIT) or DEFAULT_LIMIT, 1)
+    text = _load(raw, ctx)
+    if not text:
+        return ToolOutput(ok=True, text="(empty file)\n")
+    lines = split_lines(text)
+    if offset > len(lines):
+        raise ToolError(f"offset {offset} is past the end of {raw} ({len(lines)} lines)")
+    return ToolOutput(ok=True, text=_render(lines, offset, limit))
+
+
+TOOL = Tool(
+    name="read",
+    description=(
+        "Read a text file with line numbers. "
+        "For large files pass offset (1-based line) and limit (default 2000)."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "offset": {"type": "integer"},
+            "limit": {"type": "integer"},
+        },
+        "required": ["path"],
+    },
+    run=_run,
+)

@@ -1,0 +1,30 @@
+"""`skill`: load a skill's instructions by name (the system prompt lists only names)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rift.errors import ToolError
+from rift.tools.base import Tool, ToolContext, ToolOutput, require_str
+
+
+async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+    name = require_str(args, "name").strip()
+    skills = ctx.extras.get("skills") or {}
+    skill = skills.get(name)
+    if skill is None:
+        available = ", ".join(sorted(skills)) or "(none)"
+        raise ToolError(f"unknown skill '{name}'. Available skills: {available}")
+    return ToolOutput(True, f"--- SKILL: {skill.name} ---\n{skill.body}")
+
+
+TOOL = Tool(
+    name="skill",
+    description="Load a skill's full instructions by name.",
+    parameters={
+        "type": "object",
+        "properties": {"name": {"type": "string"}},
+        "required": ["name"],
+    },
+    run=_run,
+)
