@@ -67,12 +67,18 @@ def fake_server() -> Iterator[Any]:
         server.stop()
 
 
-def run_rift(args: list[str], cwd: Path, *, timeout: float = 60,
-             input_text: str | None = None) -> subprocess.CompletedProcess[str]:
+def run_rift(
+    args: list[str], cwd: Path, *, timeout: float = 60, input_text: str | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run the real rift CLI as a subprocess in `cwd` with the test's environment."""
     return subprocess.run(
-        [*rift_command(), *args], cwd=cwd, capture_output=True, text=True,
-        timeout=timeout, input=input_text, env=dict(os.environ),
+        [*rift_command(), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        input=input_text,
+        env=dict(os.environ),
     )
 
 

@@ -27,14 +27,26 @@ def build_parser() -> argparse.ArgumentParser:
     add("--num-ctx", type=int, help="context window in tokens (default 32768)")
     add("--temp", type=float, help="sampling temperature (default 0.2)")
     add("--max-iterations", type=int, help="agent-loop iterations per turn (default 40)")
-    add("--effort", choices=("minimal", "low", "medium", "high", "xhigh", "max"),
-        help="reasoning effort for thinking models")
+    add(
+        "--effort",
+        choices=("minimal", "low", "medium", "high", "xhigh", "max"),
+        help="reasoning effort for thinking models",
+    )
     add("-p", "--prompt", help="headless one-shot: run this task and exit")
-    add("--output-format", choices=("text", "json"), default="text",
-        help="headless output: streamed text, or one JSON object at the end")
+    add(
+        "--output-format",
+        choices=("text", "json"),
+        default="text",
+        help="headless output: streamed text, or one JSON object at the end",
+    )
     add("--serve", action="store_true", help="speak the JSON-lines serve protocol on stdio")
-    add("-c", "--continue", dest="continue_last", action="store_true",
-        help="resume the most recent session")
+    add(
+        "-c",
+        "--continue",
+        dest="continue_last",
+        action="store_true",
+        help="resume the most recent session",
+    )
     add("--resume", metavar="FILE", help="resume a specific session file")
     add("--approve", action="store_true", help="force approval mode on")
     add("--trace", metavar="FILE", help="append one JSON line per turn to FILE (env RIFT_TRACE)")
@@ -49,9 +61,14 @@ def main(argv: list[str] | None = None) -> int:
     from rift.config import Overrides, load_config  # cheap: stdlib json and dataclasses only
 
     overrides = Overrides(
-        host=args.host, model=args.model, num_ctx=args.num_ctx, temperature=args.temp,
-        max_iterations=args.max_iterations, approve=True if args.approve else None,
-        effort=args.effort, trace_file=args.trace,
+        host=args.host,
+        model=args.model,
+        num_ctx=args.num_ctx,
+        temperature=args.temp,
+        max_iterations=args.max_iterations,
+        approve=True if args.approve else None,
+        effort=args.effort,
+        trace_file=args.trace,
     )
     config = load_config(os.environ, Path.cwd(), overrides)
     from rift.core.startup import StartOptions  # the agent core: loaded only past --version
@@ -66,6 +83,9 @@ def main(argv: list[str] | None = None) -> int:
 
         options = StartOptions(attached=False, continue_last=args.continue_last, resume=resume)
         return printer.run(config, args.prompt, args.output_format, options)
-    print("rift: the terminal UI is not available in this build yet; use -p \"task\" for a"
-          " one-shot run or --serve for editors", file=sys.stderr)
+    print(
+        'rift: the terminal UI is not available in this build yet; use -p "task" for a'
+        " one-shot run or --serve for editors",
+        file=sys.stderr,
+    )
     return 2

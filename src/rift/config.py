@@ -59,8 +59,14 @@ class McpServerConfig:
     def identity(self) -> str:
         """The exact string trust is keyed to; any change asks again."""
         return json.dumps(
-            [self.name, self.command, list(self.args), sorted(self.env), self.url,
-             sorted(self.headers)]
+            [
+                self.name,
+                self.command,
+                list(self.args),
+                sorted(self.env),
+                self.url,
+                sorted(self.headers),
+            ]
         )
 
 
@@ -166,6 +172,10 @@ def _str_list(value: Any) -> list[str]:
     return []
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _normalize_base_url(url: str) -> str:
     url = url.strip().rstrip("/")
     if "://" not in url:
@@ -183,7 +193,7 @@ def _provider(name: str, raw: Any, env: Mapping[str, str]) -> ProviderConfig | N
     key_env = raw.get("api_key_env")
     if not key and isinstance(key_env, str):
         key = env.get(key_env) or None
-    kind = raw.get("kind") if isinstance(raw.get("kind"), str) else "openai"
+    kind = str(raw["kind"]) if isinstance(raw.get("kind"), str) else "openai"
     return ProviderConfig(name=name, base_url=base, kind=kind, api_key=key)
 
 
@@ -194,8 +204,8 @@ def _mcp(name: str, raw: Any, project: bool) -> McpServerConfig | None:
     url = raw.get("url") if isinstance(raw.get("url"), str) else None
     if not command and not url:
         return None
-    env = raw.get("env") if isinstance(raw.get("env"), dict) else {}
-    headers = raw.get("headers") if isinstance(raw.get("headers"), dict) else {}
+    env = _dict(raw.get("env"))
+    headers = _dict(raw.get("headers"))
     return McpServerConfig(
         name=name,
         command=command,
@@ -226,8 +236,16 @@ class _Merger:
         self.project_hooks: list[str] = []
         self.warnings: list[str] = []
 
-    SCALARS = ("host", "model", "num_ctx", "temperature", "effort", "max_iterations",
-               "search_url", "theme")
+    SCALARS = (
+        "host",
+        "model",
+        "num_ctx",
+        "temperature",
+        "effort",
+        "max_iterations",
+        "search_url",
+        "theme",
+    )
 
     def _scalars(self, data: dict[str, Any]) -> None:
         for key in self.SCALARS:
@@ -245,7 +263,7 @@ class _Merger:
         self._scalars(data)
         if isinstance(data.get("editor"), str):
             self.values["editor"] = data["editor"]
-        perms = data.get("permissions") if isinstance(data.get("permissions"), dict) else {}
+        perms = _dict(data.get("permissions"))
         self._permission_lists(perms)
         self.allow += _str_list(perms.get("allow"))
         self.allow += [f"Bash({g})" for g in _str_list(perms.get("bash_allow"))]
@@ -257,13 +275,13 @@ class _Merger:
             self.bash_wrapper = wrapper
         if isinstance(perms.get("sandbox"), str):
             self.sandbox = perms["sandbox"]
-        hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
+        hooks = _dict(data.get("hooks"))
         self.hooks += _str_list(hooks.get("post_edit"))
-        for name, raw in (data.get("providers") or {}).items():
+        for name, raw in _dict(data.get("providers")).items():
             prov = _provider(name, raw, self.env)
             if prov:
                 self.providers[name] = prov
-        for name, raw in (data.get("mcp") or {}).items():
+        for name, raw in _dict(data.get("mcp")).items():
             server = _mcp(name, raw, project=False)
             if server:
                 self.mcp[name] = server
@@ -275,7 +293,7 @@ class _Merger:
         for key in ("editor", "typesafe"):
             if key in data:
                 self.warnings.append(f"{where}: ignoring '{key}' (allowed in the user config only)")
-        perms = data.get("permissions") if isinstance(data.get("permissions"), dict) else {}
+        perms = _dict(data.get("permissions"))
         self._permission_lists(perms)
         for key in ("allow", "bash_allow", "bash_wrapper"):
             if key in perms:
@@ -287,9 +305,9 @@ class _Merger:
             self.approve = True
         if isinstance(perms.get("sandbox"), str):
             self.sandbox = perms["sandbox"]
-        hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
+        hooks = _dict(data.get("hooks"))
         self.project_hooks += _str_list(hooks.get("post_edit"))
-        for name, raw in (data.get("providers") or {}).items():
+        for name, raw in _dict(data.get("providers")).items():
             if name in self.providers:
                 self.warnings.append(
                     f"{where}: ignoring provider '{name}' (it is defined in the user config,"
@@ -389,7 +407,8 @@ def load_config(
         num_ctx_explicit=num_ctx_explicit and bool(num_ctx and num_ctx > 0),
         temperature=DEFAULT_TEMPERATURE if temperature is None else temperature,
         effort=effort,
-        max_iterations=max_iterations if max_iterations and max_iterations > 0
+        max_iterations=max_iterations
+        if max_iterations and max_iterations > 0
         else DEFAULT_MAX_ITERATIONS,
         models=dict(merger.models),
         providers=dict(merger.providers),

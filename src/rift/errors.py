@@ -41,7 +41,7 @@ class ServerUnreachable(ModelError):
             f"cannot reach the model server at {host}"
             + (f" ({detail})" if detail else "")
             + " — start it, or point rift elsewhere with --host URL, the RIFT_HOST"
-            " environment variable, or \"host\" in ~/.config/rift/config.json"
+            ' environment variable, or "host" in ~/.config/rift/config.json'
         )
         super().__init__(message)
 

@@ -7,6 +7,7 @@ environment behind anyone's back and tests can point everything at a temp dir.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Mapping
@@ -75,8 +76,6 @@ def atomic_write(path: Path, data: bytes | str) -> None:
             os.fsync(handle.fileno())
         os.replace(tmp_name, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
-        except FileNotFoundError:
-            pass
         raise

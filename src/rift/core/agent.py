@@ -19,7 +19,15 @@ from rift.config import Config, read_json_file
 from rift.core.checkpoints import NothingToUndo, UndoJournal, format_undo_message
 from rift.core.context import TokenMeter, enforce_budget
 from rift.core.events import (
-    ContextGauge, Done, Event, Info, ModelChanged, Models, Sessions, TurnStats, Warning,
+    ContextGauge,
+    Done,
+    Event,
+    Info,
+    ModelChanged,
+    Models,
+    Sessions,
+    TurnStats,
+    Warning,
 )
 from rift.core.gate import Approval, PermissionGate
 from rift.core.instructions import load_project_instructions
@@ -29,11 +37,20 @@ from rift.core.prompt import build_system_prompt
 from rift.core.session import INTERRUPT_NOTE, SessionStore, save_session
 from rift.core.turn import Turn, TurnSetup
 from rift.errors import ModelError, RiftError
+from rift.extend.skills import Skill
 from rift.models.base import Message, Provider
-from rift.models.registry import Preflight, Route, list_all_models, make_provider, preflight, resolve
+from rift.models.registry import (
+    Preflight,
+    Route,
+    list_all_models,
+    make_provider,
+    preflight,
+    resolve,
+)
 from rift.paths import atomic_write
 from rift.tools import builtin_tools
 from rift.tools.base import Tool, ToolContext
+from rift.tools.skill import TOOL as SKILL_TOOL
 
 SMALL_TOOLSET = ("read", "write", "edit", "bash", "ls", "grep")
 
@@ -79,22 +96,39 @@ class Agent:
     meter: TokenMeter = field(default_factory=TokenMeter)
     tools: dict[str, Tool] = field(default_factory=dict)
     ctx: ToolContext = field(init=False)
+    skills: dict[str, Skill] = field(default_factory=dict)
     interrupted: bool = False
     last_stats: TurnStats = field(default_factory=TurnStats)
     _after_turn: asyncio.Task[None] | None = None
 
     def __post_init__(self) -> None:
         self.broker = InteractionBroker(self.emit, attached=self.attached)
-        rules = Rules(allow=self.config.permissions.allow, ask=self.config.permissions.ask,
-                      deny=self.config.permissions.deny, cwd=self.config.cwd,
-                      home=self.config.paths.home)
-        gate = PermissionGate(rules, self.approval, self.broker, self.config.cwd,
-                              persist_rule=self._persist_allow_rule)
-        self.ctx = ToolContext(cwd=self.config.cwd, gate=gate, journal=self.journal,
-                               bash_wrapper=self.config.permissions.bash_wrapper,
-                               post_edit_hooks=self.config.post_edit_hooks)
+        rules = Rules(
+            allow=self.config.permissions.allow,
+            ask=self.config.permissions.ask,
+            deny=self.config.permissions.deny,
+            cwd=self.config.cwd,
+            home=self.config.paths.home,
+        )
+        gate = PermissionGate(
+            rules,
+            self.approval,
+            self.broker,
+            self.config.cwd,
+            persist_rule=self._persist_allow_rule,
+        )
+        self.ctx = ToolContext(
+            cwd=self.config.cwd,
+            gate=gate,
+            journal=self.journal,
+            bash_wrapper=self.config.permissions.bash_wrapper,
+            post_edit_hooks=self.config.post_edit_hooks,
+        )
         if not self.tools:
             self.tools = builtin_tools()
+            if self.skills:
+                self.tools["skill"] = SKILL_TOOL
+        self.ctx.extras["skills"] = self.skills
         if not self.messages or self.messages[0]["role"] != "system":
             self.messages.insert(0, {"role": "system", "content": ""})
         self.refresh_system_prompt()
@@ -114,13 +148,13 @@ class Agent:
         assert isinstance(self.ctx.gate, PermissionGate)
         return self.ctx.gate
 
-    def refresh_system_prompt(self, skills: list[tuple[str, str]] | None = None) -> None:
+    def refresh_system_prompt(self) -> None:
         prompt = build_system_prompt(
             self.config.cwd,
             instructions=load_project_instructions(self.config.cwd),
-            skills=skills or [],
+            skills=[(s.name, s.description) for s in self.skills.values()],
             roles=sorted(self.config.models),
-            small_model=self.binding.route.kind == "embedded",
+            small_model=self.binding.route.provider_kind == "embedded",
         )
         self.messages[0] = {"role": "system", "content": prompt}
 
@@ -131,11 +165,17 @@ class Agent:
     def turn_setup(self) -> TurnSetup:
         b = self.binding
         return TurnSetup(
-            provider=b.provider, model=b.route.wire_model, num_ctx=b.info.num_ctx,
-            temperature=self.config.temperature, think=b.info.think, tools=self.tools,
-            ctx=self.ctx, meter=self.meter, max_iterations=self.config.max_iterations,
+            provider=b.provider,
+            model=b.route.wire_model,
+            num_ctx=b.info.num_ctx,
+            temperature=self.config.temperature,
+            think=b.info.think,
+            tools=self.tools,
+            ctx=self.ctx,
+            meter=self.meter,
+            max_iterations=self.config.max_iterations,
             lean_schema=self.config.tool_schema == "lean",
-            detect_truncation=b.route.kind == "ollama",
+            detect_truncation=b.route.provider_kind == "ollama",
         )
 
     # ---------------------------------------------------------------- a turn
@@ -168,9 +208,14 @@ class Agent:
         schemas = [t.schema(self.config.tool_schema == "lean") for t in self.tools.values()]
         try:
             self.messages[:], _ = await enforce_budget(
-                self.messages, meter=self.meter, tools=schemas, num_ctx=self.num_ctx,
-                provider=self.binding.provider, model=self.binding.route.wire_model,
-                emit=self._notice)
+                self.messages,
+                meter=self.meter,
+                tools=schemas,
+                num_ctx=self.num_ctx,
+                provider=self.binding.provider,
+                model=self.binding.route.wire_model,
+                emit=self._notice,
+            )
         except RiftError as exc:
             self.emit(Warning(f"compaction failed: {exc}"))
         else:
@@ -179,8 +224,12 @@ class Agent:
 
     def save(self) -> None:
         try:
-            save_session(self.session_path, model=self.model, cwd=str(self.config.cwd),
-                         messages=self.messages)
+            save_session(
+                self.session_path,
+                model=self.model,
+                cwd=str(self.config.cwd),
+                messages=self.messages,
+            )
         except OSError as exc:
             self.emit(Warning(f"session save failed: {exc}"))
 
@@ -207,8 +256,13 @@ class Agent:
         self.binding = binding
         self.refresh_system_prompt()
         await old.provider.aclose()
-        self.emit(ModelChanged(model=binding.addressable, num_ctx=binding.info.num_ctx,
-                               note=binding.info.note.strip()))
+        self.emit(
+            ModelChanged(
+                model=binding.addressable,
+                num_ctx=binding.info.num_ctx,
+                note=binding.info.note.strip(),
+            )
+        )
         self.emit(self.context_gauge())
         return True
 
@@ -243,4 +297,3 @@ class Agent:
 def with_tools(agent: Agent, names: tuple[str, ...]) -> None:
     """Narrow the tool set (small models, personas); unknown names only narrow further."""
     agent.tools = {n: t for n, t in agent.tools.items() if n in names}
-

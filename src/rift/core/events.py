@@ -318,11 +318,32 @@ class TaskFinished(Event):
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.name: cls
     for cls in (
-        Iteration, Thinking, Content, ToolStart, ToolResult, EditDiff, Plan, Done,
-        Ask, EditReview, EditReviewClosed,
-        Ready, Capabilities, ContextGauge, Sessions, Models, ModelChanged, ApprovalChanged,
-        History, Info, Warning,
-        SubagentStarted, SubagentActivity, SubagentFinished, TaskStarted, TaskFinished,
+        Iteration,
+        Thinking,
+        Content,
+        ToolStart,
+        ToolResult,
+        EditDiff,
+        Plan,
+        Done,
+        Ask,
+        EditReview,
+        EditReviewClosed,
+        Ready,
+        Capabilities,
+        ContextGauge,
+        Sessions,
+        Models,
+        ModelChanged,
+        ApprovalChanged,
+        History,
+        Info,
+        Warning,
+        SubagentStarted,
+        SubagentActivity,
+        SubagentFinished,
+        TaskStarted,
+        TaskFinished,
     )
 }
 

@@ -15,6 +15,7 @@ Anything but an explicit yes from the person is a refusal.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,8 +72,9 @@ class PermissionGate:
     ) -> WriteVerdict:
         verdict = self.rules.verdict_for_path(tool, path)
         if verdict.kind == "deny":
-            return WriteVerdict(False, message=f"this {tool} was blocked by permission rule"
-                                f" '{verdict.rule}'")
+            return WriteVerdict(
+                False, message=f"this {tool} was blocked by permission rule '{verdict.rule}'"
+            )
         if not self.approval.enabled:
             return WriteVerdict(True, content=new)
         shown = self._display(path)
@@ -155,10 +157,9 @@ class PermissionGate:
     def _remember(self, rule: str) -> None:
         self.rules.add_allow(rule)
         if self.persist_rule is not None:
-            try:
+            # The live rule applies either way; persisting is best effort (reference 5.3).
+            with contextlib.suppress(OSError):
                 self.persist_rule(rule)
-            except OSError:
-                pass  # the live rule still applies; persisting is best effort (reference 5.3)
 
     def _display(self, path: Path) -> str:
         try:

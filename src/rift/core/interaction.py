@@ -65,8 +65,14 @@ class InteractionBroker:
             return None
         review_id, future = self._open("review")
         self._emit(
-            EditReview(id=review_id, tool=tool, path=path, old=old, new=new,
-                       segments=[dict(s) for s in segments])
+            EditReview(
+                id=review_id,
+                tool=tool,
+                path=path,
+                old=old,
+                new=new,
+                segments=[dict(s) for s in segments],
+            )
         )
         result = await self._wait(review_id, future)
         return result if isinstance(result, ReviewDecision) else None

@@ -33,7 +33,7 @@ import os
 import re
 import shlex
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -73,6 +73,9 @@ class Rule:
     def covers(self, tool: str) -> bool:
         """Whether this rule speaks about `tool` (Edit covers write, Read covers ls...)."""
         return tool.lower() in _FAMILIES.get(self.tool, frozenset({self.tool}))
+
+
+_Matcher = Callable[[Rule], bool]
 
 
 def parse_rule(text: str) -> Rule | None:
@@ -128,7 +131,7 @@ def _glob(pattern: str, *, path: bool) -> str:
         elif char in "*?":
             out.append(("[^/]" if path else ".") + ("*" if char == "*" else ""))
         elif char == "[" and (end := _class_end(pattern, i)) > 0:
-            body = re.sub(r"([\\\[&~|])", r"\\\1", pattern[i + 1 : end])
+            body = re.sub(r"([\\\[\]&~|])", r"\\\1", pattern[i + 1 : end])
             if body[0] in "!^":
                 body = "^" + ("/" if path else "") + body[1:]
             out.append(f"[{body}]")
@@ -201,8 +204,19 @@ _SEPARATORS = re.compile(r"[;&|\n()`$]")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _WRAPPER_ARG = re.compile(r"-.*|\d+(?:\.\d+)?[smhd]?")
 _WRAPPERS = frozenset(
-    {"command", "exec", "env", "nohup", "time", "builtin", "nice", "xargs", "stdbuf",
-     "setsid", "timeout"}
+    {
+        "command",
+        "exec",
+        "env",
+        "nohup",
+        "time",
+        "builtin",
+        "nice",
+        "xargs",
+        "stdbuf",
+        "setsid",
+        "timeout",
+    }
 )
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish"})
 _SHELL_C = re.compile(r"-[A-Za-z]*c[A-Za-z]*")
@@ -210,9 +224,21 @@ _BRACE_LIST = re.compile(r"\{[^{}]*,[^{}]*\}")
 _MAX_DEPTH = 4
 
 BUILTIN_BASH_DENY: tuple[str, ...] = (
-    "sudo", "sudo *", "rm -rf /", "rm -rf /*", "rm -fr /", "rm -fr /*", "shutdown*",
-    "reboot*", "halt*", "poweroff*", "mkfs*", "dd if=*of=/dev/*", "chmod -R 777 /",
-    "chmod -R 777 /*", "chown -R * /",
+    "sudo",
+    "sudo *",
+    "rm -rf /",
+    "rm -rf /*",
+    "rm -fr /",
+    "rm -fr /*",
+    "shutdown*",
+    "reboot*",
+    "halt*",
+    "poweroff*",
+    "mkfs*",
+    "dd if=*of=/dev/*",
+    "chmod -R 777 /",
+    "chmod -R 777 /*",
+    "chown -R * /",
 )
 """Always enforced and never listed; `rm` of / is also caught in any flag spelling."""
 _BUILTIN_RULES = tuple(Rule(f"Bash({p})", "bash", p) for p in BUILTIN_BASH_DENY)
@@ -261,10 +287,8 @@ def _inner_commands(words: list[str]) -> list[str]:
         return [" ".join(words[1:])]
     if program not in _SHELLS:
         return []
-    for i, word in enumerate(words[1:], start=1):
-        if not word.startswith("-"):
-            return []
-        if _SHELL_C.fullmatch(word) and i + 1 < len(words):
+    for i, word in enumerate(words[1:-1], start=1):
+        if _SHELL_C.fullmatch(word):  # anywhere: `bash -o pipefail -c ...` too
             return list(dict.fromkeys([words[i + 1], " ".join(words[i + 1 :])]))
     return []
 
@@ -338,14 +362,20 @@ class Rules:
             usual filesystem (Windows, macOS).
         """
         self._cwd, self._home = cwd, home
-        self._flags = re.IGNORECASE if (
-            _DEFAULT_CASE_INSENSITIVE if case_insensitive is None else case_insensitive
-        ) else 0
+        self._flags = (
+            re.IGNORECASE
+            if (_DEFAULT_CASE_INSENSITIVE if case_insensitive is None else case_insensitive)
+            else 0
+        )
         self._lists: dict[RuleList, list[Rule]] = {}
         warnings: list[str] = []
-        for kind, texts in (("allow", allow), ("ask", ask), ("deny", deny)):
-            rules, problems = parse_rules(texts)
-            self._lists[kind] = rules  # type: ignore[index]
+        named: tuple[tuple[RuleList, Sequence[str]], ...] = (
+            ("allow", allow),
+            ("ask", ask),
+            ("deny", deny),
+        )
+        for kind, texts in named:
+            self._lists[kind], problems = parse_rules(texts)
             warnings += problems
         self._session: list[Rule] = []
         self.warnings: tuple[str, ...] = tuple(warnings)
@@ -400,48 +430,48 @@ class Rules:
         """Verdict for a shell command: built-ins, then deny/ask on ANY segment form,
         then allow only when EVERY plain segment is allowed."""
         segments = split_bash_segments(command)
-        forms: set[str] = set().union(*(bash_forms(s) for s in segments))
+        forms: set[str] = set()
+        for segment in segments:
+            forms |= bash_forms(segment)
         for rule in _BUILTIN_RULES:
             if any(_bash_match(rule.pattern or "", form) for form in forms):
                 return Verdict("deny", rule.text)
         if any(_removes_root(form) for form in forms):
             return Verdict("deny", "Bash(rm -rf /)")
-        for kind in ("deny", "ask"):
-            for rule in self._lists[kind]:
-                if rule.covers("bash") and (
-                    rule.pattern is None or any(_bash_match(rule.pattern, f) for f in forms)
-                ):
-                    return Verdict(kind, rule.text)
+        restricted = self._decide(
+            "bash",
+            lambda rule: any(_bash_match(rule.pattern or "", f) for f in forms),
+            kinds=("deny", "ask"),
+        )
+        return restricted if restricted.kind != "none" else self._bash_allowed(segments)
+
+    def _bash_allowed(self, segments: list[str]) -> Verdict:
+        """Allow only if a bare `Bash` rule exists or every plain segment is allowed."""
         allowing = [r for r in (*self._lists["allow"], *self._session) if r.covers("bash")]
         bare = next((r for r in allowing if r.pattern is None), None)
         if bare is not None:
             return Verdict("allow", bare.text)
-        first: Rule | None = None
+        decided: list[Rule] = []
         for segment in segments:
             rule = next((r for r in allowing if _bash_match(r.pattern or "", segment)), None)
             if rule is None:
                 return NO_VERDICT
-            first = first or rule
-        return Verdict("allow", first.text) if first else NO_VERDICT
+            decided.append(rule)
+        return Verdict("allow", decided[0].text) if decided else NO_VERDICT
 
-    def _decide(self, tool: str, matches: _Matcher) -> Verdict:
+    def _decide(
+        self,
+        tool: str,
+        matches: _Matcher,
+        kinds: tuple[RuleList, ...] = ("deny", "ask", "allow"),
+    ) -> Verdict:
         """deny > ask > allow > none over the rules covering `tool`."""
-        lists: tuple[tuple[VerdictKind, Iterable[Rule]], ...] = (
-            ("deny", self._lists["deny"]),
-            ("ask", self._lists["ask"]),
-            ("allow", (*self._lists["allow"], *self._session)),
-        )
-        for kind, rules in lists:
+        for kind in kinds:
+            rules = self._lists[kind] + (self._session if kind == "allow" else [])
             for rule in rules:
                 if rule.covers(tool) and (rule.pattern is None or matches(rule)):
                     return Verdict(kind, rule.text)
         return NO_VERDICT
-
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    _Matcher = Callable[[Rule], bool]
 
 
 # ------------------------------------------------------------- suggestions

@@ -176,8 +176,10 @@ def _read_item(path: Path, st: os.stat_result) -> SessionItem | None:
         return None
     starts = [text for m in messages if (text := prompt_text(m)) is not None]
     title = starts[0].strip().splitlines()[0][:TITLE_CHARS] if starts else "(empty session)"
-    saved_at = data.get("saved_at")
-    if not isinstance(saved_at, int) or isinstance(saved_at, bool):
+    raw_saved = data.get("saved_at")
+    if isinstance(raw_saved, int | float) and not isinstance(raw_saved, bool):
+        saved_at = int(raw_saved)
+    else:
         saved_at = int(st.st_mtime)
     return SessionItem(
         path=str(path),
@@ -233,6 +235,7 @@ def load_session(path: Path) -> LoadedSession:
     return LoadedSession(
         messages=normalize_tool_call_ids(messages),
         model=model if isinstance(model, str) and model else None,
+        notice=None if messages else "session has no saved turns yet — starting fresh",
     )
 
 

@@ -16,6 +16,7 @@ from rift.config import Config
 from rift.core.agent import Agent, bind_model
 from rift.core.events import Event, Info, Warning
 from rift.core.session import SessionStore, load_session
+from rift.extend.skills import discover_skills
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +61,15 @@ async def start_agent(
     else:
         path = store.reserve()
     approve = config.permissions.approve
-    agent = Agent(config=config, binding=binding, emit=emit, session_path=path,
-                  messages=messages, attached=options.attached)
+    skills = discover_skills(config.cwd, config.paths.config_dir)
+    agent = Agent(
+        config=config,
+        binding=binding,
+        emit=emit,
+        session_path=path,
+        messages=messages,
+        attached=options.attached,
+        skills=skills,
+    )
     agent.approval.enabled = True if approve is None else approve
     return Started(agent=agent, resumed=resumed, notices=notices)

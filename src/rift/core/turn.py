@@ -19,16 +19,32 @@ from dataclasses import dataclass, field
 from rift.core import hardening
 from rift.core.context import TokenMeter, enforce_budget, truncation_suspected
 from rift.core.events import (
-    Content, EditDiff, Event, Info, Iteration, Plan, Thinking, ToolResult, ToolStart, TurnStats,
+    Content,
+    EditDiff,
+    Event,
+    Info,
+    Iteration,
+    Plan,
+    Thinking,
+    ToolResult,
+    ToolStart,
+    TurnStats,
     Warning,
 )
 from rift.core.hunks import count_changes, preview_diff
+from rift.errors import ToolError
 from rift.models.base import (
-    ChatRequest, ContentDelta, Message, Provider, ThinkingDelta, ToolCall, ToolCallDict, Usage,
+    ChatRequest,
+    ContentDelta,
+    Message,
+    Provider,
+    ThinkingDelta,
+    ToolCall,
+    ToolCallDict,
+    Usage,
 )
 from rift.tools import canonical_name
 from rift.tools.base import Tool, ToolContext, ToolOutput
-from rift.errors import ToolError
 
 log = logging.getLogger("rift.turn")
 EDIT_DIFF_LINES = 80
@@ -114,8 +130,12 @@ class Turn:
         reply = await self._query(with_tools=not last_round)
         self._record_assistant(reply)
         if not reply.calls:
-            if not self._changed and not self._nudged and not last_round and \
-                    hardening.wants_apply_nudge(self._prompt, reply.content):
+            if (
+                not self._changed
+                and not self._nudged
+                and not last_round
+                and hardening.wants_apply_nudge(self._prompt, reply.content)
+            ):
                 self._nudged = True
                 self.messages.append({"role": "user", "content": hardening.APPLY_NUDGE})
                 return False
@@ -129,10 +149,22 @@ class Turn:
         s = self.s
         schemas = [t.schema(s.lean_schema) for t in s.tools.values()] if with_tools else []
         self.messages[:], _ = await enforce_budget(
-            self.messages, meter=s.meter, tools=schemas, num_ctx=s.num_ctx,
-            provider=s.provider, model=s.model, emit=self._notice)
-        request = ChatRequest(model=s.model, messages=list(self.messages), tools=schemas,
-                              num_ctx=s.num_ctx, temperature=s.temperature, think=s.think)
+            self.messages,
+            meter=s.meter,
+            tools=schemas,
+            num_ctx=s.num_ctx,
+            provider=s.provider,
+            model=s.model,
+            emit=self._notice,
+        )
+        request = ChatRequest(
+            model=s.model,
+            messages=list(self.messages),
+            tools=schemas,
+            num_ctx=s.num_ctx,
+            temperature=s.temperature,
+            think=s.think,
+        )
         unscaled = s.meter.unscaled(self.messages, schemas)
         reply = _Reply()
         started = time.monotonic()
@@ -177,9 +209,12 @@ class Turn:
         self._gen_seconds += usage.eval_duration_s or (time.monotonic() - (first or started))
         self.s.meter.update(usage.prompt_tokens, unscaled)
         if self.s.detect_truncation and truncation_suspected(usage.prompt_tokens, self.s.num_ctx):
-            self.emit(Warning(
-                f"context overflow: prompt filled num_ctx={self.s.num_ctx} and was likely"
-                " front-truncated; raise num_ctx or /compact"))
+            self.emit(
+                Warning(
+                    f"context overflow: prompt filled num_ctx={self.s.num_ctx} and was likely"
+                    " front-truncated; raise num_ctx or /compact"
+                )
+            )
 
     def _record_assistant(self, reply: _Reply) -> None:
         index = len(self.messages)
@@ -188,8 +223,12 @@ class Turn:
             message["thinking"] = reply.thinking
         if reply.calls:
             reply.calls = [
-                ToolCall(id=c.id or f"call_{index}_{i}", name=c.name, arguments=c.arguments,
-                         raw_arguments=c.raw_arguments)
+                ToolCall(
+                    id=c.id or f"call_{index}_{i}",
+                    name=c.name,
+                    arguments=c.arguments,
+                    raw_arguments=c.raw_arguments,
+                )
                 for i, c in enumerate(reply.calls)
             ]
             message["tool_calls"] = [_call_dict(c) for c in reply.calls]
@@ -216,19 +255,29 @@ class Turn:
     async def _run_tool(self, name: str, call: ToolCall) -> ToolOutput:
         tool = self.s.tools.get(name)
         if call.arguments is None:
-            return ToolOutput(False, f"the arguments for {name} are not valid JSON "
-                              f"({call.raw_arguments[:200]!r}); send a JSON object")
+            return ToolOutput(
+                False,
+                f"the arguments for {name} are not valid JSON "
+                f"({call.raw_arguments[:200]!r}); send a JSON object",
+            )
         if tool is None:
-            return ToolOutput(False, f"unknown tool '{call.name}'. Available tools: "
-                              + ", ".join(self.s.tools))
+            return ToolOutput(
+                False, f"unknown tool '{call.name}'. Available tools: " + ", ".join(self.s.tools)
+            )
         signature = hardening.call_signature(name, call.arguments, call.raw_arguments)
         self._signatures[signature] = seen = self._signatures.get(signature, 0) + 1
         if seen >= 3:
             if seen == 3:
-                self.emit(Warning(f"tool '{name}' called 3x with identical arguments;"
-                                  " refusing the repeat"))
-            return ToolOutput(False, "repeated identical tool call refused; the result will not"
-                              " change. Use what you already have or try something different.")
+                self.emit(
+                    Warning(
+                        f"tool '{name}' called 3x with identical arguments; refusing the repeat"
+                    )
+                )
+            return ToolOutput(
+                False,
+                "repeated identical tool call refused; the result will not"
+                " change. Use what you already have or try something different.",
+            )
         try:
             return await tool.run(call.arguments, self.s.ctx)
         except ToolError as exc:
@@ -251,14 +300,16 @@ class Turn:
             raise TurnStopped(f"stopping the turn: {STUCK_STOP_AT} tool calls in a row failed")
 
     def _close_call(self, call: ToolCall, text: str) -> None:
-        self.messages.append({"role": "tool", "content": text, "tool_name": call.name,
-                              "tool_call_id": call.id or ""})
+        self.messages.append(
+            {"role": "tool", "content": text, "tool_name": call.name, "tool_call_id": call.id or ""}
+        )
         self._open_calls = [c for c in self._open_calls if c[0] != call.id]
 
     def _close_open_calls(self, text: str) -> None:
         for call_id, name in self._open_calls:
-            self.messages.append({"role": "tool", "content": text, "tool_name": name,
-                                  "tool_call_id": call_id})
+            self.messages.append(
+                {"role": "tool", "content": text, "tool_name": name, "tool_call_id": call_id}
+            )
         self._open_calls = []
 
     def _notice(self, kind: str, text: str) -> None:

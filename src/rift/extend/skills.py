@@ -45,7 +45,7 @@ def parse_skill(text: str, fallback_name: str, source: Path | None = None) -> Sk
                 key, sep, value = line.partition(":")
                 if sep:
                     meta[key.strip().lower()] = value.strip().strip("\"'")
-            body = text[end + 4:].lstrip("\n")
+            body = text[end + 4 :].lstrip("\n")
     name = meta.get("name") or fallback_name
     description = meta.get("description") or _first_line(body) or "(no description)"
     if len(body) > BODY_CAP:
@@ -92,7 +92,7 @@ def split_invocation(text: str) -> tuple[str, str] | None:
     stripped = text.strip()
     if not stripped.startswith("/skill:"):
         return None
-    rest = stripped[len("/skill:"):]
+    rest = stripped[len("/skill:") :]
     name, _, task = rest.partition(" ")
     if "\n" in name:
         name, _, more = name.partition("\n")

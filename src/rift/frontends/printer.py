@@ -15,7 +15,14 @@ from typing import Any, TextIO
 
 from rift.config import Config
 from rift.core.events import (
-    Content, EditDiff, Event, Info, ToolResult, ToolStart, TurnStats, Warning,
+    Content,
+    EditDiff,
+    Event,
+    Info,
+    ToolResult,
+    ToolStart,
+    TurnStats,
+    Warning,
 )
 from rift.core.startup import StartOptions, start_agent
 from rift.errors import ModelError
@@ -44,7 +51,9 @@ class HeadlessRenderer:
         elif isinstance(event, ToolResult):
             self.tools.append({"name": event.tool, "ok": event.ok})
             mark = "✓" if event.ok else "✗"
-            self._line(f"{mark} {event.tool}: {event.preview.splitlines()[0] if event.preview else ''}")
+            self._line(
+                f"{mark} {event.tool}: {event.preview.splitlines()[0] if event.preview else ''}"
+            )
         elif isinstance(event, EditDiff):
             self._line(f"  {event.path} +{event.added} -{event.removed}")
         elif isinstance(event, Warning):
@@ -69,8 +78,9 @@ def _salient(args: dict[str, Any]) -> str:
     return json.dumps(args, ensure_ascii=False)[:120]
 
 
-async def _run(config: Config, prompt: str, renderer: HeadlessRenderer,
-               options: StartOptions) -> tuple[int, dict[str, Any]]:
+async def _run(
+    config: Config, prompt: str, renderer: HeadlessRenderer, options: StartOptions
+) -> tuple[int, dict[str, Any]]:
     try:
         started = await start_agent(config, renderer, options)
     except ModelError as exc:

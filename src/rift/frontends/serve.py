@@ -22,16 +22,33 @@ from rift import __version__
 from rift.config import Config
 from rift.core.agent import Agent
 from rift.core.events import (
-    PROTOCOL_VERSION, ApprovalChanged, Capabilities, Event, History, Ready, SkillInfo, Warning,
+    PROTOCOL_VERSION,
+    ApprovalChanged,
+    Capabilities,
+    Event,
+    History,
+    Ready,
+    SkillInfo,
+    Warning,
     to_json_line,
 )
 from rift.core.session import history_for
 from rift.core.startup import StartOptions, start_agent
 from rift.errors import ModelError
-from rift.extend.skills import Skill, discover_skills, split_invocation
+from rift.extend.skills import Skill, split_invocation
 
-COMMANDS = ("hello", "prompt", "answer", "edit_decision", "cancel", "undo", "list_sessions",
-            "list_models", "set_model", "set_approval")
+COMMANDS = (
+    "hello",
+    "prompt",
+    "answer",
+    "edit_decision",
+    "cancel",
+    "undo",
+    "list_sessions",
+    "list_models",
+    "set_model",
+    "set_approval",
+)
 MAX_LINE_BYTES = 4 * 1024 * 1024
 _EOF = object()
 
@@ -53,13 +70,15 @@ class EventWriter:
             self.closed = True  # the client is gone; stdin EOF will end the loop
 
 
-def _read_lines(stream: BinaryIO, loop: asyncio.AbstractEventLoop,
-                queue: asyncio.Queue[object]) -> None:
+def _read_lines(
+    stream: BinaryIO, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[object]
+) -> None:
     """Thread body: split stdin into lines, refusing ones over MAX_LINE_BYTES."""
     while True:
         line = stream.readline(MAX_LINE_BYTES + 1)
         if not line:
             break
+        item: bytes | Exception = line
         if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
             size = len(line)
             while True:  # discard the rest of the over-long line
@@ -67,9 +86,11 @@ def _read_lines(stream: BinaryIO, loop: asyncio.AbstractEventLoop,
                 size += len(more)
                 if not more or more.endswith(b"\n"):
                     break
-            line = ValueError(f"command line too long ({size} bytes; the limit is"
-                              f" {MAX_LINE_BYTES} bytes); ignored")
-        loop.call_soon_threadsafe(queue.put_nowait, line)
+            item = ValueError(
+                f"command line too long ({size} bytes; the limit is"
+                f" {MAX_LINE_BYTES} bytes); ignored"
+            )
+        loop.call_soon_threadsafe(queue.put_nowait, item)
     loop.call_soon_threadsafe(queue.put_nowait, _EOF)
 
 
@@ -83,10 +104,16 @@ class ServeLoop:
         self.work: asyncio.Task[Any] | None = None
         self.side_tasks: set[asyncio.Task[Any]] = set()
         self.handlers: dict[str, Callable[[dict[str, Any]], Awaitable[None] | None]] = {
-            "hello": self.hello, "prompt": self.prompt, "answer": self.answer,
-            "edit_decision": self.edit_decision, "cancel": self.cancel, "undo": self.undo,
-            "list_sessions": self.list_sessions, "list_models": self.list_models,
-            "set_model": self.set_model, "set_approval": self.set_approval,
+            "hello": self.hello,
+            "prompt": self.prompt,
+            "answer": self.answer,
+            "edit_decision": self.edit_decision,
+            "cancel": self.cancel,
+            "undo": self.undo,
+            "list_sessions": self.list_sessions,
+            "list_models": self.list_models,
+            "set_model": self.set_model,
+            "set_approval": self.set_approval,
         }
 
     @property
@@ -115,7 +142,7 @@ class ServeLoop:
             self.warn(f"bad command json: {exc}")
             return
         if not isinstance(command, dict):
-            self.warn("bad command json: expected an object like {\"cmd\":\"prompt\",...}")
+            self.warn('bad command json: expected an object like {"cmd":"prompt",...}')
             return
         name = command.get("cmd")
         handler = self.handlers.get(name) if isinstance(name, str) else None
@@ -129,11 +156,13 @@ class ServeLoop:
     def start_work(self, coro: Awaitable[Any]) -> None:
         async def wrapper() -> None:
             await coro
+
         self.work = asyncio.create_task(wrapper())
 
     def spawn(self, coro: Awaitable[Any]) -> None:
         async def wrapper() -> None:
             await coro
+
         task = asyncio.create_task(wrapper())
         self.side_tasks.add(task)
         task.add_done_callback(self.side_tasks.discard)
@@ -152,8 +181,13 @@ class ServeLoop:
         self.agent.broker.edit_review = edit_review
         if approve is not None:
             self.agent.set_approval(approve)
-        self.emit(Capabilities(protocol_version=PROTOCOL_VERSION, edit_review=edit_review,
-                               approve=self.agent.approval.enabled))
+        self.emit(
+            Capabilities(
+                protocol_version=PROTOCOL_VERSION,
+                edit_review=edit_review,
+                approve=self.agent.approval.enabled,
+            )
+        )
 
     def prompt(self, cmd: dict[str, Any]) -> None:
         text = cmd.get("text")
@@ -176,17 +210,23 @@ class ServeLoop:
 
     def answer(self, cmd: dict[str, Any]) -> None:
         ask_id, text = cmd.get("id"), cmd.get("text", "")
-        if not _is_int(ask_id) or not isinstance(text, str):
+        if not isinstance(ask_id, int) or isinstance(ask_id, bool) or not isinstance(text, str):
             self.warn("answer needs a numeric 'id' and a string 'text'")
             return
         self.agent.broker.answer(ask_id, text)
 
     def edit_decision(self, cmd: dict[str, Any]) -> None:
         review_id, apply, content = cmd.get("id"), cmd.get("apply", False), cmd.get("content")
-        if not _is_int(review_id) or not isinstance(apply, bool) or \
-                (content is not None and not isinstance(content, str)):
-            self.warn("edit_decision needs a numeric 'id', a boolean 'apply' and an optional"
-                      " string 'content'")
+        if (
+            not isinstance(review_id, int)
+            or isinstance(review_id, bool)
+            or not isinstance(apply, bool)
+            or (content is not None and not isinstance(content, str))
+        ):
+            self.warn(
+                "edit_decision needs a numeric 'id', a boolean 'apply' and an optional"
+                " string 'content'"
+            )
             return
         self.agent.broker.decide(review_id, apply, content)
 
@@ -207,6 +247,7 @@ class ServeLoop:
     def list_models(self, _cmd: dict[str, Any]) -> None:
         async def discover() -> None:
             self.emit(await self.agent.list_models())
+
         self.spawn(discover())
 
     def set_model(self, cmd: dict[str, Any]) -> None:
@@ -243,10 +284,6 @@ class ServeLoop:
         await self.agent.aclose()
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 async def _serve(config: Config, options: StartOptions, emit: EventWriter) -> int:
     try:
         started = await start_agent(config, emit, options)
@@ -255,13 +292,20 @@ async def _serve(config: Config, options: StartOptions, emit: EventWriter) -> in
         emit(Warning(text=f"error: {exc}"))
         return 2
     agent = started.agent
-    skills = discover_skills(config.cwd, config.paths.config_dir)
-    agent.refresh_system_prompt([(s.name, s.description) for s in skills.values()])
-    emit(Ready(model=agent.model, session=str(agent.session_path), cwd=str(config.cwd),
-               version=__version__, protocol_version=PROTOCOL_VERSION, num_ctx=agent.num_ctx,
-               approve=agent.approval.enabled,
-               skills=[SkillInfo(s.name, s.description) for s in skills.values()],
-               commands=list(COMMANDS)))
+    skills = agent.skills
+    emit(
+        Ready(
+            model=agent.model,
+            session=str(agent.session_path),
+            cwd=str(config.cwd),
+            version=__version__,
+            protocol_version=PROTOCOL_VERSION,
+            num_ctx=agent.num_ctx,
+            approve=agent.approval.enabled,
+            skills=[SkillInfo(s.name, s.description) for s in skills.values()],
+            commands=list(COMMANDS),
+        )
+    )
     emit(agent.context_gauge())
     if started.resumed:
         emit(History(messages=history_for(agent.messages)))
@@ -269,8 +313,9 @@ async def _serve(config: Config, options: StartOptions, emit: EventWriter) -> in
         emit(notice)
     loop = ServeLoop(agent, emit, skills)
     queue: asyncio.Queue[object] = asyncio.Queue()
-    reader = threading.Thread(target=_read_lines, daemon=True,
-                              args=(sys.stdin.buffer, asyncio.get_running_loop(), queue))
+    reader = threading.Thread(
+        target=_read_lines, daemon=True, args=(sys.stdin.buffer, asyncio.get_running_loop(), queue)
+    )
     reader.start()
     while True:
         item = await queue.get()

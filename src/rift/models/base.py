@@ -96,7 +96,7 @@ class ChatRequest:
     model: str
     messages: list[Message]
     tools: list[dict[str, Any]] = field(default_factory=list)
-    """OpenAI-style function definitions: {"type":"function","function":{name,description,parameters}}."""
+    """OpenAI-style function definitions: {"type": "function", "function": {...}}."""
     num_ctx: int = 32768
     temperature: float | None = 0.2
     think: bool | None = None

@@ -58,9 +58,10 @@ def to_ollama_message(message: Message) -> dict[str, Any]:
             }
             for call in message["tool_calls"]
         ]
-    for key in ("tool_name", "tool_call_id"):
-        if message.get(key):
-            out[key] = message[key]  # type: ignore[literal-required]
+    if message.get("tool_name"):
+        out["tool_name"] = message["tool_name"]
+    if message.get("tool_call_id"):
+        out["tool_call_id"] = message["tool_call_id"]
     if message.get("images"):
         out["images"] = [_bare_base64(image) for image in message["images"]]
     return out

@@ -59,7 +59,7 @@ def _user_content(message: Message) -> str | list[dict[str, Any]]:
 
 def _claim(pending: list[tuple[str, str]], tool_name: str | None) -> str:
     """The id of the earliest unanswered call (by name when possible), removed from `pending`."""
-    for i, (call_id, name) in enumerate(pending):
+    for i, (_, name) in enumerate(pending):
         if name == tool_name:
             return pending.pop(i)[0]
     return pending.pop(0)[0] if pending else "call_unknown"
@@ -82,8 +82,11 @@ def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
                 name = call["function"]["name"]
                 arguments = json.dumps(call["function"].get("arguments") or {})
                 calls.append(
-                    {"id": call_id, "type": "function",
-                     "function": {"name": name, "arguments": arguments}}
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": name, "arguments": arguments},
+                    }
                 )
                 pending.append((call_id, name))
             if calls:
@@ -191,7 +194,8 @@ class _StreamState:
         call = self.calls.setdefault(index, _PartialCall())
         if piece_id and not call.id:
             call.id = piece_id
-        function = piece.get("function") if isinstance(piece.get("function"), dict) else {}
+        raw_function = piece.get("function")
+        function: dict[str, Any] = raw_function if isinstance(raw_function, dict) else {}
         if isinstance(function.get("name"), str) and not call.name:
             call.name = function["name"]
         arguments = function.get("arguments")
@@ -284,8 +288,11 @@ class OpenAIProvider:
 
     async def _entries(self) -> list[dict[str, Any]]:
         data = await request_json(
-            self._client, "GET", f"{self._base_url}/models",
-            base_url=self._base_url, headers=self._headers,
+            self._client,
+            "GET",
+            f"{self._base_url}/models",
+            base_url=self._base_url,
+            headers=self._headers,
         )
         entries = data.get("data") if isinstance(data, dict) else None
         return [e for e in entries or () if isinstance(e, dict) and isinstance(e.get("id"), str)]

@@ -29,7 +29,7 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 ADOPT_CTX_CAP = 131072
 """The most context a provider-routed model gets without an explicit num_ctx."""
 PROBE_TIMEOUT_S = 2.5
-EMBEDDED = "embedded"
+EMBEDDED: Literal["embedded"] = "embedded"
 _BUILTIN_URLS = {"openai": OPENAI_BASE_URL}
 
 

@@ -1,1 +1,87 @@
-"""rift.tools."""
+"""rift.tools: the built-in tools, their registry order, and tool-name repair.
+
+Each tool is one module exposing `TOOL`; `builtin_tools()` is the explicit
+registry (no scanning). `canonical_name` repairs the names small models
+invent ("read_file", "str_replace", "Shell") before a call is dispatched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from rift.tools import bash, edit, glob, grep, ls, plan, read, write
+from rift.tools.base import Tool
+
+__all__ = ["ALIASES", "BUILTIN_TOOLS", "builtin_tools", "canonical_name"]
+
+BUILTIN_TOOLS: tuple[str, ...] = ("read", "write", "edit", "bash", "ls", "grep", "glob", "plan")
+
+_MODULES = {
+    "read": read,
+    "write": write,
+    "edit": edit,
+    "bash": bash,
+    "ls": ls,
+    "grep": grep,
+    "glob": glob,
+    "plan": plan,
+}
+
+
+def builtin_tools() -> dict[str, Tool]:
+    """The built-in tools by name, in registry order."""
+    return {name: _MODULES[name].TOOL for name in BUILTIN_TOOLS}
+
+
+_ALIAS_TABLE: dict[str, tuple[str, ...]] = {
+    "read": ("read_file", "readfile", "open_file", "view_file", "cat", "view"),
+    "write": ("write_file", "create_file", "save_file", "write_to_file"),
+    "edit": ("edit_file", "str_replace", "replace_in_file", "apply_edit"),
+    "bash": (
+        "run_command", "execute", "execute_command", "shell",
+        "run_shell_command", "terminal", "run_bash", "exec",
+    ),
+    "ls": ("list_files", "list_directory", "list_dir", "dir"),
+    "grep": ("search", "search_files", "grep_search", "code_search", "search_code"),
+    "glob": ("find_files", "file_glob", "file_search"),
+    "outline": ("skeleton", "file_outline", "symbols", "get_outline"),
+    "repo_map": ("repo_overview", "project_map", "codebase_map"),
+    "web_search": ("internet_search", "google", "web", "duckduckgo", "search_web"),
+    "fetch": ("web_fetch", "http_get", "get_url", "fetch_url", "curl", "wget"),
+    "task": ("tasks", "bg", "task_status", "check_task", "background_task", "task_output"),
+    "agent": ("Task", "subagent", "sub_agent", "spawn_agent", "delegate", "dispatch_agent"),
+}  # fmt: skip
+
+ALIASES: dict[str, str] = {
+    alias: target for target, aliases in _ALIAS_TABLE.items() for alias in aliases
+}
+"""Hallucinated tool name → real tool name (reference notes, section 4.4)."""
+
+
+def _normalize(name: str) -> str:
+    name = name.strip()
+    if name.startswith("functions."):
+        name = name[len("functions.") :]
+    return name.lower().replace("-", "_").replace(" ", "_")
+
+
+def canonical_name(name: str, available: Collection[str]) -> str:
+    """The registered tool a model meant by `name`, or `name` unchanged.
+
+    Order: exact name; exact alias ("Task" → agent); case/spacing-insensitive
+    name; case-insensitive alias. An alias only applies when its target is
+    available, so "Task" still reaches `task` in a context without `agent`.
+    """
+    if name in available:
+        return name
+    target = ALIASES.get(name.strip())
+    if target is not None and target in available:
+        return target
+    wanted = _normalize(name)
+    for candidate in available:
+        if _normalize(candidate) == wanted:
+            return candidate
+    for alias, target in ALIASES.items():
+        if _normalize(alias) == wanted and target in available:
+            return target
+    return name

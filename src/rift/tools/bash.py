@@ -52,7 +52,7 @@ def shell_quote(text: str) -> str:
 
 
 def wrap_command(command: str, ctx: ToolContext) -> str:
-    """Apply the sandbox wrapper template ({cmd}, {cwd}), in one pass so neither leaks into the other."""
+    """Fill the wrapper template's {cmd} and {cwd} in one pass, so neither leaks into the other."""
     if not ctx.bash_wrapper:
         return command
     values = {"cmd": shell_quote(command), "cwd": str(ctx.cwd)}
@@ -91,9 +91,9 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         raise ToolError("command is empty")
     explicit = optional_int(args, "timeout_secs")
     background = optional_bool(args, "run_in_background")
-    tasks = ctx.extras.get("tasks")
+    tasks: Any = ctx.extras.get("tasks")
     if background and tasks is None:
-        raise ToolError("background tasks are not available here; run the command in the foreground")
+        raise ToolError("background tasks are not available here; run it in the foreground")
     refusal = await ctx.gate.authorize_bash(command)
     if refusal is not None:
         return ToolOutput(ok=False, text=refusal)

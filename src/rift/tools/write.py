@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from rift.errors import ToolError
-from rift.tools.base import AppliedEdit, Tool, ToolContext, ToolOutput, WriteVerdict, is_binary, require_str
+from rift.tools.base import (
+    AppliedEdit,
+    Tool,
+    ToolContext,
+    ToolOutput,
+    WriteVerdict,
+    is_binary,
+    require_str,
+)
 from rift.tools.hooks import run_post_edit_hooks
 
 PARTIAL_NOTE = (
