@@ -207,12 +207,13 @@ def test_list_all_models_dedups_host_first_in_request_order() -> None:
 def test_list_all_models_skips_dead_and_failing_servers() -> None:
     dead = f"http://127.0.0.1:{free_port()}/v1"
     with FakeModelServer({"models": [{"name": "a"}, {"name": "b"}]}) as host, \
-            FakeModelServer({"models": [{"name": "a"}]}) as other:
+            FakeModelServer({"models": [{"name": "a"}]}) as other, \
+            FakeModelServer({"list_status": 503}) as failing:
         cfg = config(
             host.url,
             zz=provider("zz", other.url + "/v1"),
             dead=provider("dead", dead),
-            broken=provider("broken", other.url + "/nothing-here"),
+            broken=provider("broken", failing.v1_url),
         )
         names = run(list_all_models(cfg, "a"))
     assert names == ["a", "b", "zz/a"]

@@ -105,7 +105,8 @@ def test_grep_hits_skip_ignored_hidden_binary_denied(
 def test_grep_path_glob_and_no_matches(proj: Path, backend_ctx: ToolContext) -> None:
     _tree(proj, {"a/x.py": "hit\n", "a/y.md": "hit\n", "b/z.py": "hit\n"})
     assert call(GREP, backend_ctx, pattern="hit", path="a").text == "a/x.py:1: hit\na/y.md:1: hit"
-    assert call(GREP, backend_ctx, pattern="hit", glob="*.py").text == "a/x.py:1: hit\nb/z.py:1: hit"
+    by_name = call(GREP, backend_ctx, pattern="hit", glob="*.py").text
+    assert by_name == "a/x.py:1: hit\nb/z.py:1: hit"
     assert call(GREP, backend_ctx, pattern="h.t", path="a/y.md").text == "a/y.md:1: hit"
     assert call(GREP, backend_ctx, pattern="miss").text == "no matches"
 

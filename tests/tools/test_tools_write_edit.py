@@ -105,9 +105,7 @@ def test_edit_crlf_snippet_matches_lf_file_and_keeps_lf(proj: Path, ctx: ToolCon
     assert (proj / "u.txt").read_bytes() == b"one\n2\n3\n"
 
 
-def test_edit_multiple_matches_needs_context_or_replace_all(
-    proj: Path, ctx: ToolContext
-) -> None:
+def test_edit_multiple_matches_needs_context_or_replace_all(proj: Path, ctx: ToolContext) -> None:
     (proj / "r.txt").write_text("foo\nbar\nfoo\nfoo\n")
     with pytest.raises(ToolError, match=r"occurs 3 times .*more context.*replace_all"):
         call(EDIT, ctx, path="r.txt", old_string="foo", new_string="baz")
@@ -127,9 +125,7 @@ def test_edit_not_found_points_at_whitespace_difference(proj: Path, ctx: ToolCon
 def test_edit_not_found_names_closest_line(proj: Path, ctx: ToolContext) -> None:
     (proj / "c.py").write_text("import os\n\ndef compute_total(items):\n    return sum(items)\n")
     with pytest.raises(ToolError) as err:
-        call(
-            EDIT, ctx, path="c.py", old_string="def compute_totals(items, tax):", new_string="x"
-        )
+        call(EDIT, ctx, path="c.py", old_string="def compute_totals(items, tax):", new_string="x")
     message = str(err.value)
     assert "Closest match is line 3: `def compute_total(items):`" in message
     assert "Re-read" in message
@@ -158,9 +154,7 @@ def test_closest_match_display_is_capped(proj: Path, ctx: ToolContext) -> None:
     ("old", "new", "match"),
     [("", "x", "old_string is empty"), ("same", "same", "identical")],
 )
-def test_edit_argument_errors(
-    proj: Path, ctx: ToolContext, old: str, new: str, match: str
-) -> None:
+def test_edit_argument_errors(proj: Path, ctx: ToolContext, old: str, new: str, match: str) -> None:
     (proj / "f.txt").write_text("same\n")
     with pytest.raises(ToolError, match=match):
         call(EDIT, ctx, path="f.txt", old_string=old, new_string=new)

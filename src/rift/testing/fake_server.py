@@ -23,6 +23,7 @@ Script format (a JSON object; every key optional)::
          "extra": {...}}               # merged into the /v1/models entry (e.g.
       ],                               #   {"meta": {"n_ctx_train": 8192}});
                                        # names may repeat (served as given)
+      "list_status": 503,              # model lists (tags, /models) fail with it
       "turns": [ TURN, ... ]
     }
 
@@ -115,6 +116,7 @@ class _Script:
         turns = data.get("turns")
         self._turns = [dict(t) for t in turns] if isinstance(turns, list) else []
         self._left = [max(1, int(t.get("repeat", 1))) for t in self._turns]
+        self.list_status = int(data.get("list_status") or 0)
         self._lock = threading.Lock()
 
     def model(self, name: str) -> dict[str, Any] | None:
@@ -381,9 +383,12 @@ class _Handler(BaseHTTPRequestHandler):
     def _dispatch(self) -> None:
         body, size = self._read_body()
         path = self.path.split("?", 1)[0].rstrip("/")
-        models = self.server.state.script.models
+        script = self.server.state.script
+        models = script.models
         try:
-            if path.endswith("/api/tags"):
+            if script.list_status and path.endswith(("/api/tags", "/models")):
+                self._send_json(script.list_status, {"error": "scripted listing failure"})
+            elif path.endswith("/api/tags"):
                 self._send_json(200, {"models": [_tag(m) for m in models]})
             elif path.endswith("/api/show"):
                 self._show(str(body.get("model") or body.get("name") or ""))

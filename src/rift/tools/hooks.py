@@ -20,11 +20,8 @@ async def _run_hook(command: str, ctx: ToolContext, timeout: float) -> str | Non
         result = await run_shell(command, ctx.cwd, timeout)
     except OSError as exc:
         return f"\n[post-edit hook FAILED to run: {command}]\n{exc}"
-    output = strip_ansi(result.stdout)
-    err = strip_ansi(result.stderr)
-    if err:
-        output = f"{output}\n{err}" if output else err
-    output = middle_truncate(output.strip("\n"), HOOK_OUTPUT_LIMIT)
+    streams = (strip_ansi(result.stdout).strip("\n"), strip_ansi(result.stderr).strip("\n"))
+    output = middle_truncate("\n".join(part for part in streams if part), HOOK_OUTPUT_LIMIT)
     if result.timed_out:
         header = f"\n[post-edit hook TIMED OUT after {timeout:g}s: {command}]"
     elif result.exit_code != 0:
