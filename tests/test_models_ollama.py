@@ -101,7 +101,11 @@ def test_request_body_shape() -> None:
         {"role": "tool", "content": "data", "tool_name": "read", "tool_call_id": "c1"},
     ]
     request = ChatRequest(
-        "qwen3", messages, tools=[{"type": "function"}], temperature=None, think=False,
+        "qwen3",
+        messages,
+        tools=[{"type": "function"}],
+        temperature=None,
+        think=False,
         num_predict=64,
     )
     with FakeModelServer({}) as server:
@@ -117,7 +121,10 @@ def test_request_body_shape() -> None:
         {"id": "c1", "function": {"name": "read", "arguments": {"path": "x"}}}
     ]
     assert body["messages"][3] == {
-        "role": "tool", "content": "data", "tool_name": "read", "tool_call_id": "c1"
+        "role": "tool",
+        "content": "data",
+        "tool_name": "read",
+        "tool_call_id": "c1",
     }
 
 
@@ -157,16 +164,16 @@ def test_mid_stream_drop_is_a_stream_error() -> None:
 
 
 def test_stream_ending_without_done_is_a_stream_error() -> None:
-    with FakeModelServer({"turns": [{"content": "a", "truncate": True}]}) as server:
-        with pytest.raises(StreamError, match="done line"):
-            run(collect(server.url))
+    script = {"turns": [{"content": "a", "truncate": True}]}
+    with FakeModelServer(script) as server, pytest.raises(StreamError, match="done line"):
+        run(collect(server.url))
 
 
 def test_malformed_line_is_a_stream_error() -> None:
     script = {"turns": [{"content": "a", "garbage": "<html>oops</html>", "never_end": True}]}
-    with FakeModelServer(script) as server:
-        with pytest.raises(StreamError, match="malformed line from the model server: <html>"):
-            run(collect(server.url))
+    expected = "malformed line from the model server: <html>"
+    with FakeModelServer(script) as server, pytest.raises(StreamError, match=expected):
+        run(collect(server.url))
 
 
 def test_error_line_mid_stream() -> None:
@@ -215,15 +222,25 @@ def test_list_and_show() -> None:
     async def go(url: str) -> tuple[Any, ...]:
         provider = OllamaProvider(url, 5)
         try:
-            return (await provider.list_models(), await provider.show("a:7b"),
-                    await provider.show("b"))
+            return (
+                await provider.list_models(),
+                await provider.show("a:7b"),
+                await provider.show("b"),
+            )
+        finally:
+            await provider.aclose()
+
+    async def missing(url: str) -> None:
+        provider = OllamaProvider(url, 5)
+        try:
+            await provider.show("nope")
         finally:
             await provider.aclose()
 
     with FakeModelServer(script) as server:
         names, a, b = run(go(server.url))
         with pytest.raises(ServerHTTPError) as info:
-            run(OllamaProvider(server.url, 5).show("nope"))
+            run(missing(server.url))
     assert names == ["a:7b", "b"]
     assert a.capabilities == {"tools", "thinking"} and a.context_length == 8192
     assert b.capabilities == frozenset() and b.context_length is None

@@ -78,7 +78,10 @@ def test_streams_reasoning_content_split_tool_calls_and_usage() -> None:
     }
     events = chat({"turns": [turn]})
     assert events[:4] == [
-        ThinkingDelta("plan"), ThinkingDelta("ning"), ContentDelta("Hel"), ContentDelta("lo")
+        ThinkingDelta("plan"),
+        ThinkingDelta("ning"),
+        ContentDelta("Hel"),
+        ContentDelta("lo"),
     ]
     calls = [e for e in events if isinstance(e, ToolCall)]
     assert [(c.id, c.name, c.arguments) for c in calls] == [
@@ -89,7 +92,9 @@ def test_streams_reasoning_content_split_tool_calls_and_usage() -> None:
 
 
 def test_invalid_and_empty_arguments() -> None:
-    turn = {"tool_calls": [{"name": "edit", "arguments": "{bad json"}, {"name": "ls", "arguments": ""}]}
+    turn = {
+        "tool_calls": [{"name": "edit", "arguments": "{bad json"}, {"name": "ls", "arguments": ""}]
+    }
     calls = [e for e in chat({"turns": [turn]}) if isinstance(e, ToolCall)]
     assert calls[0].arguments is None and calls[0].raw_arguments == "{bad json"
     assert calls[1].arguments == {}
@@ -131,11 +136,13 @@ def test_request_body_and_auth_header() -> None:
     assert body["max_tokens"] == 99 and body["temperature"] == 0.2
     sent = body["messages"]
     assert sent[1]["content"][1] == {
-        "type": "image_url", "image_url": {"url": "data:image/jpeg;base64,QUJD"}
+        "type": "image_url",
+        "image_url": {"url": "data:image/jpeg;base64,QUJD"},
     }
     assert "thinking" not in sent[2]
     assert sent[2]["tool_calls"][0] == {
-        "id": "call_1", "type": "function",
+        "id": "call_1",
+        "type": "function",
         "function": {"name": "read", "arguments": '{"path": "x"}'},
     }
     assert sent[3] == {"role": "tool", "tool_call_id": "c2", "content": "listing"}
@@ -208,12 +215,17 @@ def test_read_idle_timeout_mid_stream() -> None:
 
 
 def test_show_reads_context_length_fields_and_capabilities() -> None:
-    script = {
+    script: dict[str, list[dict[str, Any]]] = {
         "models": [
             {"name": "vllm", "context_length": 65536},
-            {"name": "router", "extra": {"context_length": 200000,
-                                         "architecture": {"input_modalities": ["text", "image"]},
-                                         "supported_parameters": ["tools", "reasoning"]}},
+            {
+                "name": "router",
+                "extra": {
+                    "context_length": 200000,
+                    "architecture": {"input_modalities": ["text", "image"]},
+                    "supported_parameters": ["tools", "reasoning"],
+                },
+            },
             {"name": "studio", "extra": {"max_context_length": 4096}},
             {"name": "llamacpp", "extra": {"meta": {"n_ctx_train": 8192}}},
             {"name": "plain"},
@@ -224,7 +236,11 @@ def test_show_reads_context_length_fields_and_capabilities() -> None:
         with pytest.raises(ServerHTTPError) as info:
             run(show(server.v1_url, "missing"))
     assert {k: v.context_length for k, v in infos.items()} == {
-        "vllm": 65536, "router": 200000, "studio": 4096, "llamacpp": 8192, "plain": None
+        "vllm": 65536,
+        "router": 200000,
+        "studio": 4096,
+        "llamacpp": 8192,
+        "plain": None,
     }
     assert infos["router"].capabilities == {"tools", "vision", "thinking"}
     assert infos["plain"].capabilities == {"tools"}

@@ -497,11 +497,18 @@ def test_rule_covers() -> None:
         ("cargo build --release", "cargo build *"),
         ("cat src/x.py", "cat *"),
         ("npm  run   test", "npm run *"),
+        ("git status;curl x", "git status *"),
+        ("* -x", "[*] *"),
     ],
 )
 def test_suggest_bash_pattern(tree: Tree, command: str, pattern: str) -> None:
     assert suggest_bash_pattern(command) == pattern
-    assert rules(tree, allow=(f"Bash({pattern})",)).verdict_for_bash(command).kind == "allow"
+    first = split_bash_segments(command)[0]
+    assert rules(tree, allow=(f"Bash({pattern})",)).verdict_for_bash(first).kind == "allow"
+
+
+def test_suggest_bash_pattern_of_nothing_is_nothing() -> None:
+    assert suggest_bash_pattern("  ;; ") == ""
 
 
 @pytest.mark.parametrize(

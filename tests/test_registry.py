@@ -36,7 +36,9 @@ def config(host: str = "http://localhost:11434", **providers: ProviderConfig) ->
     return Config(host=host, providers=providers)
 
 
-def provider(name: str, base_url: str, kind: str = "openai", key: str | None = None) -> ProviderConfig:
+def provider(
+    name: str, base_url: str, kind: str = "openai", key: str | None = None
+) -> ProviderConfig:
     return ProviderConfig(name=name, base_url=base_url, kind=kind, api_key=key)
 
 
@@ -57,21 +59,31 @@ def test_bare_name_goes_to_the_default_ollama_host() -> None:
 
 def test_v1_host_means_openai_without_key() -> None:
     route = resolve("llama", config("http://box:8000/v1/"))
-    assert (route.provider_kind, route.base_url, route.api_key) == ("openai", "http://box:8000/v1", None)
+    assert (route.provider_kind, route.base_url, route.api_key) == (
+        "openai",
+        "http://box:8000/v1",
+        None,
+    )
 
 
 def test_configured_provider_wins_and_splits_at_first_slash() -> None:
     cfg = config(openrouter=provider("openrouter", "https://openrouter.ai/api/v1", key="k"))
     route = resolve("openrouter/qwen/qwen3-30b-a3b", cfg)
     assert route == Route(
-        "openai", "https://openrouter.ai/api/v1", "k", "qwen/qwen3-30b-a3b",
-        "openrouter/qwen/qwen3-30b-a3b", "openrouter",
+        "openai",
+        "https://openrouter.ai/api/v1",
+        "k",
+        "qwen/qwen3-30b-a3b",
+        "openrouter/qwen/qwen3-30b-a3b",
+        "openrouter",
     )
 
 
 def test_builtin_openai_has_no_key_without_config() -> None:
     route = resolve("openai/gpt-4.1", config())
-    assert route == Route("openai", "https://api.openai.com/v1", None, "gpt-4.1", "openai/gpt-4.1", "openai")
+    assert route == Route(
+        "openai", "https://api.openai.com/v1", None, "gpt-4.1", "openai/gpt-4.1", "openai"
+    )
 
 
 def test_configured_openai_provider_overrides_the_builtin() -> None:
@@ -82,7 +94,9 @@ def test_configured_openai_provider_overrides_the_builtin() -> None:
 def test_unknown_prefix_is_a_bare_name() -> None:
     route = resolve("hf.co/org/model:Q4", config())
     assert (route.provider_kind, route.wire_model, route.provider_name) == (
-        "ollama", "hf.co/org/model:Q4", None
+        "ollama",
+        "hf.co/org/model:Q4",
+        None,
     )
 
 
@@ -147,7 +161,11 @@ def server() -> Any:
 
 def test_clamp_to_the_model_context(server: FakeModelServer) -> None:
     result = check(server.url, "small")
-    assert (result.num_ctx, result.note, result.think) == (8192, "num_ctx clamped 32768 → 8192", False)
+    assert (result.num_ctx, result.note, result.think) == (
+        8192,
+        "num_ctx clamped 32768 → 8192",
+        False,
+    )
 
 
 def test_ollama_keeps_the_conservative_default(server: FakeModelServer) -> None:
@@ -206,9 +224,11 @@ def test_list_all_models_dedups_host_first_in_request_order() -> None:
 
 def test_list_all_models_skips_dead_and_failing_servers() -> None:
     dead = f"http://127.0.0.1:{free_port()}/v1"
-    with FakeModelServer({"models": [{"name": "a"}, {"name": "b"}]}) as host, \
-            FakeModelServer({"models": [{"name": "a"}]}) as other, \
-            FakeModelServer({"list_status": 503}) as failing:
+    with (
+        FakeModelServer({"models": [{"name": "a"}, {"name": "b"}]}) as host,
+        FakeModelServer({"models": [{"name": "a"}]}) as other,
+        FakeModelServer({"list_status": 503}) as failing,
+    ):
         cfg = config(
             host.url,
             zz=provider("zz", other.url + "/v1"),

@@ -223,23 +223,13 @@ _SHELL_C = re.compile(r"-[A-Za-z]*c[A-Za-z]*")
 _BRACE_LIST = re.compile(r"\{[^{}]*,[^{}]*\}")
 _MAX_DEPTH = 4
 
+# fmt: off
 BUILTIN_BASH_DENY: tuple[str, ...] = (
-    "sudo",
-    "sudo *",
-    "rm -rf /",
-    "rm -rf /*",
-    "rm -fr /",
-    "rm -fr /*",
-    "shutdown*",
-    "reboot*",
-    "halt*",
-    "poweroff*",
-    "mkfs*",
-    "dd if=*of=/dev/*",
-    "chmod -R 777 /",
-    "chmod -R 777 /*",
-    "chown -R * /",
+    "sudo", "sudo *", "rm -rf /", "rm -rf /*", "rm -fr /", "rm -fr /*",
+    "shutdown*", "reboot*", "halt*", "poweroff*", "mkfs*", "dd if=*of=/dev/*",
+    "chmod -R 777 /", "chmod -R 777 /*", "chown -R * /",
 )
+# fmt: on
 """Always enforced and never listed; `rm` of / is also caught in any flag spelling."""
 _BUILTIN_RULES = tuple(Rule(f"Bash({p})", "bash", p) for p in BUILTIN_BASH_DENY)
 
@@ -293,7 +283,7 @@ def _inner_commands(words: list[str]) -> list[str]:
     return []
 
 
-def bash_forms(segment: str, depth: int = 0) -> set[str]:
+def _bash_forms(segment: str, depth: int = 0) -> set[str]:
     """Every spelling of one segment that deny and ask rules are matched against."""
     forms = {segment}
     words = _words(segment)
@@ -309,7 +299,7 @@ def bash_forms(segment: str, depth: int = 0) -> set[str]:
         inner.append(" ".join([*stripped[0][1:-1].split(","), *stripped[1:]]))
     for command in inner:
         for part in split_bash_segments(command):
-            forms |= bash_forms(part, depth + 1)
+            forms |= _bash_forms(part, depth + 1)
     return forms
 
 
@@ -354,12 +344,14 @@ class Rules:
         home: Path,
         case_insensitive: bool | None = None,
     ) -> None:
-        """Args:
-        allow, ask, deny: Rule texts; malformed ones land in `warnings`.
-        cwd: The session's working directory (relative paths and candidates).
-        home: Where a leading `~/` in a path rule points.
-        case_insensitive: Path matching ignores case; defaults to the platform's
-            usual filesystem (Windows, macOS).
+        """Parse the three lists once; malformed rules become `warnings`, not errors.
+
+        Args:
+            allow, ask, deny: Rule texts, e.g. from `PermissionsConfig`.
+            cwd: The session's working directory (relative paths and candidates).
+            home: Where a leading `~/` in a path rule points.
+            case_insensitive: Path matching ignores case; defaults to the platform's
+                usual filesystem (Windows, macOS).
         """
         self._cwd, self._home = cwd, home
         self._flags = (
@@ -432,7 +424,7 @@ class Rules:
         segments = split_bash_segments(command)
         forms: set[str] = set()
         for segment in segments:
-            forms |= bash_forms(segment)
+            forms |= _bash_forms(segment)
         for rule in _BUILTIN_RULES:
             if any(_bash_match(rule.pattern or "", form) for form in forms):
                 return Verdict("deny", rule.text)
@@ -479,10 +471,16 @@ class Rules:
 
 def suggest_bash_pattern(command: str) -> str:
     """The pattern "always allow" offers: `prog sub *` when the second word looks
-    like a subcommand (no leading `-`, none of `/ \\ . =`), else `prog *`."""
-    words = command.split()
+    like a subcommand (no leading `-`, none of `/ \\ . =`), else `prog *`.
+
+    Built from the first segment only, with glob characters escaped, so a command
+    like `* x` or `git status;curl x` can never yield a catch-all or dead rule.
+    An empty command gives "" (there is nothing worth allowing).
+    """
+    segments = split_bash_segments(command)
+    words = [_escape(word) for word in segments[0].split()] if segments else []
     if not words:
-        return "*"
+        return ""
     if len(words) > 1 and not words[1].startswith("-") and not re.search(r"[/\\.=]", words[1]):
         return f"{words[0]} {words[1]} *"
     return f"{words[0]} *"

@@ -38,6 +38,8 @@ LINE_CAP = 250
 MAX_SCANNED_FILES = 50_000
 MAX_FILE_BYTES = 16 << 20
 ALWAYS_SKIP = frozenset({".git", "node_modules"})
+_RG_LINE_LIMIT = 32 << 20
+"""rg --json prints a whole matching line as one JSON line; minified files make them long."""
 
 # ----------------------------------------------------------- glob → regex
 
@@ -277,21 +279,11 @@ def _rg_text(field: dict[str, Any]) -> str:
     return base64.b64decode(field.get("bytes", "")).decode("utf-8", errors="replace")
 
 
-async def _rg_search(rg: str, search: _Search) -> str | None:
-    """Search with ripgrep; returns its error text when it refused the pattern."""
-    proc = await asyncio.create_subprocess_exec(
-        rg, "--json", "--no-config", "--no-require-git", "--sort", "path",
-        "--glob", "!node_modules", "-e", search.pattern, "--", str(search.root),
-        cwd=search.ctx.cwd,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    assert proc.stdout is not None and proc.stderr is not None
-    stderr_task = asyncio.create_task(proc.stderr.read())
+async def _consume(stdout: asyncio.StreamReader, search: _Search) -> bool:
+    """Feed rg's JSON matches into `search`; False when it stopped early (cap or bad line)."""
     denied: dict[Path, bool] = {}
     try:
-        async for raw in proc.stdout:
+        async for raw in stdout:
             message = json.loads(raw)
             if message.get("type") != "match":
                 continue
@@ -302,14 +294,35 @@ async def _rg_search(rg: str, search: _Search) -> str | None:
             if denied[path] or not search.wants(path):
                 continue
             if not search.add(path, int(data["line_number"]), _rg_text(data["lines"])):
-                break
+                return False
+    except ValueError:  # a line longer than the stream limit, or not JSON
+        return False
+    return True
+
+
+async def _rg_search(rg: str, search: _Search) -> str | None:
+    """Search with ripgrep; returns its error text when it refused the pattern."""
+    proc = await asyncio.create_subprocess_exec(
+        rg, "--json", "--no-config", "--no-require-git", "--sort", "path",
+        "--glob", "!node_modules", "-e", search.pattern, "--", str(search.root),
+        cwd=search.ctx.cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        limit=_RG_LINE_LIMIT,
+    )  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
+    stderr_task = asyncio.create_task(proc.stderr.read())
+    completed = False
+    try:
+        completed = await _consume(proc.stdout, search)
     finally:
-        if proc.returncode is None:
+        if not completed and proc.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
         stderr = (await stderr_task).decode("utf-8", errors="replace")
         await proc.wait()
-    if proc.returncode == 2 and not search.hits and "regex" in stderr:
+    if completed and proc.returncode == 2 and not search.hits and "regex" in stderr:
         return stderr.strip()
     return None
 
