@@ -11,7 +11,7 @@ import pytest
 from tooldoubles import RecordingGate, call
 
 from rift.errors import ToolError
-from rift.tools.base import ToolContext
+from rift.tools.base import ToolContext, ToolOutput
 from rift.tools.bash import TOOL as BASH
 from rift.tools.bash import _is_server_like
 
@@ -84,10 +84,11 @@ def test_timeout_kills_whole_group(ctx: ToolContext) -> None:
 def test_cancellation_kills_group_and_reraises(proj: Path, ctx: ToolContext) -> None:
     pidfile = proj / "pid"
 
+    async def run_bash() -> ToolOutput:
+        return await BASH.run({"command": f"echo $$ > {pidfile}; sleep 100 & sleep 100"}, ctx)
+
     async def scenario() -> int:
-        task = asyncio.create_task(
-            BASH.run({"command": f"echo $$ > {pidfile}; sleep 100 & sleep 100"}, ctx)
-        )
+        task = asyncio.create_task(run_bash())
         for _ in range(200):
             if pidfile.exists() and pidfile.read_text().strip():
                 break
@@ -122,11 +123,11 @@ class _Tasks:
     """Double of the background-task registry's `start_shell` interface."""
 
     def __init__(self) -> None:
-        self.started: list[tuple[str, Path]] = []
+        self.started: list[tuple[str, Path, str | None]] = []
 
-    async def start_shell(self, command: str, cwd: Path) -> str:
-        self.started.append((command, cwd))
-        return f"started background task #1 (pid 42): {command}"
+    async def start_shell(self, command: str, cwd: Path, label: str | None = None) -> str:
+        self.started.append((command, cwd, label))
+        return f"started background task #1 (pid 42): {label or command}"
 
 
 def test_background_uses_task_registry(proj: Path, ctx: ToolContext) -> None:
@@ -134,7 +135,16 @@ def test_background_uses_task_registry(proj: Path, ctx: ToolContext) -> None:
     ctx.extras["tasks"] = tasks
     out = call(BASH, ctx, command="npm run dev", run_in_background=True)
     assert out.ok and out.text.startswith("started background task #1")
-    assert tasks.started == [("npm run dev", proj)]
+    assert tasks.started == [("npm run dev", proj, "npm run dev")]
+
+
+def test_background_runs_wrapped_command_labelled_raw(proj: Path, ctx: ToolContext) -> None:
+    tasks = _Tasks()
+    ctx.extras["tasks"] = tasks
+    ctx.bash_wrapper = "sandbox -- sh -c {cmd}"
+    call(BASH, ctx, command="echo 'hi'", run_in_background=True)
+    executed = "sandbox -- sh -c 'echo '\\''hi'\\'''"
+    assert tasks.started == [(executed, proj, "echo 'hi'")]
 
 
 def test_background_unavailable(ctx: ToolContext, gate: RecordingGate) -> None:

@@ -111,6 +111,11 @@ def test_grep_path_glob_and_no_matches(proj: Path, backend_ctx: ToolContext) -> 
     assert call(GREP, backend_ctx, pattern="miss").text == "no matches"
 
 
+def test_grep_default_backend(proj: Path, ctx: ToolContext) -> None:
+    _tree(proj, {".gitignore": "skip/\n", "a.txt": "word\n", "skip/b.txt": "word\n"})
+    assert call(GREP, ctx, pattern=r"\bword\b").text == "a.txt:1: word"
+
+
 def test_grep_parent_gitignore_applies_to_subdirectory_search(
     proj: Path, backend_ctx: ToolContext
 ) -> None:

@@ -55,4 +55,8 @@ class RecordingJournal:
 
 def call(tool: Tool, ctx: ToolContext, **args: Any) -> ToolOutput:
     """Run a tool to completion on a fresh event loop."""
-    return asyncio.run(tool.run(args, ctx))
+
+    async def go() -> ToolOutput:
+        return await tool.run(args, ctx)
+
+    return asyncio.run(go())

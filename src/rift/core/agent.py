@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,8 +36,10 @@ from rift.core.interaction import InteractionBroker
 from rift.core.permissions import Rules
 from rift.core.prompt import build_system_prompt
 from rift.core.session import INTERRUPT_NOTE, SessionStore, save_session
+from rift.core.subagents import SubagentRunner
+from rift.core.tasks import TaskRegistry
 from rift.core.turn import Turn, TurnSetup
-from rift.errors import ModelError, RiftError
+from rift.errors import RiftError
 from rift.extend.skills import Skill
 from rift.models.base import Message, Provider
 from rift.models.registry import (
@@ -49,9 +52,12 @@ from rift.models.registry import (
 )
 from rift.paths import atomic_write
 from rift.tools import builtin_tools
+from rift.tools.agent import TOOL as AGENT_TOOL
 from rift.tools.base import Tool, ToolContext
 from rift.tools.skill import TOOL as SKILL_TOOL
+from rift.tools.task import TOOL as TASK_TOOL
 
+log = logging.getLogger("rift.agent")
 SMALL_TOOLSET = ("read", "write", "edit", "bash", "ls", "grep")
 
 
@@ -98,7 +104,11 @@ class Agent:
     ctx: ToolContext = field(init=False)
     skills: dict[str, Skill] = field(default_factory=dict)
     interrupted: bool = False
+    busy: bool = False
+    """A turn or a model switch is running: prompt, undo and set_model are refused."""
     last_stats: TurnStats = field(default_factory=TurnStats)
+    tasks: TaskRegistry = field(init=False)
+    subagents: SubagentRunner = field(init=False)
     _after_turn: asyncio.Task[None] | None = None
 
     def __post_init__(self) -> None:
@@ -124,11 +134,21 @@ class Agent:
             bash_wrapper=self.config.permissions.bash_wrapper,
             post_edit_hooks=self.config.post_edit_hooks,
         )
+        self.tasks = TaskRegistry(self.emit)
+        self.subagents = SubagentRunner(
+            config=self.config,
+            parent_setup=self.turn_setup,
+            bind=lambda name: bind_model(name, self.config),
+            emit=self.emit,
+            system_prompt=lambda: self.messages[0]["content"],
+        )
+        self.ctx.extras.update(skills=self.skills, tasks=self.tasks, subagents=self.subagents)
         if not self.tools:
             self.tools = builtin_tools()
+            self.tools["task"] = TASK_TOOL
             if self.skills:
                 self.tools["skill"] = SKILL_TOOL
-        self.ctx.extras["skills"] = self.skills
+            self.tools["agent"] = AGENT_TOOL
         if not self.messages or self.messages[0]["role"] != "system":
             self.messages.insert(0, {"role": "system", "content": ""})
         self.refresh_system_prompt()
@@ -182,22 +202,29 @@ class Agent:
 
     async def run_turn(self, text: str) -> TurnStats:
         """Run one turn and everything that belongs to its end, in the protocol's order."""
-        if self._after_turn is not None:
-            await self._after_turn  # the previous turn's save/compaction finishes first
-        if self.interrupted:
-            text, self.interrupted = INTERRUPT_NOTE + text, False
-        self.journal.begin_turn()
-        turn = Turn(self.turn_setup(), self.messages, self.emit)
+        self.busy = True
         try:
-            stats = await turn.run(text)
-        except ModelError as exc:
-            self.emit(Warning(f"error: {exc}"))
-            stats = TurnStats()
-        if turn.cancelled:
-            self.interrupted = True
-        self.broker.close_reviews()
-        self.last_stats = stats
-        self.emit(Done(stats=stats))
+            if self._after_turn is not None:
+                await self._after_turn  # the previous turn's save/compaction finishes first
+            if self.interrupted:
+                text, self.interrupted = INTERRUPT_NOTE + text, False
+            self.journal.begin_turn()
+            turn = Turn(self.turn_setup(), self.messages, self.emit)
+            try:
+                stats = await turn.run(text)
+            except RiftError as exc:
+                self.emit(Warning(f"error: {exc}"))
+                stats = TurnStats()
+            except Exception as exc:
+                log.exception("turn failed")  # a bug: keep serving, but leave the traceback
+                self.emit(Warning(f"error: internal error: {exc!r}"))
+                stats = TurnStats()
+            self.interrupted = self.interrupted or turn.cancelled
+            self.broker.close_reviews()
+            self.last_stats = stats
+            self.emit(Done(stats=stats))
+        finally:
+            self.busy = False  # done is out: the next prompt may come (it waits for the save)
         self._after_turn = asyncio.create_task(self._finish_turn())
         await asyncio.shield(self._after_turn)
         return stats
@@ -247,11 +274,14 @@ class Agent:
 
     async def set_model(self, name: str) -> bool:
         """Preflight and swap the model on the same conversation."""
+        self.busy = True
         try:
             binding = await bind_model(name, self.config)
-        except (ModelError, RiftError) as exc:
+        except RiftError as exc:
             self.emit(Warning(f"model switch failed: {exc}"))
             return False
+        finally:
+            self.busy = False
         old = self.binding
         self.binding = binding
         self.refresh_system_prompt()
@@ -277,6 +307,8 @@ class Agent:
         return Models(models=names, current=self.model)
 
     async def aclose(self) -> None:
+        """rift is exiting: background tasks die with it, connections close."""
+        await self.tasks.shutdown()
         await self.binding.provider.aclose()
 
     # ------------------------------------------------------------- internals

@@ -118,7 +118,7 @@ class ServeLoop:
 
     @property
     def busy(self) -> bool:
-        return self.work is not None and not self.work.done()
+        return self.agent.busy
 
     def warn(self, text: str) -> None:
         self.emit(Warning(text=text))
@@ -210,6 +210,8 @@ class ServeLoop:
 
     def answer(self, cmd: dict[str, Any]) -> None:
         ask_id, text = cmd.get("id"), cmd.get("text", "")
+        if ask_id is None:
+            return  # a missing id is ignored like an unknown one (reference 10.2)
         if not isinstance(ask_id, int) or isinstance(ask_id, bool) or not isinstance(text, str):
             self.warn("answer needs a numeric 'id' and a string 'text'")
             return
@@ -231,7 +233,7 @@ class ServeLoop:
         self.agent.broker.decide(review_id, apply, content)
 
     def cancel(self, _cmd: dict[str, Any]) -> None:
-        if self.busy and self.work is not None:
+        if self.work is not None and not self.work.done():
             self.work.cancel()
         self.agent.broker.close_reviews()
 

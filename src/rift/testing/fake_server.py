@@ -68,9 +68,9 @@ A "chunk" is one NDJSON line or one SSE event. Streams use chunked transfer
 encoding, so a dropped connection is visible to the client as such.
 
 Every request is logged as one JSON line: the request body object (or
-{"_raw": text}) plus "_method", "_path" and, when one was sent, "_auth" (the
-Authorization header). In-process, `requests()` returns
-the same records. Command line::
+{"_raw": text}) plus "_method", "_path", "_t" (arrival, Unix seconds) and, when one
+was sent, "_auth" (the Authorization header). In-process, `requests()` returns the
+same records. Command line::
 
     python -m rift.testing.fake_server --script FILE [--port N] [--log FILE]
 
@@ -89,6 +89,7 @@ import socket
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -368,7 +369,7 @@ class _Handler(BaseHTTPRequestHandler):
             body = None
         if not isinstance(body, dict):
             body = {"_raw": text}
-        record = {**body, "_method": self.command, "_path": self.path}
+        record = {**body, "_method": self.command, "_path": self.path, "_t": time.time()}
         if self.headers.get("Authorization"):
             record["_auth"] = self.headers["Authorization"]
         self.server.state.log(record)

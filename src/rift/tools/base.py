@@ -240,6 +240,8 @@ def not_found_message(cwd: Path, raw: str) -> str:
         dirnames[:] = sorted(d for d in dirnames if d not in _HINT_SKIP_DIRS)
         for name in [*dirnames, *sorted(filenames)]:
             seen += 1
+            if seen > _HINT_WALK_LIMIT:
+                break
             rel = os.path.relpath(os.path.join(dirpath, name), cwd)
             low = name.lower()
             if name == wanted:
@@ -250,7 +252,7 @@ def not_found_message(cwd: Path, raw: str) -> str:
                 score = bigram_dice(low, wanted_low)
                 if score >= 0.7:
                     similar.append((score, rel))
-        if seen >= _HINT_WALK_LIMIT:
+        if seen > _HINT_WALK_LIMIT:
             break
     similar.sort(key=lambda item: (-item[0], item[1]))
     picks = (exact + [rel for _, rel in similar])[:5]

@@ -99,7 +99,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         return ToolOutput(ok=False, text=refusal)
     executed = wrap_command(command, ctx)
     if background:
-        started: str = await tasks.start_shell(executed, ctx.cwd)
+        started: str = await tasks.start_shell(executed, ctx.cwd, label=command)
         return ToolOutput(ok=True, text=started)
     probe = explicit is None and _is_server_like(command)
     if explicit is None:

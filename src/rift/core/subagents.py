@@ -1,0 +1,215 @@
+"""Sub-agents: child turns that run concurrently on delegated tasks (reference 12.3).
+
+A child has its own conversation, plan, undo journal and token meter, but it
+shares the parent's permission gate, so its writes meet the same rules, the
+same approval flag and the same interaction broker: a child's ask or
+edit_review reaches the person with an id from the one counter. Children get
+no `agent` tool, so they cannot nest. Their activity reaches the front end as
+`subagent*` events tagged a1, a2, …; their final report is the tool result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from rift.config import Config
+from rift.core.checkpoints import UndoJournal
+from rift.core.context import TokenMeter
+from rift.core.events import (
+    Event,
+    SubagentActivity,
+    SubagentFinished,
+    SubagentStarted,
+    ToolResult,
+    ToolStart,
+    Warning,
+)
+from rift.core.prompt import SUBAGENT_SUFFIX
+from rift.core.turn import Turn, TurnSetup
+from rift.errors import ModelError, ToolError
+from rift.models.base import Message
+from rift.tools.base import PlanState, Tool, ToolContext
+
+MAX_TASKS = 4
+NO_REPORT = "(the sub-agent finished without a final report)"
+
+
+@dataclass(frozen=True, slots=True)
+class ChildTask:
+    description: str
+    prompt: str
+    model: str | None = None
+    agent: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Persona:
+    """A named role from `.rift/agents/<name>.md`: extra instructions, a model, a tool list."""
+
+    name: str
+    description: str
+    body: str
+    model: str | None = None
+    tools: tuple[str, ...] | None = None
+
+
+def parse_tasks(args: dict[str, Any]) -> list[ChildTask]:
+    """The `tasks` list (1 to 4), or a lenient single {description, prompt} at the top level."""
+    raw = args.get("tasks")
+    if raw is None and "prompt" in args:
+        raw = [args]
+    if not isinstance(raw, list) or not raw:
+        raise ToolError("agent needs 'tasks': a list of 1 to 4 {description, prompt} objects")
+    if len(raw) > MAX_TASKS:
+        raise ToolError(f"at most {MAX_TASKS} sub-agent tasks per call (got {len(raw)})")
+    tasks = []
+    for item in raw:
+        if (
+            not isinstance(item, dict)
+            or not isinstance(item.get("prompt"), str)
+            or not item["prompt"].strip()
+        ):
+            raise ToolError("each sub-agent task needs a non-empty 'prompt'")
+        desc = item.get("description")
+        tasks.append(
+            ChildTask(
+                description=desc if isinstance(desc, str) and desc.strip() else "delegated task",
+                prompt=item["prompt"],
+                model=item.get("model") if isinstance(item.get("model"), str) else None,
+                agent=item.get("agent") if isinstance(item.get("agent"), str) else None,
+            )
+        )
+    return tasks
+
+
+@dataclass
+class SubagentRunner:
+    """Spawns children on behalf of one root agent; installed as ctx.extras["subagents"]."""
+
+    config: Config
+    parent_setup: Callable[[], TurnSetup]
+    """The parent's current turn setup (model, tools, ctx), read at spawn time."""
+    bind: Callable[[str], Any]
+    """async (model name) → ModelBinding, for children on another model or role."""
+    emit: Callable[[Event], None]
+    system_prompt: Callable[[], str]
+    """The parent's current system prompt; children get it plus a report request."""
+    personas: Mapping[str, Persona] = field(default_factory=dict)
+    _tags: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    async def run(self, tasks: list[ChildTask], background: bool) -> str:
+        prepared = [await self._prepare(t) for t in tasks]
+        if background:
+            registry = self.parent_setup().ctx.extras.get("tasks")
+            if registry is None:
+                raise ToolError("background tasks are not available here")
+            ids = [
+                registry.start_agent(t.description, self._child(t, setup)) for t, setup in prepared
+            ]
+            listing = ", ".join(f"#{i} — {t.description}" for i, t in zip(ids, tasks, strict=True))
+            return (
+                f"launched {len(ids)} background agent(s): {listing}. Their reports arrive"
+                " as task output; read them with the task tool."
+            )
+        reports = await asyncio.gather(*(self._child(t, s) for t, s in prepared))
+        if len(reports) == 1:
+            return reports[0]
+        return "\n\n".join(
+            f"### agent {i} — {t.description}\n{r}"
+            for i, (t, r) in enumerate(zip(tasks, reports, strict=True), 1)
+        )
+
+    async def _prepare(self, task: ChildTask) -> tuple[ChildTask, TurnSetup]:
+        """Resolve persona, model and tools before anything runs (routing errors fail early)."""
+        parent = self.parent_setup()
+        persona = None
+        if task.agent:
+            persona = self.personas.get(task.agent)
+            if persona is None:
+                known = ", ".join(sorted(self.personas)) or "(none)"
+                raise ToolError(f"unknown agent persona '{task.agent}'. Known: {known}")
+        model = task.model or (persona.model if persona else None)
+        provider, wire, num_ctx, think = parent.provider, parent.model, parent.num_ctx, parent.think
+        if model:
+            name = self.config.models.get(model, model)
+            try:
+                binding = await self.bind(name)
+            except ModelError as exc:
+                raise ToolError(f"sub-agent model '{model}' is not usable: {exc}") from exc
+            provider, wire = binding.provider, binding.route.wire_model
+            num_ctx, think = binding.info.num_ctx, binding.info.think
+        tools: dict[str, Tool] = {n: t for n, t in parent.tools.items() if n != "agent"}
+        if persona and persona.tools is not None:
+            tools = {n: t for n, t in tools.items() if n in persona.tools}
+        extras = {k: v for k, v in parent.ctx.extras.items() if k != "subagents"}
+        ctx = ToolContext(
+            cwd=parent.ctx.cwd,
+            gate=parent.ctx.gate,
+            journal=UndoJournal(),
+            plan=PlanState(),
+            bash_wrapper=parent.ctx.bash_wrapper,
+            post_edit_hooks=parent.ctx.post_edit_hooks,
+            extras=extras,
+        )
+        setup = TurnSetup(
+            provider=provider,
+            model=wire,
+            num_ctx=num_ctx,
+            temperature=parent.temperature,
+            think=think,
+            tools=tools,
+            ctx=ctx,
+            meter=TokenMeter(),
+            max_iterations=parent.max_iterations,
+            lean_schema=parent.lean_schema,
+        )
+        return (
+            task
+            if not persona
+            else ChildTask(task.description, f"{persona.body}\n\n{task.prompt}", model, task.agent)
+        ), setup
+
+    async def _child(self, task: ChildTask, setup: TurnSetup) -> str:
+        tag = f"a{next(self._tags)}"
+        self.emit(SubagentStarted(tag=tag, model=setup.model, label=task.description))
+        system = self.system_prompt() + SUBAGENT_SUFFIX
+        messages: list[Message] = [{"role": "system", "content": system}]
+        turn = Turn(setup, messages, _relay(tag, self.emit))
+        stats = None
+        try:
+            stats = await turn.run(task.prompt)
+        except ModelError as exc:
+            self.emit(SubagentActivity(tag=tag, text=f"error: {exc}", warn=True))
+            return f"ERROR: sub-agent failed: {exc}"
+        finally:
+            self.emit(SubagentFinished(tag=tag, steps=stats.iterations if stats else 0))
+        return _final_report(messages)
+
+
+def _relay(tag: str, emit: Callable[[Event], None]) -> Callable[[Event], None]:
+    """A child's turn events become one-line `subagent` activity events."""
+
+    def relay(event: Event) -> None:
+        if isinstance(event, ToolStart):
+            args = json.dumps(event.args, ensure_ascii=False)[:80]
+            emit(SubagentActivity(tag=tag, text=f"→ {event.tool} {args}", warn=False))
+        elif isinstance(event, ToolResult):
+            mark = "✓" if event.ok else "✗"
+            emit(SubagentActivity(tag=tag, text=f"{mark} {event.tool}", warn=not event.ok))
+        elif isinstance(event, Warning):
+            emit(SubagentActivity(tag=tag, text=event.text, warn=True))
+
+    return relay
+
+
+def _final_report(messages: list[Message]) -> str:
+    for message in reversed(messages):
+        text = str(message["content"]).strip()
+        if message["role"] == "assistant" and text:
+            return text
+    return NO_REPORT

@@ -1,0 +1,44 @@
+"""`task`: list, read, feed and kill background tasks (bash run_in_background, sub-agents)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rift.errors import ToolError
+from rift.tools.base import Tool, ToolContext, ToolOutput, optional_bool, optional_int
+
+
+async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+    tasks = ctx.extras.get("tasks")
+    if tasks is None:
+        raise ToolError("background tasks are not available here")
+    task_id = optional_int(args, "id")
+    if task_id is None:
+        return ToolOutput(True, tasks.describe())
+    if optional_bool(args, "kill"):
+        return ToolOutput(True, await tasks.kill(task_id))
+    line = args.get("input")
+    if isinstance(line, str):
+        return ToolOutput(True, await tasks.send_input(task_id, line))
+    if optional_bool(args, "close_stdin"):
+        return ToolOutput(True, tasks.close_stdin(task_id))
+    return ToolOutput(True, tasks.read(task_id))
+
+
+TOOL = Tool(
+    name="task",
+    description=(
+        "Manage background tasks. No id lists them; an id shows status and output; "
+        "input sends a line to its stdin; close_stdin sends EOF; kill stops it."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer"},
+            "input": {"type": "string"},
+            "close_stdin": {"type": "boolean"},
+            "kill": {"type": "boolean"},
+        },
+    },
+    run=_run,
+)
