@@ -107,13 +107,12 @@ class PermissionGate:
         if verdict.kind == "allow" or "bash" in self._session_kinds or not self.broker.attached:
             return None
         pattern = suggest_bash_pattern(command)
-        always = f"always allow '{pattern}'"
-        answer = await self.broker.ask(
-            f"Allow bash: {head}", [], ["allow once", always, "allow all bash this session", "deny"]
-        )
+        always = f"always allow '{pattern}'" if pattern else ""
+        choices = ["allow once", always, "allow all bash this session", "deny"]
+        answer = await self.broker.ask(f"Allow bash: {head}", [], [c for c in choices if c])
         if answer == "allow once":
             return None
-        if answer == always:
+        if always and answer == always:
             self._remember(f"Bash({pattern})")
             return None
         if answer == "allow all bash this session":

@@ -96,7 +96,7 @@ class Turn:
         self._gen_seconds = 0.0
         self._signatures: dict[str, int] = {}
         self._failures = 0
-        self._changed = self._nudged = False
+        self._changed = self._nudged = self._stuck_nudge_due = False
         self._open_calls: list[tuple[str, str]] = []
         self.cancelled = False
 
@@ -142,6 +142,9 @@ class Turn:
             return True
         for call in reply.calls:
             await self._execute(call)
+        if self._stuck_nudge_due:  # after every result: tool messages must follow their call
+            self._stuck_nudge_due = False
+            self.messages.append({"role": "user", "content": hardening.STUCK_NUDGE})
         return False
 
     async def _query(self, with_tools: bool) -> _Reply:
@@ -294,7 +297,7 @@ class Turn:
             return
         self._failures += 1
         if self._failures == STUCK_NUDGE_AT:
-            self.messages.append({"role": "user", "content": hardening.STUCK_NUDGE})
+            self._stuck_nudge_due = True
         if self._failures >= STUCK_STOP_AT:
             self._close_open_calls("ERROR: not run; the turn stopped after repeated failures")
             raise TurnStopped(f"stopping the turn: {STUCK_STOP_AT} tool calls in a row failed")

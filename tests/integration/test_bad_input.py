@@ -1,0 +1,95 @@
+"""Bad input never crashes a turn (issue "Agent core", Bad input).
+
+Broken tool arguments, unknown tools, a vanished file, a binary file and a
+command that never ends each come back to the model as a readable tool
+error; a server that fails mid-turn ends the turn with a `warning` plus
+`done`. Whatever happens, the session file stays valid JSON with every tool
+call answered (`load_session` in conftest checks that).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+
+def _one_call(harness: Any, call: dict[str, Any], openai: bool = False) -> tuple[Any, str]:
+    """Run a turn whose model makes `call` then answers; returns (run, tool result text)."""
+    server = harness.server([{"tool_calls": [{"id": "c1", **call}]}, {"content": "recovered"}])
+    run = harness.run("do it", server, openai=openai)
+    assert run.code == 0, run.describe()
+    assert run.result["reply"] == "recovered"
+    result = next(m for m in run.session()["messages"] if m.get("tool_call_id") == "c1")
+    # The model got the error in its next request, verbatim.
+    assert server.chat_requests()[1]["messages"][-1]["content"] == result["content"]
+    return run, result["content"]
+
+
+@pytest.mark.parametrize("openai", [False, True], ids=["ollama", "openai"])
+def test_broken_tool_arguments(harness: Any, openai: bool) -> None:
+    broken = '{"path": "a.txt", "content": "unterminated'
+    run, text = _one_call(harness, {"name": "write", "arguments": broken}, openai)
+    assert text.startswith("ERROR: the arguments for write are not valid JSON")
+    assert "unterminated" in text and "send a JSON object" in text
+    assert run.result["tools"] == [{"name": "write", "ok": False}]
+    assert not (harness.project / "a.txt").exists()
+
+
+def test_missing_required_argument(harness: Any) -> None:
+    _, text = _one_call(harness, {"name": "read", "arguments": {"file": "a.txt"}})
+    assert text == "ERROR: missing required string parameter 'path'"
+
+
+def test_unknown_tool(harness: Any) -> None:
+    run, text = _one_call(harness, {"name": "frobnicate", "arguments": {"x": 1}})
+    assert text.startswith("ERROR: unknown tool 'frobnicate'. Available tools: read, write,")
+    assert run.result["tools"] == [{"name": "frobnicate", "ok": False}]
+
+
+def test_file_that_vanished(harness: Any) -> None:
+    (harness.project / "data.txt").write_text("here\n")
+    server = harness.server(
+        [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "rm data.txt"}}]},
+            {"tool_calls": [{"id": "c1", "name": "read", "arguments": {"path": "data.txt"}}]},
+            {
+                "tool_calls": [
+                    {
+                        "id": "c2",
+                        "name": "edit",
+                        "arguments": {"path": "data.txt", "old_string": "a", "new_string": "b"},
+                    }
+                ]
+            },
+            {"content": "it is gone"},
+        ]
+    )
+    run = harness.run("use data.txt", server)
+    assert run.code == 0, run.describe()
+    assert [t["ok"] for t in run.result["tools"]] == [True, False, False]
+    results = {m["tool_call_id"]: m["content"] for m in run.session()["messages"]
+               if m["role"] == "tool"}  # fmt: skip
+    for key in ("c1", "c2"):
+        assert results[key].startswith("ERROR: data.txt: no such file or directory"), results
+    assert not (harness.project / "data.txt").exists()
+
+
+def test_binary_file(harness: Any) -> None:
+    (harness.project / "blob.bin").write_bytes(b"\x7fELF\x00\x01\x02binary\xff\xfe")
+    _, text = _one_call(harness, {"name": "read", "arguments": {"path": "blob.bin"}})
+    assert text == "ERROR: blob.bin is a binary file; read shows text files only"
+
+
+def test_binary_file_for_edit(harness: Any) -> None:
+    data = b"\x00\x01head\x00tail"
+    (harness.project / "blob.bin").write_bytes(data)
+    call = {"name": "edit", "arguments": {"path": "blob.bin", "old_string": "head", "new_string": "x"}}
+    _, text = _one_call(harness, call)
+    assert text.startswith("ERROR: ")
+    assert "binary" in text
+    assert (harness.project / "blob.bin").read_bytes() == data
+
+
+def test_command_that_never_ends(harness: Any, marker: str) -> None:
+    from conftest_helpers import marker_pids  # type: ignore[import-not-found]  # noqa: F401
