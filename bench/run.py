@@ -29,6 +29,7 @@ import os
 import platform
 import random
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -50,14 +51,17 @@ BUGGY = "def add(a, b):\n    return a - b\n"
 FIXED = "def add(a, b):\n    return a + b\n"
 
 
-def _ensure_importable() -> None:
+def _ensure_importable() -> bool:
+    """Make `rift` importable here; True when that took adding src/ to sys.path."""
     try:
         import rift  # noqa: F401
     except ImportError:
         sys.path.insert(0, str(SRC))
+        return True
+    return False
 
 
-_ensure_importable()
+ADDED_SRC = _ensure_importable()
 
 from rift.core.hunks import diff_segments  # noqa: E402
 from rift.core.session import load_session, save_session  # noqa: E402
@@ -156,7 +160,7 @@ class Sandbox:
             XDG_CACHE_HOME=str(self.home / ".cache"),
         )
         env.pop("PYTHONPATH", None)
-        if PY == sys.executable and SRC not in map(Path, sys.path):
+        if ADDED_SRC and sys.executable == PY:
             env["PYTHONPATH"] = str(SRC)
         self.env = env
         self._n = 0
@@ -214,7 +218,9 @@ class ProcResult:
     stderr: str
 
 
-def run_proc(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float = PROC_TIMEOUT) -> ProcResult:
+def run_proc(
+    cmd: list[str], cwd: Path, env: dict[str, str], timeout: float = PROC_TIMEOUT
+) -> ProcResult:
     """Run to completion; wall time and the kernel's peak RSS of the process tree."""
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
@@ -238,7 +244,7 @@ class ServeProc:
     """`rift --serve` with line-by-line access to its events and a kill watchdog."""
 
     def __init__(self, args: list[str], cwd: Path, env: dict[str, str]) -> None:
-        self._err: IO[bytes] = tempfile.TemporaryFile()
+        self._err: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed in close())
         self.start = time.perf_counter()
         self.proc = subprocess.Popen(
             [*RIFT, "--serve", *args],
@@ -301,7 +307,9 @@ def bench_baseline(sb: Sandbox, reps: int) -> tuple[list[float], list[float]]:
 def bench_imports(sb: Sandbox, reps: int, base: float) -> list[Row]:
     rows = []
     for module in ("rift.models", "rift.cli", "rift.frontends.serve"):
-        samples = repeat(lambda m=module: run_proc([PY, "-c", f"import {m}"], sb.root, sb.env).secs, reps)
+        samples = repeat(
+            lambda m=module: run_proc([PY, "-c", f"import {m}"], sb.root, sb.env).secs, reps
+        )
         rows.append(
             Row(
                 f"import_{module}",
@@ -403,12 +411,21 @@ def request_size_rows(record: dict[str, Any]) -> list[Row]:
     ]  # fmt: skip
 
 
+def connect(url: str) -> http.client.HTTPConnection:
+    """A bare keep-alive client with Nagle off (http.client writes headers and body apart)."""
+    host, port = url.rsplit("/", 1)[-1].split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=PROC_TIMEOUT)
+    conn.connect()
+    assert conn.sock is not None
+    conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return conn
+
+
 def raw_stream_rate(count: int) -> float:
     """Baseline: lines/s a bare http.client reader gets from the same fake stream."""
     script = {"turns": [{"content_repeat": {"text": "x", "count": count}}]}
     with FakeModelServer(script) as fake:
-        host, port = fake.url.rsplit("/", 1)[-1].split(":")
-        conn = http.client.HTTPConnection(host, int(port), timeout=PROC_TIMEOUT)
+        conn = connect(fake.url)
         body = json.dumps({"model": MODEL, "messages": [{"role": "user", "content": "go"}]})
         start = time.perf_counter()
         conn.request("POST", "/api/chat", body, {"Content-Type": "application/json"})
@@ -460,12 +477,18 @@ def bench_stream(sb: Sandbox, reps: int, count: int) -> list[Row]:
 
 
 def iteration_script(reps: int) -> dict[str, Any]:
-    """Turns in send order: warm-up (2 + 10 iterations), then per rep a T1 and a T10 turn."""
-    ls = {"tool_calls": [{"name": "ls", "arguments": {"path": "."}}]}
+    """Turns in send order: warm-up (2 iterations), then per rep a T1 and a T10 turn.
+
+    Each `ls` names a different folder: rift refuses a third identical call.
+    """
+
+    def ls(path: str) -> dict[str, Any]:
+        return {"tool_calls": [{"name": "ls", "arguments": {"path": path}}]}
+
     answer = {"content": "ok"}
-    turns: list[dict[str, Any]] = [ls, answer]
-    for _ in range(reps + 1):
-        turns += [answer, *([ls] * 9), answer]
+    turns: list[dict[str, Any]] = [ls("."), answer]
+    for i in range(reps + 1):
+        turns += [answer, *(ls(f"d{i}_{k}") for k in range(9)), answer]
     return {"turns": turns}
 
 
@@ -476,26 +499,34 @@ def turn_time(serve: ServeProc, text: str) -> tuple[float, int]:
 
 
 def server_request_time(body: dict[str, Any], reps: int) -> float:
-    """Baseline: a bare client POSTing rift's own request body and reading the reply."""
+    """Baseline: a bare client POSTing rift's own request body, reading the whole reply.
+
+    A fresh connection per request, like rift's (it closes each stream at the done
+    line, before the chunked terminator, so httpx cannot pool the connection); a
+    reused one would wait out a 40 ms delayed ACK, the fake server leaving Nagle on.
+    """
     ls = {"tool_calls": [{"name": "ls", "arguments": {"path": "."}}], "repeat": reps + 5}
     payload = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+    samples = []
     with FakeModelServer({"turns": [ls]}) as fake:
-        host, port = fake.url.rsplit("/", 1)[-1].split(":")
-        conn = http.client.HTTPConnection(host, int(port), timeout=PROC_TIMEOUT)
-        samples = []
         for _ in range(reps + 3):
             start = time.perf_counter()
+            conn = connect(fake.url)
             conn.request("POST", "/api/chat", payload, {"Content-Type": "application/json"})
             conn.getresponse().read()
+            conn.close()
             samples.append(time.perf_counter() - start)
-        conn.close()
     return median(samples[3:])
 
 
 def bench_iterations(sb: Sandbox, reps: int) -> list[Row]:
     """(T10 − T1) / 9 inside one `--serve` process, minus the server's own time."""
     with Server(iteration_script(reps), sb.root) as server:
-        serve = ServeProc(["--host", server.url, "--model", MODEL], sb.project(), sb.env)
+        proj = sb.project()
+        for i in range(reps + 1):
+            for k in range(9):
+                (proj / f"d{i}_{k}").mkdir()
+        serve = ServeProc(["--host", server.url, "--model", MODEL], proj, sb.env)
         try:
             serve.until("ready")
             turn_time(serve, "warm up")
@@ -516,7 +547,7 @@ def bench_iterations(sb: Sandbox, reps: int) -> list[Row]:
     net = [p - server_secs for p in per]
     return [
         Row("iter_gross_ms", "per iteration, gross: (T10 − T1)/9", median(per) * 1000, "ms",
-            [p * 1000 for p in per], server_secs * 1000, "bare client+server request",
+            [p * 1000 for p in per], server_secs * 1000, "bare client→server request",
             note=f"T1 {median(t1s) * 1000:.1f} ms, T10 {median(t10s) * 1000:.1f} ms"),
         Row("iter_overhead_ms", "per iteration, rift overhead (− server)", median(net) * 1000,
             "ms", [n * 1000 for n in net], goal=5.0),
@@ -577,26 +608,32 @@ def time_call(fn: Callable[[], Any], reps: int) -> list[float]:
     return out
 
 
-def bench_segments(reps: int) -> list[Row]:
+def bench_segments(reps: int, quick: bool) -> list[Row]:
     old_lines = big_file()
     old = "\n".join(old_lines) + "\n"
+    scattered = scattered_change(old_lines)
+    # One reference workload for both rows: difflib on the 50-change input (difflib
+    # on the cap input takes most of a second and says nothing more).
+    base = median(
+        time_call(
+            lambda: difflib.SequenceMatcher(None, old_lines, scattered).get_opcodes(),
+            max(3, reps),
+        )
+    )
     rows = []
     cases = [
-        ("segments_50", "edit_review: 10k lines, 50 changes", scattered_change(old_lines), 15),
+        ("segments_50", "edit_review: 10k lines, 50 changes", scattered, 15),
         ("segments_cap", "edit_review: 10k lines, D=2002 (cap)", cap_change(old_lines), 3),
     ]
     for key, label, new_lines, many in cases:
         new = "\n".join(new_lines) + "\n"
         segs = diff_segments(old, new)
         changes = sum(1 for s in segs if not s["same"])
-        samples = time_call(lambda n=new: diff_segments(old, n), reps * many)
-        base = time_call(
-            lambda n=new_lines: difflib.SequenceMatcher(None, old_lines, n, False).get_opcodes(),
-            max(3, reps),
-        )
+        samples = time_call(lambda n=new: diff_segments(old, n), reps * (1 if quick else many))
         rows.append(
-            Row(key, label, median(samples), "s", samples, median(base),
-                "difflib.SequenceMatcher opcodes", 0.05, note=f"{changes} change segment(s)")
+            Row(key, label, median(samples), "s", samples, base,
+                "difflib opcodes, 10k lines/50 changes", 0.05,
+                note=f"{changes} change segment(s)")
         )  # fmt: skip
     return rows
 
@@ -632,7 +669,7 @@ def make_session(path: Path, count: int = 5000) -> None:
     save_session(path, model=MODEL, cwd=str(path.parent), messages=messages[:count])
 
 
-def bench_session(sb: Sandbox, reps: int, ready_base: list[float]) -> list[Row]:
+def bench_session(sb: Sandbox, reps: int) -> list[Row]:
     path = sb.root / "session-5000.json"
     make_session(path)
     raw = path.read_bytes()
@@ -647,14 +684,18 @@ def bench_session(sb: Sandbox, reps: int, ready_base: list[float]) -> list[Row]:
         shutil.copyfile(path, copy)
         return serve_ready(sb, ["--resume", str(copy)])
 
-    resumed = repeat(resumed_ready, reps)
-    plain = median(ready_base)
+    # Plain and resumed spawns alternate, so drift in machine load hits both alike.
+    resumed_ready()
+    pairs = [(serve_ready(sb), resumed_ready()) for _ in range(reps)]
+    plain = median([p for p, _ in pairs])
+    resumed = [r for _, r in pairs]
+    extra = [r - p for p, r in pairs]
     return [
         Row("session_load", f"load_session: 5,000 messages ({len(raw) / 1e6:.1f} MB)",
             median(samples), "s", samples, median(base), "json.loads of the file"),
         Row("session_resume_extra", "--serve --resume 5,000 msgs: ready − plain ready",
-            median(resumed) - plain, "s", [r - plain for r in resumed],
-            note=f"resumed ready {median(resumed) * 1000:.0f} ms"),
+            median(extra), "s", extra, plain, "plain spawn → ready",
+            note=f"resumed ready {median(resumed) * 1000:.0f} ms, plain {plain * 1000:.0f} ms"),
     ]  # fmt: skip
 
 
@@ -716,7 +757,9 @@ def machine() -> dict[str, Any]:
         check=False,
     ).stdout.strip()
     return {
-        "nproc": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "nproc": len(os.sched_getaffinity(0))
+        if hasattr(os, "sched_getaffinity")
+        else os.cpu_count(),
         "cpu": cpu,
         "python": version,
         "python_path": PY,
@@ -797,8 +840,8 @@ def main(argv: list[str] | None = None) -> int:
         rows += bench_task(sb, reps, b, median(base_rss))
         rows += bench_stream(sb, reps if not args.quick else 1, events)
         rows += bench_iterations(sb, reps)
-        rows += bench_segments(reps)
-        rows += bench_session(sb, reps, ready)
+        rows += bench_segments(reps, args.quick)
+        rows += bench_session(sb, reps)
         print_table(rows)
         profile = import_profile(sb)
     elapsed = time.perf_counter() - started

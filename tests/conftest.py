@@ -10,20 +10,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-RIFT_CMD = [sys.executable, "-m", "rift"]
-
-
-def rift_command() -> list[str]:
-    """The rift under test: RIFT_BIN when set (conformance against another build)."""
-    custom = os.environ.get("RIFT_BIN")
-    return custom.split() if custom else list(RIFT_CMD)
+from rift_bin import rift_command
 
 
 @pytest.fixture(autouse=True)

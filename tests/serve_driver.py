@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conftest import rift_command
+from rift_bin import rift_command
 
 
 class ServeProcess:

@@ -105,13 +105,10 @@ def _scattered(lines: int, changes: int) -> tuple[str, str]:
     return "\n".join(old) + "\n", "\n".join(new) + "\n"
 
 
-def test_ten_thousand_lines_with_fifty_changes_is_fast() -> None:
+def test_ten_thousand_lines_with_fifty_changes() -> None:
+    """Correctness at benchmark size; the timing itself lives in bench/run.py."""
     old, new = _scattered(10_000, 50)
-    diff_segments(old, new)  # warm-up
-    started = time.perf_counter()
     segments = diff_segments(old, new)
-    elapsed = time.perf_counter() - started
-    assert elapsed < 0.05, elapsed
     changes = [s for s in segments if not s["same"]]
     assert 50 <= len(changes) <= 100  # a swapped pair is a deletion plus an insertion
     assert reassemble(segments, [True] * len(changes)) == new

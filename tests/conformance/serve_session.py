@@ -9,6 +9,7 @@ fails the test that is reading, and `close()` fails if any slipped past.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -136,7 +137,7 @@ class ServeSession:
 
     # ---------------------------------------------------------------- events
 
-    def _poll(self, timeout: float) -> dict[str, Any] | None | object:
+    def _poll(self, timeout: float) -> dict[str, Any] | object | None:
         """The next validated event, None at EOF, or `_TIMEOUT`."""
         if self._eof:
             return None
@@ -172,8 +173,9 @@ class ServeSession:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise AssertionError(f"no {name} {fields or ''} within {timeout}s\n"
-                                     + self._describe(since))
+                raise AssertionError(
+                    f"no {name} {fields or ''} within {timeout}s\n" + self._describe(since)
+                )
             event = self.next_event(left)
             if event is None:
                 raise AssertionError(
@@ -209,10 +211,8 @@ class ServeSession:
         """Close stdin, read the rest of stdout, wait for exit; returns the exit status."""
         assert self.proc.stdin is not None
         if not self.proc.stdin.closed:
-            try:
+            with contextlib.suppress(BrokenPipeError):
                 self.proc.stdin.close()
-            except BrokenPipeError:
-                pass
         deadline = time.monotonic() + timeout
         while self._poll(deadline - time.monotonic()) not in (None, _TIMEOUT):
             pass
@@ -233,10 +233,8 @@ class ServeSession:
             self.proc.kill()
             self.proc.wait(timeout=5)
         if self.proc.stdin is not None and not self.proc.stdin.closed:
-            try:
+            with contextlib.suppress(OSError):  # the pipe broke with the process
                 self.proc.stdin.close()
-            except OSError:
-                pass  # the pipe broke with the process; the readers end at EOF
 
     def names(self, events: Sequence[Mapping[str, Any]] | None = None) -> list[str]:
         return [e["event"] for e in (self.events if events is None else events)]

@@ -89,7 +89,9 @@ def test_partial_review_writes_the_reassembled_content(fake_server, serve, proje
 
 
 def test_apply_without_content_writes_the_proposal(fake_server, serve, project) -> None:
-    server = fake_server({"turns": [{"tool_calls": [tool_call("write", path="n.txt", content="x\n")]}]})
+    server = fake_server(
+        {"turns": [{"tool_calls": [tool_call("write", path="n.txt", content="x\n")]}]}
+    )
     session = serve(server)
     session.send({"cmd": "hello", "edit_review": True})
     session.prompt("make it")

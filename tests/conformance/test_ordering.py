@@ -250,7 +250,9 @@ def test_cancel_closes_pending_review_before_done(fake_server, serve, project) -
 
 
 def test_dropped_reply_on_stdin_eof_means_deny(fake_server, serve, project) -> None:
-    server = fake_server({"turns": [{"tool_calls": [tool_call("write", path="n.txt", content="x")]}]})
+    server = fake_server(
+        {"turns": [{"tool_calls": [tool_call("write", path="n.txt", content="x")]}]}
+    )
     session = serve(server)
     ready = session.events[0]
     session.prompt("drop one")

@@ -51,8 +51,16 @@ CASES: list[tuple[str, Any, Callable[[str], bool]]] = [
     ("non-string cmd", {"cmd": 7}, _lists_every_command),
     ("answer id as string", {"cmd": "answer", "id": "1", "text": "allow"}, _starts("answer")),
     ("answer text as number", {"cmd": "answer", "id": 1, "text": 5}, _starts("answer")),
-    ("apply as string", {"cmd": "edit_decision", "id": 1, "apply": "yes"}, _starts("edit_decision")),
-    ("content as number", {"cmd": "edit_decision", "id": 1, "apply": True, "content": 3}, _starts("edit_decision")),  # noqa: E501
+    (
+        "apply as string",
+        {"cmd": "edit_decision", "id": 1, "apply": "yes"},
+        _starts("edit_decision"),
+    ),
+    (
+        "content as number",
+        {"cmd": "edit_decision", "id": 1, "apply": True, "content": 3},
+        _starts("edit_decision"),
+    ),
     ("approve missing", {"cmd": "set_approval"}, APPROVE_FIELD),
     ("approve as string", {"cmd": "set_approval", "approve": "false"}, APPROVE_FIELD),
     ("approve as number", {"cmd": "set_approval", "approve": 0}, APPROVE_FIELD),
@@ -60,7 +68,11 @@ CASES: list[tuple[str, Any, Callable[[str], bool]]] = [
     ("model blank", {"cmd": "set_model", "model": "  "}, MODEL_FIELD),
     ("model as number", {"cmd": "set_model", "model": 3}, MODEL_FIELD),
     ("prompt text as number", {"cmd": "prompt", "text": 5}, _starts("prompt")),
-    ("unknown skill", {"cmd": "prompt", "text": "/skill:nope do it"}, _exactly("unknown skill 'nope'")),  # noqa: E501
+    (
+        "unknown skill",
+        {"cmd": "prompt", "text": "/skill:nope do it"},
+        _exactly("unknown skill 'nope'"),
+    ),
     ("5 MB line", b'{"cmd":"prompt","text":"' + b"x" * FIVE_MB + b'"}', lambda t: "too long" in t),
     ("invalid UTF-8", b'{"cmd":"prompt","text":"\xff\xfe"}', lambda t: "UTF-8" in t),
     ("lone surrogate half", b'\xed\xa0\x80{"cmd":"undo"}', lambda t: "UTF-8" in t),

@@ -68,13 +68,32 @@ def wait_for(predicate: Callable[[], Any], timeout: float, interval: float = 0.0
         time.sleep(interval)
 
 
+class Marker:
+    """A unique string to put in a command line, and the processes carrying it."""
+
+    def __init__(self) -> None:
+        self.text = f"MARKER_{uuid.uuid4().hex}"
+
+    def __str__(self) -> str:
+        return self.text
+
+    def pids(self) -> list[int]:
+        return marker_pids(self.text)
+
+    def wait_alive(self, timeout: float = 10) -> bool:
+        return bool(wait_for(self.pids, timeout))
+
+    def wait_gone(self, timeout: float = 2) -> bool:
+        return bool(wait_for(lambda: not self.pids(), timeout))
+
+
 @pytest.fixture
-def marker() -> Iterator[str]:
-    """A unique string to put in a command line; any process still carrying it is
-    SIGKILLed (by pid) when the test ends, so a failing test cannot leak a sleeper."""
-    text = f"MARKER_{uuid.uuid4().hex}"
-    yield text
-    for pid in marker_pids(text):
+def marker() -> Iterator[Marker]:
+    """A fresh Marker; any process still carrying it is SIGKILLed (by pid) when the
+    test ends, so a failing test cannot leak a sleeper."""
+    made = Marker()
+    yield made
+    for pid in made.pids():
         try:
             os.kill(pid, signal.SIGKILL)
         except OSError:
@@ -181,6 +200,10 @@ class Harness:
         path.write_text(json.dumps(data), encoding="utf-8")
         return path
 
+    @staticmethod
+    def cli_argv() -> list[str]:
+        return rift_argv()
+
     def cli(self, args: list[str], timeout: float = 30) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [*rift_argv(), *args],
@@ -245,25 +268,25 @@ class ServeClient:
         assert self.proc.stdin is not None
         self.proc.stdin.close()
 
-    def expect(self, name: str, timeout: float = 10, **fields: Any) -> dict[str, Any]:
-        """The next event called `name` (with these field values) after the last one
+    def expect(self, kind: str, /, timeout: float = 10, **fields: Any) -> dict[str, Any]:
+        """The next event of this kind (with these field values) after the last one
         returned; earlier, non-matching events are kept in `events`."""
         deadline = time.monotonic() + timeout
         while True:
             while self._seen < len(self.events):
                 event = self.events[self._seen]
                 self._seen += 1
-                if event["event"] == name and all(event.get(k) == v for k, v in fields.items()):
+                if event["event"] == kind and all(event.get(k) == v for k, v in fields.items()):
                     return event
             left = deadline - time.monotonic()
             if left <= 0:
-                raise AssertionError(f"no {name} {fields} within {timeout}s; got {self.events}")
+                raise AssertionError(f"no {kind} {fields} within {timeout}s; got {self.events}")
             try:
                 item = self._inbox.get(timeout=left)
             except queue.Empty:
                 continue
             if item is None:
-                raise AssertionError(f"serve exited before {name} {fields}; got {self.events}")
+                raise AssertionError(f"serve exited before {kind} {fields}; got {self.events}")
             self.events.append(item)
 
     def stderr(self) -> str:

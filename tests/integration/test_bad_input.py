@@ -91,5 +91,77 @@ def test_binary_file_for_edit(harness: Any) -> None:
     assert (harness.project / "blob.bin").read_bytes() == data
 
 
-def test_command_that_never_ends(harness: Any, marker: str) -> None:
-    from conftest_helpers import marker_pids  # type: ignore[import-not-found]  # noqa: F401
+def test_command_that_never_ends(harness: Any, marker: Any) -> None:
+    command = f"sleep 300; echo {marker}"
+    call = {"name": "bash", "arguments": {"command": command, "timeout_secs": 1}}
+    run, text = _one_call(harness, call)
+    assert text.startswith("ERROR: (no output)\n[timed out after 1s")
+    assert "the command and its children were killed" in text
+    assert run.result["stats"]["duration_ms"] < 10_000
+    assert marker.wait_gone(2), f"still running: {marker.pids()}"
+
+
+def test_command_whose_child_keeps_the_pipe_open(harness: Any, marker: Any) -> None:
+    """A backgrounded grandchild holding stdout must not hang the turn past the timeout."""
+    command = f"(sleep 300; echo {marker}) & echo started"
+    call = {"name": "bash", "arguments": {"command": command, "timeout_secs": 1}}
+    run, text = _one_call(harness, call)
+    assert "started" in text
+    assert "timed out after 1s" in text
+    assert marker.wait_gone(2), f"still running: {marker.pids()}"
+
+
+# ------------------------------------------------------------ model server faults
+
+SERVER_FAULTS = {
+    "drop-mid-answer": ({"content": ["partial ", "answer ", "more"], "drop_after": 1}, "closed"),
+    "drop-before-anything": ({"drop_after": 0}, "closed the stream"),
+    "garbage-line": ({"content": "hi", "garbage": "this is not json"}, "malformed line"),
+    "http-500": ({"status": 500, "error": "CUDA out of memory"}, "CUDA out of memory"),
+}
+
+
+@pytest.mark.parametrize("fault", list(SERVER_FAULTS))
+def test_server_failing_mid_turn_headless(harness: Any, fault: str) -> None:
+    turn, says = SERVER_FAULTS[fault]
+    (harness.project / "a.txt").write_text("a\n")
+    first = {"tool_calls": [{"id": "c1", "name": "read", "arguments": {"path": "a.txt"}}]}
+    server = harness.server([first, turn])
+    run = harness.run("read a.txt", server)
+    assert run.code == 1, run.describe()
+    warnings = [line for line in run.stderr.splitlines() if line.startswith("warning: error:")]
+    assert len(warnings) == 1, run.stderr
+    assert says in warnings[0]
+    assert "Traceback" not in run.stderr
+    assert run.result["tools"] == [{"name": "read", "ok": True}]
+    messages = run.session()["messages"]
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool"]
+
+
+@pytest.mark.parametrize("fault", ["drop-mid-answer", "http-500"])
+def test_server_failing_mid_turn_serve(harness: Any, serve: Any, fault: str) -> None:
+    turn, says = SERVER_FAULTS[fault]
+    server = harness.server([turn, {"content": "back again"}])
+    client = serve(server)
+    client.send({"cmd": "prompt", "text": "hi"})
+    warning = client.expect("warning")
+    assert warning["text"].startswith("error: ") and says in warning["text"]
+    done = client.expect("done")
+    assert done["stats"]["iterations"] == 0
+    client.expect("context")
+    # The loop keeps serving: the next prompt works.
+    client.send({"cmd": "prompt", "text": "again"})
+    client.expect("content", text="back again")
+    client.expect("done")
+    client.close_stdin()
+    assert client.proc.wait(timeout=10) == 0
+    from_ready = client.events[0]["session"]
+    messages = _load(from_ready)["messages"]
+    assert [m["content"] for m in messages if m["role"] == "user"] == ["hi", "again"]
+
+
+def _load(path: str) -> dict[str, Any]:
+    import json
+    from pathlib import Path
+
+    return json.loads(Path(path).read_text())

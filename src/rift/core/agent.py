@@ -13,8 +13,10 @@ import asyncio
 import json
 import logging
 from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rift.config import Config, read_json_file
 from rift.core.checkpoints import NothingToUndo, UndoJournal, format_undo_message
@@ -56,6 +58,9 @@ from rift.tools.agent import TOOL as AGENT_TOOL
 from rift.tools.base import Tool, ToolContext
 from rift.tools.skill import TOOL as SKILL_TOOL
 from rift.tools.task import TOOL as TASK_TOOL
+
+if TYPE_CHECKING:
+    from rift.extend.loader import Extensions
 
 log = logging.getLogger("rift.agent")
 SMALL_TOOLSET = ("read", "write", "edit", "bash", "ls", "grep")
@@ -109,6 +114,8 @@ class Agent:
     last_stats: TurnStats = field(default_factory=TurnStats)
     tasks: TaskRegistry = field(init=False)
     subagents: SubagentRunner = field(init=False)
+    extensions: Extensions | None = None
+    """Plugins, personas, project hooks and MCP servers (extend/loader.py), set at startup."""
     _after_turn: asyncio.Task[None] | None = None
 
     def __post_init__(self) -> None:
@@ -174,9 +181,25 @@ class Agent:
             instructions=load_project_instructions(self.config.cwd),
             skills=[(s.name, s.description) for s in self.skills.values()],
             roles=sorted(self.config.models),
+            personas=[(p.name, p.description) for p in self.subagents.personas.values()],
             small_model=self.binding.route.provider_kind == "embedded",
         )
         self.messages[0] = {"role": "system", "content": prompt}
+
+    def register_tools(self, tools: Mapping[str, Tool]) -> None:
+        """Plugin and MCP tools arrive live: the next model request offers them."""
+        self.tools.update(tools)
+        self.refresh_system_prompt()
+
+    def add_post_edit_hooks(self, hooks: tuple[str, ...]) -> None:
+        """Activate trusted hooks (plugins, the project) after the user's own."""
+        fresh = tuple(h for h in dict.fromkeys(hooks) if h not in self.ctx.post_edit_hooks)
+        self.ctx.post_edit_hooks = (*self.ctx.post_edit_hooks, *fresh)
+
+    def offer_trust(self) -> None:
+        """Ask about the project's untrusted plugins, hooks and MCP servers (once; no wait)."""
+        if self.extensions is not None:
+            self.extensions.offer_trust()
 
     def context_gauge(self) -> ContextGauge:
         schemas = [t.schema(self.config.tool_schema == "lean") for t in self.tools.values()]
@@ -309,6 +332,8 @@ class Agent:
     async def aclose(self) -> None:
         """rift is exiting: background tasks die with it, connections close."""
         await self.tasks.shutdown()
+        if self.extensions is not None:
+            await self.extensions.aclose()
         await self.binding.provider.aclose()
 
     # ------------------------------------------------------------- internals

@@ -34,6 +34,7 @@ def build_system_prompt(
     instructions: str = "",
     skills: Sequence[tuple[str, str]] = (),
     roles: Sequence[str] = (),
+    personas: Sequence[tuple[str, str]] = (),
     small_model: bool = False,
     persona: str = "",
 ) -> str:
@@ -44,6 +45,9 @@ def build_system_prompt(
         parts.append(f"Skills (load one with the `skill` tool when it fits the task):\n{listing}")
     if roles:
         parts.append("Model roles for sub-agents: " + ", ".join(roles))
+    if personas:
+        listing = "\n".join(f"- {name}: {desc}" for name, desc in personas)
+        parts.append(f"Personas (set `agent` on an agent task to use one):\n{listing}")
     if persona:
         parts.append(persona)
     if instructions:

@@ -13,36 +13,32 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from rift.core import hardening
-from rift.core.context import TokenMeter, enforce_budget, truncation_suspected
+from rift.core.context import (
+    TokenMeter,
+    enforce_budget,
+    truncation_suspected,
+    truncation_warning,
+)
 from rift.core.events import (
-    Content,
     EditDiff,
     Event,
     Info,
     Iteration,
     Plan,
-    Thinking,
     ToolResult,
     ToolStart,
     TurnStats,
     Warning,
 )
 from rift.core.hunks import count_changes, preview_diff
+from rift.core.reply import Reply, stream_reply
 from rift.errors import ToolError
-from rift.models.base import (
-    ChatRequest,
-    ContentDelta,
-    Message,
-    Provider,
-    ThinkingDelta,
-    ToolCall,
-    ToolCallDict,
-    Usage,
-)
+from rift.models.base import ChatRequest, Message, Provider, ToolCall, ToolCallDict, Usage
 from rift.tools import canonical_name
 from rift.tools.base import Tool, ToolContext, ToolOutput
 
@@ -68,17 +64,6 @@ class TurnSetup:
     detect_truncation: bool = False
 
 
-@dataclass
-class _Reply:
-    content: str = ""
-    thinking: str = ""
-    calls: list[ToolCall] = field(default_factory=list)
-    parts: list[str] = field(default_factory=list)
-    thinking_parts: list[str] = field(default_factory=list)
-    stripped: bool = False
-    first_token: float = 0.0
-
-
 class TurnStopped(Exception):
     """Ends the turn early with a reason shown as a warning."""
 
@@ -99,6 +84,11 @@ class Turn:
         self._changed = self._nudged = self._stuck_nudge_due = False
         self._open_calls: list[tuple[str, str]] = []
         self.cancelled = False
+        self.outcome = "answered"
+        self.counters: Counter[str] = Counter()
+        """Failure and repair counts for traces (doom_loop_trips, tool_errors, ...)."""
+        self.tool_log: list[tuple[str, bool, str]] = []
+        """(tool, ok, target) per call, for traces."""
 
     async def run(self, prompt: str) -> TurnStats:
         """Run the turn to its end; cancellation is absorbed after cleaning up."""
@@ -110,10 +100,11 @@ class Turn:
                 if await self._step(n):
                     break
         except TurnStopped as stop:
+            self.outcome = "stopped"
             self.emit(Warning(str(stop)))
         except asyncio.CancelledError:
             self._close_open_calls("ERROR: cancelled by user")
-            self.cancelled = True
+            self.cancelled, self.outcome = True, "cancelled"
             self.emit(Warning("turn cancelled"))
             task = asyncio.current_task()
             if task is not None:
@@ -125,8 +116,11 @@ class Turn:
         self._iterations = n
         self.emit(Iteration(n=n))
         last_round = n == self.s.max_iterations and n >= 3
-        if n == self.s.max_iterations - 2 and n >= 1 and self.s.max_iterations >= 3:
+        if n == self.s.max_iterations - 2 and self.s.max_iterations >= 3:
             self.messages.append({"role": "user", "content": hardening.WRAP_UP_WARNING})
+        if last_round:
+            self.counters["wrap_ups"] += 1
+            self.outcome = "wrapped"
         reply = await self._query(with_tools=not last_round)
         self._record_assistant(reply)
         if not reply.calls:
@@ -137,6 +131,7 @@ class Turn:
                 and hardening.wants_apply_nudge(self._prompt, reply.content)
             ):
                 self._nudged = True
+                self.counters["apply_nudges"] += 1
                 self.messages.append({"role": "user", "content": hardening.APPLY_NUDGE})
                 return False
             return True
@@ -147,11 +142,11 @@ class Turn:
             self.messages.append({"role": "user", "content": hardening.STUCK_NUDGE})
         return False
 
-    async def _query(self, with_tools: bool) -> _Reply:
-        """Stream one model call, emitting thinking and content as they arrive."""
+    async def _query(self, with_tools: bool) -> Reply:
+        """One model call over the budget-checked history."""
         s = self.s
         schemas = [t.schema(s.lean_schema) for t in s.tools.values()] if with_tools else []
-        self.messages[:], _ = await enforce_budget(
+        self.messages[:], compaction = await enforce_budget(
             self.messages,
             meter=s.meter,
             tools=schemas,
@@ -160,6 +155,8 @@ class Turn:
             model=s.model,
             emit=self._notice,
         )
+        self.counters["compact_prunes"] += compaction.prunes
+        self.counters["compact_summaries"] += compaction.summaries
         request = ChatRequest(
             model=s.model,
             messages=list(self.messages),
@@ -169,57 +166,22 @@ class Turn:
             think=s.think,
         )
         unscaled = s.meter.unscaled(self.messages, schemas)
-        reply = _Reply()
-        started = time.monotonic()
-        stream = s.provider.stream_chat(request)
-        try:
-            async for event in stream:
-                self._on_model_event(event, reply, unscaled, started)
-        finally:
-            close = getattr(stream, "aclose", None)
-            if close is not None:
-                await close()  # cancelled mid-stream: release the HTTP connection now
-        reply.content, reply.thinking = "".join(reply.parts), "".join(reply.thinking_parts)
-        if reply.stripped:
-            self.emit(Warning("stripped leaked template tokens from output"))
-        if not reply.calls and reply.content:
-            recovered = hardening.recover_textual_tool_calls(reply.content, s.tools)
-            if recovered:
-                reply.calls, reply.content = recovered, ""
-                self.emit(Warning("model emitted a textual tool call; recovered it"))
+        reply = await stream_reply(s.provider, request, s.tools, self.emit, self.counters)
+        if reply.usage is not None:
+            self._count_usage(reply.usage, unscaled, reply.generation_seconds)
         return reply
 
-    def _on_model_event(self, event: object, reply: _Reply, unscaled: int, started: float) -> None:
-        if isinstance(event, ContentDelta):
-            text, hit = hardening.strip_template_tokens(event.text)
-            reply.stripped = reply.stripped or hit
-            reply.first_token = reply.first_token or time.monotonic()
-            if text:
-                reply.parts.append(text)
-                self.emit(Content(text=text))
-        elif isinstance(event, ThinkingDelta):
-            reply.thinking_parts.append(event.text)
-            self.emit(Thinking(text=event.text))
-        elif isinstance(event, ToolCall):
-            reply.calls.append(event)
-        elif isinstance(event, Usage):
-            self._count_usage(event, unscaled, started, reply.first_token)
-
-    def _count_usage(self, usage: Usage, unscaled: int, started: float, first: float) -> None:
+    def _count_usage(self, usage: Usage, unscaled: int, seconds: float) -> None:
         self._prompt_tokens = usage.prompt_tokens
         self._billed += usage.prompt_tokens
         self._output += usage.output_tokens
-        self._gen_seconds += usage.eval_duration_s or (time.monotonic() - (first or started))
+        self._gen_seconds += seconds
         self.s.meter.update(usage.prompt_tokens, unscaled)
         if self.s.detect_truncation and truncation_suspected(usage.prompt_tokens, self.s.num_ctx):
-            self.emit(
-                Warning(
-                    f"context overflow: prompt filled num_ctx={self.s.num_ctx} and was likely"
-                    " front-truncated; raise num_ctx or /compact"
-                )
-            )
+            self.counters["truncations"] += 1
+            self.emit(Warning(truncation_warning(self.s.num_ctx)))
 
-    def _record_assistant(self, reply: _Reply) -> None:
+    def _record_assistant(self, reply: Reply) -> None:
         index = len(self.messages)
         message: Message = {"role": "assistant", "content": reply.content}
         if reply.thinking:
@@ -241,6 +203,8 @@ class Turn:
     async def _execute(self, call: ToolCall) -> None:
         """Run one tool call and feed its result back; a tool never crashes the turn."""
         name = canonical_name(call.name, self.s.tools)
+        if name != call.name:
+            self.counters["alias_hits"] += 1
         args = call.arguments if call.arguments is not None else {"raw": call.raw_arguments}
         self.emit(ToolStart(tool=name, args=args))
         output = await self._run_tool(name, call)
@@ -253,6 +217,7 @@ class Turn:
             self.emit(EditDiff(path=output.edit.path, added=added, removed=removed, diff=diff))
         if output.plan is not None:
             self.emit(Plan(items=list(output.plan)))
+        self.tool_log.append((name, output.ok, _target(args)))
         self._track_outcome(name, output.ok)
 
     async def _run_tool(self, name: str, call: ToolCall) -> ToolOutput:
@@ -264,12 +229,14 @@ class Turn:
                 f"({call.raw_arguments[:200]!r}); send a JSON object",
             )
         if tool is None:
+            self.counters["unknown_tools"] += 1
             return ToolOutput(
                 False, f"unknown tool '{call.name}'. Available tools: " + ", ".join(self.s.tools)
             )
         signature = hardening.call_signature(name, call.arguments, call.raw_arguments)
         self._signatures[signature] = seen = self._signatures.get(signature, 0) + 1
         if seen >= 3:
+            self.counters["doom_loop_trips"] += 1
             if seen == 3:
                 self.emit(
                     Warning(
@@ -296,6 +263,7 @@ class Turn:
             self._changed = self._changed or bool(tool and tool.mutating)
             return
         self._failures += 1
+        self.counters["tool_errors"] += 1
         if self._failures == STUCK_NUDGE_AT:
             self._stuck_nudge_due = True
         if self._failures >= STUCK_STOP_AT:
@@ -334,3 +302,12 @@ class Turn:
 def _call_dict(call: ToolCall) -> ToolCallDict:
     args = call.arguments if call.arguments is not None else {"raw": call.raw_arguments}
     return {"id": call.id or "", "function": {"name": call.name, "arguments": args}}
+
+
+def _target(args: Mapping[str, object]) -> str:
+    """The salient argument of a call (path, command or pattern), for traces."""
+    for key in ("path", "command", "pattern", "url"):
+        value = args.get(key)
+        if isinstance(value, str):
+            return value[:200]
+    return ""

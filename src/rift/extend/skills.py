@@ -4,7 +4,8 @@ A skill is `<name>/SKILL.md` or `<name>.md` under the project's `.rift/skills/`
 (which wins name collisions) or the user's `~/.config/rift/skills/`. Only
 `- name: description` lines go into the system prompt ("progressive
 disclosure"); the body is loaded by the `skill` tool or expanded by a
-`/skill:<name> [task]` prompt.
+`/skill:<name> [task]` prompt. Plugin commands (extend/plugins.py) are skills
+too: their `template` replaces the expansion, with `{args}` set to the task.
 """
 
 from __future__ import annotations
@@ -24,9 +25,13 @@ class Skill:
     description: str
     body: str
     source: Path | None = None
+    template: str | None = None
+    """A plugin command's prompt template; `{args}` is replaced by the invocation's task."""
 
     def expand(self, task: str) -> str:
         """The prompt a `/skill:<name> [task]` invocation turns into."""
+        if self.template is not None:
+            return self.template.replace("{args}", task.strip())
         return (
             "Follow this skill's instructions.\n\n"
             f"--- SKILL: {self.name} ---\n{self.body}\n--- END SKILL ---\n\n"
@@ -34,8 +39,8 @@ class Skill:
         )
 
 
-def parse_skill(text: str, fallback_name: str, source: Path | None = None) -> Skill:
-    """Front matter `name:`/`description:` between `---` lines, then the body."""
+def split_front_matter(text: str) -> tuple[dict[str, str], str]:
+    """`key: value` lines between leading `---` lines (keys lowercased), and the body."""
     meta: dict[str, str] = {}
     body = text
     if text.startswith("---"):
@@ -46,6 +51,12 @@ def parse_skill(text: str, fallback_name: str, source: Path | None = None) -> Sk
                 if sep:
                     meta[key.strip().lower()] = value.strip().strip("\"'")
             body = text[end + 4 :].lstrip("\n")
+    return meta, body
+
+
+def parse_skill(text: str, fallback_name: str, source: Path | None = None) -> Skill:
+    """Front matter `name:`/`description:` between `---` lines, then the body."""
+    meta, body = split_front_matter(text)
     name = meta.get("name") or fallback_name
     description = meta.get("description") or _first_line(body) or "(no description)"
     if len(body) > BODY_CAP:

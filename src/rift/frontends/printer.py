@@ -3,14 +3,21 @@
 No person is attached, so approval never blocks and an `ask` rule refuses.
 With `--output-format json`, stdout carries exactly one object at the end:
 `{model, reply, tools: [{name, ok}], stats, session}`.
+
+SIGTERM cancels the turn just as Ctrl-C does (asyncio.run turns SIGINT into a
+cancellation), so a running command's process group is killed rather than
+orphaned; a cancelled run exits 130.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
+import signal
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from rift.config import Config
@@ -27,7 +34,7 @@ from rift.core.events import (
 from rift.core.startup import StartOptions, start_agent
 from rift.errors import ModelError
 
-EXIT_OK, EXIT_TURN_FAILED, EXIT_STARTUP = 0, 1, 2
+EXIT_OK, EXIT_TURN_FAILED, EXIT_STARTUP, EXIT_CANCELLED = 0, 1, 2, 130
 
 
 class HeadlessRenderer:
@@ -89,9 +96,12 @@ async def _run(
     agent = started.agent
     for notice in started.notices:
         renderer(notice)
+    task = asyncio.current_task()
+    _on_sigterm(task.cancel if task is not None else None)
     try:
         stats: TurnStats = await agent.run_turn(prompt)
     finally:
+        _on_sigterm(None)
         await agent.aclose()
     if not renderer.json_mode and renderer.reply and not renderer.reply.endswith("\n"):
         renderer.out.write("\n")
@@ -102,7 +112,19 @@ async def _run(
         "stats": dataclasses.asdict(stats),
         "session": str(agent.session_path),
     }
+    if agent.interrupted:
+        return EXIT_CANCELLED, result
     return (EXIT_TURN_FAILED if renderer.failed else EXIT_OK), result
+
+
+def _on_sigterm(handler: Callable[[], object] | None) -> None:
+    """Install (or, given None, remove) the SIGTERM handler; a no-op where unsupported."""
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # Windows
+        if handler is None:
+            loop.remove_signal_handler(signal.SIGTERM)
+        else:
+            loop.add_signal_handler(signal.SIGTERM, handler)
 
 
 def run(config: Config, prompt: str, output_format: str, options: StartOptions) -> int:

@@ -13,6 +13,7 @@ import contextlib
 import os
 import re
 import signal
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -110,20 +111,47 @@ async def _drain(stream: asyncio.StreamReader | None, sink: _Capture) -> None:
         sink.add(chunk)
 
 
+async def _feed(stream: asyncio.StreamWriter | None, data: bytes) -> None:
+    """Write `data` to the child's stdin and close it; a child that exits early is fine."""
+    if stream is None:
+        return
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        stream.write(data)
+        await stream.drain()
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        stream.close()
+
+
 async def run_shell(
-    command: str, cwd: Path, timeout: float, env: dict[str, str] | None = None
+    command: str,
+    cwd: Path,
+    timeout: float,
+    env: dict[str, str] | None = None,
+    stdin_data: bytes | None = None,
 ) -> ShellResult:
     """Run a command to completion or to `timeout`, whichever comes first.
 
     On timeout or cancellation the whole process group is killed and reaped;
     cancellation is re-raised. Output read before a timeout is kept.
+    `stdin_data`, when given, is written to the command's stdin (then closed);
+    otherwise stdin is /dev/null.
 
     Raises:
         OSError: the shell could not be started (bad cwd, no `sh`).
     """
-    proc = await spawn_shell(command, cwd, env)
+    if stdin_data is None:
+        proc = await spawn_shell(command, cwd, env)
+        feed: Awaitable[None] = asyncio.sleep(0)
+    else:
+        proc = await spawn_shell(command, cwd, env, stdin=asyncio.subprocess.PIPE)
+        feed = _feed(proc.stdin, stdin_data)
     out, err = _Capture(), _Capture()
-    work = asyncio.gather(_drain(proc.stdout, out), _drain(proc.stderr, err), proc.wait())
+    work = asyncio.gather(
+        feed, _drain(proc.stdout, out), _drain(proc.stderr, err), proc.wait()
+    )
+    # A cancelled wait_for never reads `work`'s CancelledError; mark it read, or asyncio
+    # logs "_GatheringFuture exception was never retrieved" with a traceback.
+    work.add_done_callback(lambda f: f.cancelled() or f.exception())
     timed_out = False
     try:
         await asyncio.wait_for(work, timeout)

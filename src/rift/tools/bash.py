@@ -106,8 +106,13 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         timeout = SERVER_PROBE if probe else DEFAULT_TIMEOUT
     else:
         timeout = min(max(explicit, 1), MAX_TIMEOUT)
+    terminal: Any = ctx.extras.get("terminal")  # an editor's terminal (ACP), else a local shell
     try:
-        result = await run_shell(executed, ctx.cwd, timeout)
+        if terminal is not None:
+            code, output = await terminal.run(executed, ctx.cwd, timeout)  # code None: timed out
+            result = ShellResult(code, output, "", timed_out=code is None)
+        else:
+            result = await run_shell(executed, ctx.cwd, timeout)
     except OSError as exc:
         raise ToolError(f"could not start the shell: {exc}") from exc
     return _format(result, timeout, probe)

@@ -125,6 +125,12 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     if is_binary(prior):
         raise ToolError(f"{raw} is a binary file; edit changes text files only")
     content = prior.decode("utf-8", errors="replace")
+    fs: Any = ctx.extras.get("fs")  # the editor's buffer may hold unsaved changes (ACP)
+    if fs is not None:
+        try:
+            content = await fs.read_text(path)
+        except OSError as exc:
+            raise ToolError(f"cannot read {raw}: {exc.strerror or exc}") from exc
     updated, count = replace(raw, content, old, new, replace_all)
     verdict = await ctx.gate.authorize_write("edit", path, content, updated)
     if not verdict.allowed:

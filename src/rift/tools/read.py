@@ -33,15 +33,16 @@ def split_lines(text: str) -> list[str]:
     return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
-def _load(raw: str, ctx: ToolContext) -> str:
+async def _load(raw: str, ctx: ToolContext) -> str:
     path = ctx.resolve(raw)
     denied = ctx.gate.check_read(path)
     if denied is not None:
         raise ToolError(denied)
     if path.is_dir():
         raise ToolError(f"{raw} is a directory; use ls to list it")
+    fs: Any = ctx.extras.get("fs")  # an editor that owns the buffers (ACP), else the disk
     try:
-        data = path.read_bytes()
+        data = path.read_bytes() if fs is None else (await fs.read_text(path)).encode("utf-8")
     except FileNotFoundError as exc:
         raise ToolError(not_found_message(ctx.cwd, raw)) from exc
     except OSError as exc:
@@ -81,7 +82,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     raw = require_str(args, "path")
     offset = max(optional_int(args, "offset", 1) or 1, 1)
     limit = max(optional_int(args, "limit", DEFAULT_LIMIT) or DEFAULT_LIMIT, 1)
-    text = _load(raw, ctx)
+    text = await _load(raw, ctx)
     if not text:
         return ToolOutput(ok=True, text="(empty file)\n")
     lines = split_lines(text)

@@ -48,9 +48,13 @@ async def apply_change(
     Shared by write and edit, which differ only in how they build the new text.
     """
     ctx.journal.record(path, prior)
+    fs: Any = ctx.extras.get("fs")  # an editor that owns the buffers (ACP), else the disk
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(verdict.content.encode("utf-8"))
+        if fs is not None:
+            await fs.write_text(path, verdict.content)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(verdict.content.encode("utf-8"))
     except OSError as exc:
         raise ToolError(f"cannot write {raw}: {exc.strerror or exc}") from exc
     return await run_post_edit_hooks(ctx)

@@ -1,0 +1,243 @@
+"""What the user and the project bring to an agent, and the trust asks for the project's part.
+
+Loaded once at startup (core/startup.py): plugins, personas, project hooks,
+MCP servers and the trust store. The user's own extensions are activated at
+once. A cloned repository's plugins (tools, hooks), post-edit hooks and MCP
+servers run only after the user trusted their exact manifest, command or
+identity once (reference notes, sections 2.4 and 8.2):
+
+- interactive front ends call `Agent.offer_trust()` when asks may be shown
+  (serve: on `hello`, or on the first `prompt` when no hello comes), which
+  raises one `ask` per untrusted item, choices `trust`/`skip`, ids from the
+  broker's one counter; the asks do not block turns, and a trusted item's
+  tools are registered live;
+- with approval off nothing is asked: each item stays untrusted, with an `info`;
+- headless runs use only what is already trusted, with an `info` naming the count.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING
+
+from rift.config import Config, McpServerConfig
+from rift.core.events import Event, Info, Warning
+from rift.core.subagents import Persona
+from rift.extend.mcp import McpManager
+from rift.extend.personas import discover_personas
+from rift.extend.plugins import Plugin, command_skills, discover_plugins, plugin_tools
+from rift.extend.skills import Skill
+from rift.extend.trust import TrustStore
+from rift.tools.base import Tool
+
+if TYPE_CHECKING:
+    from rift.core.agent import Agent
+
+TRUST_CHOICES = ["trust", "skip"]
+_YES = ("trust", "yes", "y")
+
+
+def accepted(answer: str | None) -> bool:
+    """`trust`, `yes` or `y`, trimmed and in any case; anything else (or no answer) skips."""
+    return answer is not None and answer.strip().lower() in _YES
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} untrusted project {what}{'' if n == 1 else 's'}"
+
+
+@dataclass
+class Extensions:
+    """Plugins, personas, project hooks and MCP servers of one agent, and their trust."""
+
+    config: Config
+    store: TrustStore
+    plugins: dict[str, Plugin] = field(default_factory=dict)
+    personas: dict[str, Persona] = field(default_factory=dict)
+    notices: list[Event] = field(default_factory=list)
+    """Problems met while loading (bad manifests, a corrupt trust store), shown after ready."""
+    mcp: McpManager | None = None
+    _agent: Agent | None = None
+    _offered: bool = False
+    _tasks: set[asyncio.Task[None]] = field(default_factory=set)
+
+    @classmethod
+    def load(cls, config: Config) -> Extensions:
+        warnings: list[str] = []
+        plugins = discover_plugins(config.cwd, config.paths.config_dir, warnings)
+        store = TrustStore.load(config.paths)
+        ext = cls(
+            config=config,
+            store=store,
+            plugins=plugins,
+            personas=discover_personas(config.cwd, config.paths.config_dir),
+        )
+        ext.notices = [Warning(text) for text in [*warnings, *store.warnings]]
+        return ext
+
+    @property
+    def skills(self) -> dict[str, Skill]:
+        """Plugin commands, offered as skills."""
+        return command_skills(self.plugins.values())
+
+    # ------------------------------------------------------------ pending
+
+    def _needs_trust(self, plugin: Plugin) -> bool:
+        return (
+            plugin.project
+            and bool(plugin.tools or plugin.hooks)
+            and plugin.trust_key not in self.store.hooks
+        )
+
+    def untrusted_plugins(self) -> list[Plugin]:
+        return [p for p in self.plugins.values() if self._needs_trust(p)]
+
+    def untrusted_hooks(self) -> list[str]:
+        hooks = dict.fromkeys(self.config.project_post_edit_hooks)
+        return [h for h in hooks if h not in self.store.hooks]
+
+    def untrusted_servers(self) -> list[McpServerConfig]:
+        return [
+            s for s in self.config.mcp.values() if s.project and s.identity not in self.store.mcp
+        ]
+
+    # ------------------------------------------------------------ activation
+
+    def attach(self, agent: Agent, attached: bool) -> None:
+        """Activate what needs no asking; call inside the event loop, before any turn."""
+        self._agent = agent
+        agent.subagents.personas = dict(self.personas)
+        for plugin in self.plugins.values():
+            if not self._needs_trust(plugin):
+                self._activate(plugin)
+        agent.add_post_edit_hooks(
+            tuple(h for h in self.config.project_post_edit_hooks if h in self.store.hooks)
+        )
+        if not attached:
+            self._note_skipped()
+        self.mcp = McpManager(self.config.cwd, self._info, self._register)
+        for server in self.config.mcp.values():
+            if not server.project or server.identity in self.store.mcp:
+                self.mcp.start(server)
+        agent.refresh_system_prompt()
+
+    def _note_skipped(self) -> None:
+        hint = "(start rift interactively to review and trust them)"
+        for n, what in (
+            (len(self.untrusted_plugins()), "plugin"),
+            (len(self.untrusted_hooks()), "post-edit hook"),
+            (len(self.untrusted_servers()), "MCP server"),
+        ):
+            if n:
+                self.notices.append(Info(f"{_count(n, what)} skipped {hint}"))
+
+    def _activate(self, plugin: Plugin) -> list[str]:
+        """Register a plugin's tools and hooks; returns the tool names that were registered."""
+        assert self._agent is not None
+        registered = self._register(plugin_tools(plugin))
+        self._agent.add_post_edit_hooks(plugin.hooks)
+        return registered
+
+    def _register(self, tools: Mapping[str, Tool]) -> list[str]:
+        """Add tools live; a name already taken (built-ins first) keeps its owner."""
+        agent = self._agent
+        assert agent is not None
+        fresh = {name: tool for name, tool in tools.items() if name not in agent.tools}
+        for name in tools.keys() - fresh.keys():
+            agent.emit(Warning(f"tool '{name}' skipped: the name is already taken"))
+        if fresh:
+            agent.register_tools(fresh)
+        return list(fresh)
+
+    def _info(self, text: str) -> None:
+        if self._agent is not None:
+            self._agent.emit(Info(text))
+
+    # ------------------------------------------------------------ trust asks
+
+    def offer_trust(self) -> None:
+        """Raise the trust asks once (see the module docstring); returns without waiting."""
+        agent = self._agent
+        if self._offered or agent is None:
+            return
+        self._offered = True
+        offers: list[tuple[str, Callable[[], Awaitable[None]]]] = []
+        for plugin in self.untrusted_plugins():
+            offers.append((f"plugin '{plugin.name}'", partial(self._offer_plugin, plugin)))
+        for hook in self.untrusted_hooks():
+            offers.append((f"post-edit hook `{hook}`", partial(self._offer_hook, hook)))
+        for server in self.untrusted_servers():
+            offers.append((f"MCP server '{server.name}'", partial(self._offer_server, server)))
+        for label, offer in offers:
+            if not agent.approval.enabled:
+                agent.emit(
+                    Info(
+                        f"project {label} stays untrusted while auto-approve is on"
+                        " (turn approval on and restart rift to be asked)"
+                    )
+                )
+                continue
+            task = asyncio.create_task(self._guard(offer()))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _guard(self, offer: Awaitable[None]) -> None:
+        try:
+            await offer
+        except OSError as exc:
+            self._warn(f"trust store not saved: {exc}")
+
+    def _warn(self, text: str) -> None:
+        if self._agent is not None:
+            self._agent.emit(Warning(text))
+
+    async def _ask(self, question: str, detail: list[str]) -> bool:
+        assert self._agent is not None
+        return accepted(await self._agent.broker.ask(question, detail, TRUST_CHOICES))
+
+    async def _offer_plugin(self, plugin: Plugin) -> None:
+        question = f"Trust project plugin '{plugin.name}' ({plugin.directory})?"
+        if not await self._ask(question, plugin.detail()):
+            self._info(f"plugin '{plugin.name}' left untrusted: its tools and hooks stay off")
+            return
+        names = self._activate(plugin)
+        self._info(
+            f"plugin '{plugin.name}' trusted — tools registered: {', '.join(names) or '(none)'}"
+        )
+        self.store.trust_hook_entry(plugin.trust_key)
+
+    async def _offer_hook(self, hook: str) -> None:
+        if not await self._ask(f"Trust project hook: {hook}?", [f"runs after every edit: {hook}"]):
+            self._info(f"project hook left untrusted: {hook}")
+            return
+        assert self._agent is not None
+        self._agent.add_post_edit_hooks((hook,))
+        self._info(f"project hook trusted: {hook}")
+        self.store.trust_hook_entry(hook)
+
+    async def _offer_server(self, server: McpServerConfig) -> None:
+        if server.command:
+            detail = ["command: " + " ".join([server.command, *server.args])]
+        else:
+            detail = [f"url: {server.url}"]
+        detail += [f"env: {key}" for key, _ in server.env]
+        if not await self._ask(f"Trust project MCP server '{server.name}'?", detail):
+            self._info(f"MCP server '{server.name}' left untrusted: not started")
+            return
+        assert self.mcp is not None
+        self.mcp.start(server)
+        self.store.trust_mcp(server.identity)
+
+    async def wait_mcp(self) -> None:
+        if self.mcp is not None:
+            await self.mcp.wait_ready()
+
+    async def aclose(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self.mcp is not None:
+            await self.mcp.aclose()

@@ -1,0 +1,62 @@
+"""Agent personas: named roles a delegated task can run as (reference notes, section 8.3).
+
+`.rift/agents/<name>.md` (the project's, winning collisions) or
+`~/.config/rift/agents/<name>.md`, with front matter::
+
+    ---
+    name: reviewer
+    description: Reviews a change for bugs; never edits.
+    model: fast                 # a role from `models` or a full model name
+    tools: read, grep, glob     # comma-separated whitelist (absent = every tool)
+    ---
+    You are a careful reviewer. …
+
+The body is prepended to the task's prompt. Personas are only instructions, so
+a project's personas need no trust: their tools are the parent's, narrowed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rift.core.subagents import Persona
+from rift.extend.skills import BODY_CAP, DESCRIPTION_CAP, split_front_matter
+
+
+def parse_persona(text: str, fallback_name: str) -> Persona:
+    meta, body = split_front_matter(text)
+    tools = meta.get("tools")
+    whitelist = None
+    if tools is not None:  # "read, grep" or "[read, grep]"
+        names = (t.strip().strip("\"'") for t in tools.strip("[]").split(","))
+        whitelist = tuple(n for n in names if n)
+    body = body.strip()
+    if len(body) > BODY_CAP:
+        body = body[:BODY_CAP] + f"\n[persona truncated at {BODY_CAP} characters]"
+    return Persona(
+        name=meta.get("name") or fallback_name,
+        description=(meta.get("description") or "(no description)")[:DESCRIPTION_CAP],
+        body=body,
+        model=meta.get("model") or None,
+        tools=whitelist,
+    )
+
+
+def _scan(directory: Path) -> list[Persona]:
+    if not directory.is_dir():
+        return []
+    found = []
+    for entry in sorted(directory.glob("*.md")):
+        try:
+            text = entry.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        found.append(parse_persona(text, entry.stem))
+    return found
+
+
+def discover_personas(project_dir: Path, user_config_dir: Path) -> dict[str, Persona]:
+    """Every persona by name, sorted; the project's win collisions."""
+    found = {p.name: p for p in _scan(user_config_dir / "agents")}
+    found.update({p.name: p for p in _scan(project_dir / ".rift" / "agents")})
+    return dict(sorted(found.items()))

@@ -1,0 +1,240 @@
+"""Plugins: a directory with a `plugin.json` that adds commands, tools and post-edit hooks.
+
+Discovery (reference notes, section 8.2): `.rift/plugins/*/plugin.json` (the
+project's, scanned first, winning name collisions) and
+`~/.config/rift/plugins/*/plugin.json`. A manifest::
+
+    {"name": "deploy", "description": "…",
+     "commands": [{"name": "ship", "description": "…", "prompt": "Deploy {args} now."}],
+     "tools": [{"name": "status", "description": "…", "command": "./status.sh",
+                "parameters": {"type": "object", …}, "timeout_secs": 60}],
+     "hooks": {"post_edit": ["make lint"]}}
+
+Commands are prompt templates (`{args}` → the invocation's arguments) exposed
+as skills. Tools run through the shell in the project directory with their
+arguments as JSON on stdin. A project plugin's tools and hooks run only once
+the user trusted its exact manifest bytes (extend/trust.py, extend/loader.py);
+its commands are only prompts and are always available.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rift.errors import ToolError
+from rift.extend.skills import DESCRIPTION_CAP, Skill
+from rift.extend.trust import plugin_trust_key
+from rift.tools._proc import run_shell, strip_ansi
+from rift.tools.base import Tool, ToolContext, ToolOutput, ToolRun, middle_truncate
+
+DEFAULT_TIMEOUT = 60.0
+"""Seconds a plugin tool may run; a manifest's `timeout_secs` overrides it per tool."""
+OUTPUT_LIMIT = 30_000
+MAX_MANIFEST_BYTES = 1 << 20
+_TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class ManifestError(ValueError):
+    """A plugin.json that cannot be used; the plugin is skipped with a warning."""
+
+
+@dataclass(frozen=True, slots=True)
+class PluginTool:
+    name: str
+    description: str
+    command: str
+    parameters: dict[str, Any]
+    timeout: float = DEFAULT_TIMEOUT
+
+
+@dataclass(frozen=True, slots=True)
+class Plugin:
+    name: str
+    description: str
+    manifest_path: Path
+    project: bool
+    """Brought by the project: tools and hooks need trust."""
+    trust_key: str
+    commands: tuple[Skill, ...] = ()
+    tools: tuple[PluginTool, ...] = ()
+    hooks: tuple[str, ...] = ()
+
+    @property
+    def directory(self) -> Path:
+        return self.manifest_path.parent
+
+    def detail(self) -> list[str]:
+        """What trusting it lets run: one line per tool, then its hooks (the ask's detail)."""
+        lines = [f"{t.name}: {t.description} — `{t.command}`" for t in self.tools]
+        lines += [f"post-edit hook — `{hook}`" for hook in self.hooks]
+        return lines
+
+
+# ------------------------------------------------------------------ parsing
+
+
+def _text(raw: dict[str, Any], key: str, where: str, required: bool = False) -> str:
+    value = raw.get(key)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise ManifestError(f"{where}: '{key}' must be a non-empty string")
+    return value.strip()
+
+
+def _command(raw: Any, plugin: str, where: str) -> Skill:
+    if not isinstance(raw, dict):
+        raise ManifestError(f"{where}: each command must be an object")
+    name = _text(raw, "name", where, required=True)
+    prompt = _text(raw, "prompt", f"{where} command '{name}'", required=True)
+    description = _text(raw, "description", where) or f"(plugin {plugin})"
+    return Skill(name=name, description=description[:DESCRIPTION_CAP], body=prompt, template=prompt)
+
+
+def _tool(raw: Any, plugin: str, where: str) -> PluginTool:
+    if not isinstance(raw, dict):
+        raise ManifestError(f"{where}: each tool must be an object")
+    name = _text(raw, "name", where, required=True)
+    if not _TOOL_NAME.match(name):
+        raise ManifestError(f"{where}: tool name '{name}' must match [A-Za-z0-9_-]{{1,64}}")
+    here = f"{where} tool '{name}'"
+    command = _text(raw, "command", here, required=True)
+    parameters = raw.get("parameters")
+    if parameters is None:
+        parameters = {"type": "object", "properties": {}}
+    if not isinstance(parameters, dict):
+        raise ManifestError(f"{here}: 'parameters' must be a JSON Schema object")
+    timeout = raw.get("timeout_secs", DEFAULT_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        raise ManifestError(f"{here}: 'timeout_secs' must be a positive number")
+    description = _text(raw, "description", here) or name
+    return PluginTool(
+        name=name,
+        description=f"{description} (plugin: {plugin})",
+        command=command,
+        parameters=parameters,
+        timeout=float(timeout),
+    )
+
+
+def _list(data: dict[str, Any], key: str, where: str) -> list[Any]:
+    value = data.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ManifestError(f"{where}: '{key}' must be a list")
+    return value
+
+
+def parse_manifest(raw: bytes, manifest_path: Path, project: bool) -> Plugin:
+    """A plugin from its manifest bytes.
+
+    Raises:
+        ManifestError: invalid JSON, or a field of the wrong shape.
+    """
+    where = f"plugin {manifest_path}"
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ManifestError(f"{where} is not valid JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise ManifestError(f"{where} must hold a JSON object")
+    name = _text(data, "name", where) or manifest_path.parent.name
+    hooks = data.get("hooks") or {}
+    if not isinstance(hooks, dict):
+        raise ManifestError(f"{where}: 'hooks' must be an object")
+    post_edit = _list(hooks, "post_edit", where)
+    if not all(isinstance(h, str) and h.strip() for h in post_edit):
+        raise ManifestError(f"{where}: 'hooks.post_edit' must be a list of commands")
+    return Plugin(
+        name=name,
+        description=_text(data, "description", where),
+        manifest_path=manifest_path,
+        project=project,
+        trust_key=plugin_trust_key(manifest_path, raw),
+        commands=tuple(_command(c, name, where) for c in _list(data, "commands", where)),
+        tools=tuple(_tool(t, name, where) for t in _list(data, "tools", where)),
+        hooks=tuple(h.strip() for h in post_edit),
+    )
+
+
+def _scan(directory: Path, project: bool, warnings: list[str]) -> Iterable[Plugin]:
+    if not directory.is_dir():
+        return
+    for entry in sorted(directory.iterdir()):
+        manifest = entry / "plugin.json"
+        if not manifest.is_file():
+            continue
+        try:
+            with manifest.open("rb") as handle:
+                raw = handle.read(MAX_MANIFEST_BYTES + 1)
+            if len(raw) > MAX_MANIFEST_BYTES:
+                raise ManifestError(f"plugin {manifest} is larger than {MAX_MANIFEST_BYTES} bytes")
+            yield parse_manifest(raw, manifest.resolve(), project)
+        except ManifestError as exc:
+            warnings.append(f"{exc}; skipping it")
+        except OSError as exc:
+            warnings.append(f"plugin {manifest} cannot be read ({exc}); skipping it")
+
+
+def discover_plugins(
+    project_dir: Path, user_config_dir: Path, warnings: list[str]
+) -> dict[str, Plugin]:
+    """Every usable plugin by name; the project's win collisions. Problems go to `warnings`."""
+    found: dict[str, Plugin] = {}
+    for plugin in _scan(project_dir / ".rift" / "plugins", True, warnings):
+        found.setdefault(plugin.name, plugin)
+    for plugin in _scan(user_config_dir / "plugins", False, warnings):
+        found.setdefault(plugin.name, plugin)
+    return found
+
+
+# ------------------------------------------------------------------ running
+
+
+def _runner(spec: PluginTool) -> ToolRun:
+    async def run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        payload = json.dumps(args, ensure_ascii=False).encode("utf-8")
+        try:
+            result = await run_shell(spec.command, ctx.cwd, spec.timeout, stdin_data=payload)
+        except OSError as exc:
+            raise ToolError(f"plugin tool '{spec.name}' could not start: {exc}") from exc
+        stdout = strip_ansi(result.stdout).strip("\n")
+        if result.timed_out:
+            raise ToolError(f"plugin tool '{spec.name}' timed out after {spec.timeout:g}s")
+        if result.exit_code != 0:
+            reason = strip_ansi(result.stderr).strip() or stdout.strip() or "(no output)"
+            raise ToolError(
+                f"plugin tool '{spec.name}' failed (exit {result.exit_code}): "
+                + middle_truncate(reason, OUTPUT_LIMIT)
+            )
+        return ToolOutput(True, middle_truncate(stdout, OUTPUT_LIMIT) if stdout else "(no output)")
+
+    return run
+
+
+def plugin_tools(plugin: Plugin) -> dict[str, Tool]:
+    """The plugin's tools in the contract every tool follows (tools/base.py)."""
+    return {
+        spec.name: Tool(
+            name=spec.name,
+            description=spec.description,
+            parameters=spec.parameters,
+            run=_runner(spec),
+        )
+        for spec in plugin.tools
+    }
+
+
+def command_skills(plugins: Iterable[Plugin]) -> dict[str, Skill]:
+    """Every plugin command as a skill (first plugin wins a name clash)."""
+    found: dict[str, Skill] = {}
+    for plugin in plugins:
+        for command in plugin.commands:
+            found.setdefault(command.name, command)
+    return found
