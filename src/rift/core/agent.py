@@ -12,8 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,6 +39,7 @@ from rift.core.prompt import build_system_prompt
 from rift.core.session import INTERRUPT_NOTE, SessionStore, save_session
 from rift.core.subagents import SubagentRunner
 from rift.core.tasks import TaskRegistry
+from rift.core.trace import append_trace, trace_record
 from rift.core.turn import Turn, TurnSetup
 from rift.errors import RiftError
 from rift.extend.skills import Skill
@@ -233,8 +233,10 @@ class Agent:
                 text, self.interrupted = INTERRUPT_NOTE + text, False
             self.journal.begin_turn()
             turn = Turn(self.turn_setup(), self.messages, self.emit)
+            failed = True
             try:
                 stats = await turn.run(text)
+                failed = False
             except RiftError as exc:
                 self.emit(Warning(f"error: {exc}"))
                 stats = TurnStats()
@@ -246,11 +248,30 @@ class Agent:
             self.broker.close_reviews()
             self.last_stats = stats
             self.emit(Done(stats=stats))
+            self._trace(turn, text, stats, failed)
         finally:
             self.busy = False  # done is out: the next prompt may come (it waits for the save)
         self._after_turn = asyncio.create_task(self._finish_turn())
         await asyncio.shield(self._after_turn)
         return stats
+
+    def _trace(self, turn: Turn, prompt: str, stats: TurnStats, failed: bool) -> None:
+        if self.config.trace_file is None:
+            return
+        record = trace_record(
+            model=self.model,
+            provider=self.binding.route.base_url,
+            num_ctx=self.num_ctx,
+            prompt=prompt,
+            outcome="error" if failed else turn.outcome,
+            stats=stats,
+            tools=turn.tool_log,
+            counters=turn.counters,
+        )
+        try:
+            append_trace(self.config.trace_file, record)
+        except OSError as exc:
+            self.emit(Warning(f"trace write failed: {exc}"))
 
     async def _finish_turn(self) -> None:
         """Autosave, idle compaction, then the fresh context gauge (reference 10.4)."""
