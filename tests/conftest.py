@@ -7,15 +7,15 @@ writes the person's real config or sessions.
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rift_bin import rift_command
+from rift_bin import rift_command, run_rift, sessions_dir, write_json
+
+__all__ = ["rift_command", "run_rift", "sessions_dir", "write_json"]
 
 
 @pytest.fixture(autouse=True)
@@ -57,27 +57,3 @@ def fake_server() -> Iterator[Any]:
     yield start
     for server in servers:
         server.stop()
-
-
-def run_rift(
-    args: list[str], cwd: Path, *, timeout: float = 60, input_text: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    """Run the real rift CLI as a subprocess in `cwd` with the test's environment."""
-    return subprocess.run(
-        [*rift_command(), *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        input=input_text,
-        env=dict(os.environ),
-    )
-
-
-def sessions_dir() -> Path:
-    return Path(os.environ["XDG_DATA_HOME"]) / "rift" / "sessions"
-
-
-def write_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data), encoding="utf-8")

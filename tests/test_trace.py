@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import run_rift
+from rift_bin import run_rift
 
 
 def test_trace_line_per_turn(project: Path, fake_server: Any, tmp_path: Path) -> None:
