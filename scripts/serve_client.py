@@ -182,6 +182,7 @@ class Client:
         self.out = out
         self.color = color
         self.inline = False  # the cursor is mid-line (streamed text)
+        self.inline_style = ""
         self.handlers: dict[str, Callable[[Event], None]] = {
             "ready": self.on_ready,
             "history": self.on_history,
@@ -218,9 +219,11 @@ class Client:
         self.out.flush()
 
     def stream(self, text: str, style: str = "") -> None:
+        if self.inline and style != self.inline_style:
+            self.out.write("\n")  # reasoning and reply on separate lines
         self.out.write(self.paint(text, style))
         self.out.flush()
-        self.inline = not text.endswith("\n")
+        self.inline, self.inline_style = not text.endswith("\n"), style
 
     # ----------------------------------------------------------------- events
 

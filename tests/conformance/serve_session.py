@@ -108,6 +108,11 @@ class ServeSession:
         for line in self.proc.stderr:
             self._stderr.append(line)
 
+    def _exit_status(self) -> int | None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=2)
+        return self.proc.poll()
+
     @property
     def stderr(self) -> str:
         return b"".join(self._stderr).decode("utf-8", errors="replace")
@@ -179,7 +184,8 @@ class ServeSession:
             event = self.next_event(left)
             if event is None:
                 raise AssertionError(
-                    f"stdout closed before {name} (rc={self.proc.poll()})\n" + self._describe(since)
+                    f"stdout closed before {name} (exit status {self._exit_status()})\n"
+                    + self._describe(since)
                 )
             out.append(event)
             if event["event"] == name and all(event.get(k) == v for k, v in fields.items()):

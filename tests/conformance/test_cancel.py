@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
 from .serve_session import live_processes_with, tool_call, wait_for
 
@@ -56,3 +58,13 @@ def test_cancel_kills_a_running_bash_command(fake_server, serve) -> None:
     session.prompt("awake")
     assert {"event": "content", "text": "back"} in session.read_until("done")
     assert session.close() == 0
+
+
+def test_stdin_eof_mid_turn_cancels_saves_and_exits(fake_server, serve) -> None:
+    server = fake_server({"turns": [{"content": "start", "never_end": "."}]})
+    session = serve(server)
+    session.prompt("endless")
+    session.expect("content", text="start")
+    assert session.close(timeout=5) == 0
+    saved = json.loads(Path(session.events[0]["session"]).read_text(encoding="utf-8"))
+    assert any(m.get("content") == "endless" for m in saved["messages"])

@@ -149,6 +149,8 @@ def test_prompt_while_busy_and_other_mid_turn_commands(fake_server, serve) -> No
         },
         {"event": "approval_changed", "approve": False},
     ]
+    session.send({"cmd": "list_models"})  # safe mid-turn; answered in the background
+    assert session.expect("models")["current"] == "fake-model"
     session.send({"cmd": "cancel"})
     after = session.read_until("done")
     assert {"event": "warning", "text": "turn cancelled"} in after
@@ -370,4 +372,19 @@ def test_deny_rule_refuses_even_with_approval_off(fake_server, serve, project) -
     assert result["ok"] is False
     assert "blocked by permission rule 'Edit(secret.txt)'" in result["preview"]
     assert (project / "secret.txt").read_text(encoding="utf-8") == "a\nb\nc"
+    assert session.close() == 0
+
+
+def test_ready_approve_reflects_the_user_config(fake_server, serve, project) -> None:
+    config = Path(os.environ["XDG_CONFIG_HOME"]) / "rift" / "config.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(json.dumps({"approve": False}), encoding="utf-8")
+    server = fake_server(
+        {"turns": [{"tool_calls": [tool_call("write", path="n.txt", content="x")]}]}
+    )
+    session = serve(server)
+    assert session.events[0]["approve"] is False
+    events = _turn(session, "go ahead")
+    assert "ask" not in session.names(events)
+    assert (project / "n.txt").read_text(encoding="utf-8") == "x"
     assert session.close() == 0

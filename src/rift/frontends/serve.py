@@ -11,8 +11,10 @@ commands, over-long lines and invalid UTF-8 each produce one `warning`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import signal
 import sys
 import threading
 from collections.abc import Awaitable, Callable
@@ -103,6 +105,7 @@ class ServeLoop:
         self.skills = skills
         self.work: asyncio.Task[Any] | None = None
         self.side_tasks: set[asyncio.Task[Any]] = set()
+        self.trust_offered = False
         self.handlers: dict[str, Callable[[dict[str, Any]], Awaitable[None] | None]] = {
             "hello": self.hello,
             "prompt": self.prompt,
@@ -188,6 +191,14 @@ class ServeLoop:
                 approve=self.agent.approval.enabled,
             )
         )
+        self._offer_trust()
+
+    def _offer_trust(self) -> None:
+        """Project trust asks wait for hello (its `approve` may switch them off) or the
+        first prompt, so they never come before the client is listening (spec `hello`)."""
+        if not self.trust_offered:
+            self.trust_offered = True
+            self.agent.offer_trust()
 
     def prompt(self, cmd: dict[str, Any]) -> None:
         text = cmd.get("text")
@@ -199,6 +210,7 @@ class ServeLoop:
         if self.busy:
             self.warn("turn in progress — cancel it or wait for done")
             return
+        self._offer_trust()
         invocation = split_invocation(text)
         if invocation is not None:
             skill = self.skills.get(invocation[0])
@@ -319,6 +331,10 @@ async def _serve(config: Config, options: StartOptions, emit: EventWriter) -> in
         target=_read_lines, daemon=True, args=(sys.stdin.buffer, asyncio.get_running_loop(), queue)
     )
     reader.start()
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows: no signal handlers
+        # SIGTERM (how editors stop us) shuts down like stdin EOF: the running command's
+        # process group is killed and the session saved, instead of being orphaned.
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, queue.put_nowait, _EOF)
     while True:
         item = await queue.get()
         if item is _EOF:
