@@ -11,6 +11,7 @@ because several conftest.py modules share the module name `conftest`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -69,16 +70,25 @@ def wait_for(predicate: Callable[[], Any], timeout: float, interval: float = 0.0
 
 
 class Marker:
-    """A unique string to put in a command line, and the processes carrying it."""
+    """A unique token for a long-running command, and the processes carrying it.
+
+    The token is also a valid `sleep` length, so the `sleep` child is found as
+    well as the `sh` running it (a plain `echo MARKER` only tags the shell).
+    """
 
     def __init__(self) -> None:
-        self.text = f"MARKER_{uuid.uuid4().hex}"
+        self.seconds = f"300.{uuid.uuid4().int % 10**12:012d}"
+        self.text = f"MARKER_{self.seconds}"
 
     def __str__(self) -> str:
         return self.text
 
+    def command(self) -> str:
+        """`sleep <token>; echo MARKER_<token>`: five minutes, unless something kills it."""
+        return f"sleep {self.seconds}; echo {self.text}"
+
     def pids(self) -> list[int]:
-        return marker_pids(self.text)
+        return marker_pids(self.seconds)
 
     def wait_alive(self, timeout: float = 10) -> bool:
         return bool(wait_for(self.pids, timeout))
@@ -94,10 +104,8 @@ def marker() -> Iterator[Marker]:
     made = Marker()
     yield made
     for pid in made.pids():
-        try:
+        with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
 
 
 # -------------------------------------------------------------------- sessions
@@ -125,16 +133,6 @@ def load_session(path: str | Path) -> dict[str, Any]:
         following = messages[i + 1 : i + 1 + len(calls)]
         assert [m["role"] for m in following] == ["tool"] * len(calls), following
     return data
-
-
-def tool_messages(session: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The session's tool results by tool_call_id."""
-    return {m["tool_call_id"]: m for m in session["messages"] if m["role"] == "tool"}
-
-
-def request_text(record: dict[str, Any]) -> str:
-    """A logged chat request's messages as one JSON string (for substring checks)."""
-    return json.dumps(record.get("messages", []), ensure_ascii=False)
 
 
 # --------------------------------------------------------------------- headless
@@ -171,8 +169,13 @@ class RiftRun:
     def session(self) -> dict[str, Any]:
         return load_session(self.session_path)
 
-    def requests(self) -> list[dict[str, Any]]:
-        return self.server.chat_requests()
+    def tool_results(self) -> dict[str, str]:
+        """The session's tool result texts by tool_call_id."""
+        return {
+            m["tool_call_id"]: m["content"]
+            for m in self.session()["messages"]
+            if m["role"] == "tool"
+        }
 
     def describe(self) -> str:
         return f"exit {self.code}\n--- stdout ---\n{self.stdout}\n--- stderr ---\n{self.stderr}"
@@ -200,10 +203,6 @@ class Harness:
         path.write_text(json.dumps(data), encoding="utf-8")
         return path
 
-    @staticmethod
-    def cli_argv() -> list[str]:
-        return rift_argv()
-
     def cli(self, args: list[str], timeout: float = 30) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [*rift_argv(), *args],
@@ -214,6 +213,31 @@ class Harness:
             stdin=subprocess.DEVNULL,
             env=dict(os.environ),
         )
+
+    def start(self, prompt: str, server: Any, *extra: str) -> subprocess.Popen[str]:
+        """`rift -p PROMPT … --output-format json` left running (to signal it mid-turn)."""
+        args = ["-p", prompt, "--host", server.url, "-m", MODEL, "--output-format", "json"]
+        return subprocess.Popen(
+            [*rift_argv(), *args, *extra],
+            cwd=self.project,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=dict(os.environ),
+        )
+
+    @staticmethod
+    def finish(proc: subprocess.Popen[str], server: Any, timeout: float = 10) -> RiftRun:
+        """Wait for a `start`ed run; it is killed if it outlives `timeout`."""
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        done = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+        return RiftRun(done, server)
 
     def run(
         self,
@@ -288,6 +312,11 @@ class ServeClient:
             if item is None:
                 raise AssertionError(f"serve exited before {kind} {fields}; got {self.events}")
             self.events.append(item)
+
+    def session(self) -> dict[str, Any]:
+        """The session file named by `ready` (checked like every saved session)."""
+        ready = next(e for e in self.events if e["event"] == "ready")
+        return load_session(ready["session"])
 
     def stderr(self) -> str:
         assert self.proc.stderr is not None

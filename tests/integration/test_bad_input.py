@@ -20,10 +20,10 @@ def _one_call(harness: Any, call: dict[str, Any], openai: bool = False) -> tuple
     run = harness.run("do it", server, openai=openai)
     assert run.code == 0, run.describe()
     assert run.result["reply"] == "recovered"
-    result = next(m for m in run.session()["messages"] if m.get("tool_call_id") == "c1")
+    result = run.tool_results()["c1"]
     # The model got the error in its next request, verbatim.
-    assert server.chat_requests()[1]["messages"][-1]["content"] == result["content"]
-    return run, result["content"]
+    assert server.chat_requests()[1]["messages"][-1]["content"] == result
+    return run, result
 
 
 @pytest.mark.parametrize("openai", [False, True], ids=["ollama", "openai"])
@@ -68,8 +68,7 @@ def test_file_that_vanished(harness: Any) -> None:
     run = harness.run("use data.txt", server)
     assert run.code == 0, run.describe()
     assert [t["ok"] for t in run.result["tools"]] == [True, False, False]
-    results = {m["tool_call_id"]: m["content"] for m in run.session()["messages"]
-               if m["role"] == "tool"}  # fmt: skip
+    results = run.tool_results()
     for key in ("c1", "c2"):
         assert results[key].startswith("ERROR: data.txt: no such file or directory"), results
     assert not (harness.project / "data.txt").exists()
@@ -84,7 +83,10 @@ def test_binary_file(harness: Any) -> None:
 def test_binary_file_for_edit(harness: Any) -> None:
     data = b"\x00\x01head\x00tail"
     (harness.project / "blob.bin").write_bytes(data)
-    call = {"name": "edit", "arguments": {"path": "blob.bin", "old_string": "head", "new_string": "x"}}
+    call = {
+        "name": "edit",
+        "arguments": {"path": "blob.bin", "old_string": "head", "new_string": "x"},
+    }
     _, text = _one_call(harness, call)
     assert text.startswith("ERROR: ")
     assert "binary" in text
@@ -92,7 +94,7 @@ def test_binary_file_for_edit(harness: Any) -> None:
 
 
 def test_command_that_never_ends(harness: Any, marker: Any) -> None:
-    command = f"sleep 300; echo {marker}"
+    command = marker.command()
     call = {"name": "bash", "arguments": {"command": command, "timeout_secs": 1}}
     run, text = _one_call(harness, call)
     assert text.startswith("ERROR: (no output)\n[timed out after 1s")
@@ -103,9 +105,9 @@ def test_command_that_never_ends(harness: Any, marker: Any) -> None:
 
 def test_command_whose_child_keeps_the_pipe_open(harness: Any, marker: Any) -> None:
     """A backgrounded grandchild holding stdout must not hang the turn past the timeout."""
-    command = f"(sleep 300; echo {marker}) & echo started"
+    command = f"({marker.command()}) & echo started"
     call = {"name": "bash", "arguments": {"command": command, "timeout_secs": 1}}
-    run, text = _one_call(harness, call)
+    _, text = _one_call(harness, call)
     assert "started" in text
     assert "timed out after 1s" in text
     assert marker.wait_gone(2), f"still running: {marker.pids()}"
@@ -155,13 +157,5 @@ def test_server_failing_mid_turn_serve(harness: Any, serve: Any, fault: str) -> 
     client.expect("done")
     client.close_stdin()
     assert client.proc.wait(timeout=10) == 0
-    from_ready = client.events[0]["session"]
-    messages = _load(from_ready)["messages"]
+    messages = client.session()["messages"]
     assert [m["content"] for m in messages if m["role"] == "user"] == ["hi", "again"]
-
-
-def _load(path: str) -> dict[str, Any]:
-    import json
-    from pathlib import Path
-
-    return json.loads(Path(path).read_text())

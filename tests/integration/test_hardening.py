@@ -18,15 +18,15 @@ TEXTUAL_CALL = {"name": "write", "arguments": {"path": "out.txt", "content": "re
 
 
 @pytest.mark.parametrize(
-    "content",
+    ("content", "openai"),
     [
-        json.dumps(TEXTUAL_CALL),
-        "```json\n" + json.dumps(TEXTUAL_CALL, indent=2) + "\n```",
-        json.dumps([{"name": "write", "parameters": TEXTUAL_CALL["arguments"]}]),
+        (json.dumps(TEXTUAL_CALL), False),
+        ("```json\n" + json.dumps(TEXTUAL_CALL, indent=2) + "\n```", False),
+        ("```json\n" + json.dumps(TEXTUAL_CALL, indent=2) + "\n```", True),
+        (json.dumps([{"name": "write", "parameters": TEXTUAL_CALL["arguments"]}]), False),
     ],
-    ids=["bare", "fenced", "array-with-parameters"],
+    ids=["bare", "fenced", "fenced-openai", "array-with-parameters"],
 )
-@pytest.mark.parametrize("openai", [False, True], ids=["ollama", "openai"])
 def test_textual_tool_call_is_recovered(harness: Any, content: str, openai: bool) -> None:
     server = harness.server([{"content": content}, {"content": "done"}])
     run = harness.run("create out.txt", server, openai=openai)

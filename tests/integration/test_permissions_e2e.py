@@ -104,7 +104,7 @@ SCENARIOS: dict[str, Scenario] = {
         user={"approve": False},
         rows=[
             bash("git push origin main", True, "WOULD RUN: git push origin main"),
-            Row("write", {"path": "config/app.json", "content": "{\"v\": 2}"}, True),
+            Row("write", {"path": "config/app.json", "content": '{"v": 2}'}, True),
             bash("curl http://example.invalid", False, DENIED),
             bash("rm${IFS}-rf${IFS}/", False, DENIED),
             Row("write", {"path": "secret/key.txt", "content": "k"}, False, (DENIED,)),
@@ -138,7 +138,7 @@ SCENARIOS: dict[str, Scenario] = {
             Row("read", {"path": "notes/../private/data.txt"}, False, (DENIED,), ("TOPSECRET",)),
             Row(
                 "edit",
-                {"path": "config/app.json", "old_string": "{}", "new_string": "{\"v\": 3}"},
+                {"path": "config/app.json", "old_string": "{}", "new_string": '{"v": 3}'},
                 False,
                 (NO_USER, "'Edit(config/**)'"),
             ),
@@ -169,8 +169,9 @@ def _lay_out(project: Path) -> None:
 
 
 def _call(n: int, row: Row, project: Path) -> dict[str, Any]:
-    args = {k: v.replace("{project}", str(project)) if isinstance(v, str) else v
-            for k, v in row.args.items()}  # fmt: skip
+    args = dict(row.args)
+    if "{project}" in args.get("path", ""):
+        args["path"] = args["path"].replace("{project}", str(project))
     return {"id": f"row_{n}", "name": row.tool, "arguments": args}
 
 
@@ -193,7 +194,7 @@ def test_permission_precedence(name: str, harness: Any) -> None:
     run = harness.run("try each of these", server, *scenario.flags)
     assert run.code == 0, run.describe()
     tools = run.result["tools"]
-    results = {k: m["content"] for k, m in _tool_results(run).items()}
+    results = run.tool_results()
     problems: list[str] = []
     for n, row in enumerate(scenario.rows):
         text = results.get(f"row_{n}", "<no tool result>")
@@ -229,7 +230,7 @@ def test_ask_rule_refuses_headless_even_for_an_allowed_edit(harness: Any) -> Non
     server = harness.server([{"tool_calls": [call]}, {"content": "could not"}])
     run = harness.run("update config", server)
     assert run.result["tools"] == [{"name": "write", "ok": False}]
-    result = _tool_results(run)["c1"]["content"]
+    result = run.tool_results()["c1"]
     assert result == (
         "ERROR: this action requires interactive approval (permission rule"
         " 'Edit(config/**)') and no user is attached"
@@ -237,7 +238,3 @@ def test_ask_rule_refuses_headless_even_for_an_allowed_edit(harness: Any) -> Non
     assert (harness.project / "config/app.json").read_text() == "{}"
     # The model was told, in the next request.
     assert "no user is attached" in str(server.chat_requests()[1]["messages"][-1])
-
-
-def _tool_results(run: Any) -> dict[str, dict[str, Any]]:
-    return {m["tool_call_id"]: m for m in run.session()["messages"] if m["role"] == "tool"}

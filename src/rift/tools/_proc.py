@@ -78,18 +78,33 @@ async def spawn_shell(
     env: dict[str, str] | None = None,
     stdin: int = asyncio.subprocess.DEVNULL,
 ) -> asyncio.subprocess.Process:
-    """Start `sh -c command` as the leader of a new process group, output piped."""
-    return await asyncio.create_subprocess_exec(
-        "sh",
-        "-c",
-        command,
-        cwd=cwd,
-        env=env,
-        stdin=stdin,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,
+    """Start `sh -c command` as the leader of a new process group, output piped.
+
+    A cancellation that lands while asyncio is still connecting the pipes would
+    leave the child running (asyncio can only kill `sh`, and then waits for the
+    pipes its children still hold), so creation is shielded and the group killed.
+    """
+    creating = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            "sh",
+            "-c",
+            command,
+            cwd=cwd,
+            env=env,
+            stdin=stdin,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
     )
+    try:
+        return await asyncio.shield(creating)
+    except asyncio.CancelledError:
+        with contextlib.suppress(OSError):
+            proc = await creating
+            kill_group(proc)
+            await reap(proc)
+        raise
 
 
 def kill_group(proc: asyncio.subprocess.Process) -> None:
@@ -146,9 +161,7 @@ async def run_shell(
         proc = await spawn_shell(command, cwd, env, stdin=asyncio.subprocess.PIPE)
         feed = _feed(proc.stdin, stdin_data)
     out, err = _Capture(), _Capture()
-    work = asyncio.gather(
-        feed, _drain(proc.stdout, out), _drain(proc.stderr, err), proc.wait()
-    )
+    work = asyncio.gather(feed, _drain(proc.stdout, out), _drain(proc.stderr, err), proc.wait())
     # A cancelled wait_for never reads `work`'s CancelledError; mark it read, or asyncio
     # logs "_GatheringFuture exception was never retrieved" with a traceback.
     work.add_done_callback(lambda f: f.cancelled() or f.exception())
