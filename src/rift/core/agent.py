@@ -82,7 +82,7 @@ class ModelBinding:
 async def bind_model(name: str, config: Config) -> ModelBinding:
     """Resolve, connect and preflight a model; raises ModelError when it is not usable."""
     route = resolve(name, config)
-    provider = make_provider(route, config.read_timeout)
+    provider = make_provider(route, config.read_timeout, cache_dir=config.paths.cache_dir)
     try:
         checked = await preflight(provider, route, config.num_ctx, config.num_ctx_explicit)
     except BaseException:
@@ -156,6 +156,8 @@ class Agent:
             if self.skills:
                 self.tools["skill"] = SKILL_TOOL
             self.tools["agent"] = AGENT_TOOL
+            if self.binding.route.provider_kind == "embedded":
+                with_tools(self, SMALL_TOOLSET)  # a 1.5B model chooses well among six
         if not self.messages or self.messages[0]["role"] != "system":
             self.messages.insert(0, {"role": "system", "content": ""})
         self.refresh_system_prompt()

@@ -13,10 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rift.config import Config
-from rift.core.agent import Agent, bind_model
+from rift.core.agent import Agent, ModelBinding, bind_model
 from rift.core.events import Event, Info, Warning
 from rift.core.session import SessionStore, load_session
+from rift.errors import ServerUnreachable
+from rift.extend.loader import Extensions
 from rift.extend.skills import discover_skills
+from rift.models import local_weights
+from rift.models.registry import EMBEDDED, resolve
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +44,8 @@ async def start_agent(
     config: Config, emit: Callable[[Event], None], options: StartOptions
 ) -> Started:
     """Preflight the configured model and open the session; raises ModelError on failure."""
-    binding = await bind_model(config.model, config)
-    notices: list[Event] = [Warning(w) for w in config.warnings]
+    binding, fallback = await _bind_or_fall_back(config)
+    notices: list[Event] = [Warning(w) for w in config.warnings] + fallback
     if binding.info.note:
         notices.append(Info(binding.info.note))
     store = SessionStore(config.paths.sessions_dir)
@@ -61,7 +65,12 @@ async def start_agent(
     else:
         path = store.reserve()
     approve = config.permissions.approve
-    skills = discover_skills(config.cwd, config.paths.config_dir)
+    extensions = Extensions.load(config)
+    skills = dict(
+        sorted(
+            {**extensions.skills, **discover_skills(config.cwd, config.paths.config_dir)}.items()
+        )
+    )
     agent = Agent(
         config=config,
         binding=binding,
@@ -70,6 +79,34 @@ async def start_agent(
         messages=messages,
         attached=options.attached,
         skills=skills,
+        extensions=extensions,
     )
     agent.approval.enabled = True if approve is None else approve
+    extensions.attach(agent, attached=options.attached)
+    notices += extensions.notices
+    if not options.attached:
+        await extensions.wait_mcp()  # a one-shot turn gets its MCP tools from the start
     return Started(agent=agent, resumed=resumed, notices=notices)
+
+
+async def _bind_or_fall_back(config: Config) -> tuple[ModelBinding, list[Event]]:
+    """The configured model or, when no host was named anywhere and nothing answers at the
+    default one, the embedded model (`rift[local]`), so a fresh install works on its own.
+
+    Without the extra the usual "cannot reach" error gains the command that installs it.
+    """
+    try:
+        return await bind_model(config.model, config), []
+    except ServerUnreachable as exc:
+        if config.host_explicit or resolve(config.model, config).provider_name is not None:
+            raise
+        if not local_weights.available(config.paths.cache_dir):
+            hint = "or run rift without a server: " + local_weights.install_command()
+            raise ServerUnreachable(exc.host, exc.detail, hint=hint) from exc
+    binding = await bind_model(EMBEDDED, config)
+    note = (
+        f"no model server at {config.host}: using the embedded model {binding.info.info.name}"
+        " (small and slow on CPU; fine for small single-file tasks). For a real server start"
+        ' Ollama there, or pass --host URL, set RIFT_HOST, or set "host" in the config'
+    )
+    return binding, [Info(note)]

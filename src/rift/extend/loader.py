@@ -18,10 +18,10 @@ identity once (reference notes, sections 2.4 and 8.2):
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rift.config import Config, McpServerConfig
 from rift.core.events import Event, Info, Warning
@@ -62,6 +62,8 @@ class Extensions:
     mcp: McpManager | None = None
     _agent: Agent | None = None
     _offered: bool = False
+    _live: bool = False
+    """False during startup: messages queue in `notices` (serve must write `ready` first)."""
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
 
     @classmethod
@@ -123,6 +125,7 @@ class Extensions:
             if not server.project or server.identity in self.store.mcp:
                 self.mcp.start(server)
         agent.refresh_system_prompt()
+        self._live = True
 
     def _note_skipped(self) -> None:
         hint = "(start rift interactively to review and trust them)"
@@ -147,14 +150,22 @@ class Extensions:
         assert agent is not None
         fresh = {name: tool for name, tool in tools.items() if name not in agent.tools}
         for name in tools.keys() - fresh.keys():
-            agent.emit(Warning(f"tool '{name}' skipped: the name is already taken"))
+            self._say(Warning(f"tool '{name}' skipped: the name is already taken"))
         if fresh:
             agent.register_tools(fresh)
         return list(fresh)
 
     def _info(self, text: str) -> None:
-        if self._agent is not None:
-            self._agent.emit(Info(text))
+        self._say(Info(text))
+
+    def _warn(self, text: str) -> None:
+        self._say(Warning(text))
+
+    def _say(self, event: Event) -> None:
+        if self._live and self._agent is not None:
+            self._agent.emit(event)
+        else:
+            self.notices.append(event)
 
     # ------------------------------------------------------------ trust asks
 
@@ -164,7 +175,7 @@ class Extensions:
         if self._offered or agent is None:
             return
         self._offered = True
-        offers: list[tuple[str, Callable[[], Awaitable[None]]]] = []
+        offers: list[tuple[str, Callable[[], Coroutine[Any, Any, None]]]] = []
         for plugin in self.untrusted_plugins():
             offers.append((f"plugin '{plugin.name}'", partial(self._offer_plugin, plugin)))
         for hook in self.untrusted_hooks():
@@ -180,19 +191,16 @@ class Extensions:
                     )
                 )
                 continue
-            task = asyncio.create_task(self._guard(offer()))
+            task = asyncio.create_task(offer())
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
-    async def _guard(self, offer: Awaitable[None]) -> None:
+    def _persist(self, save: Callable[[str], None], entry: str) -> None:
+        """Save an approval; when the store cannot be written it still holds for this run."""
         try:
-            await offer
+            save(entry)
         except OSError as exc:
-            self._warn(f"trust store not saved: {exc}")
-
-    def _warn(self, text: str) -> None:
-        if self._agent is not None:
-            self._agent.emit(Warning(text))
+            self._warn(f"trust not saved (it holds for this session only): {exc}")
 
     async def _ask(self, question: str, detail: list[str]) -> bool:
         assert self._agent is not None
@@ -203,20 +211,20 @@ class Extensions:
         if not await self._ask(question, plugin.detail()):
             self._info(f"plugin '{plugin.name}' left untrusted: its tools and hooks stay off")
             return
+        self._persist(self.store.trust_hook_entry, plugin.trust_key)
         names = self._activate(plugin)
         self._info(
             f"plugin '{plugin.name}' trusted — tools registered: {', '.join(names) or '(none)'}"
         )
-        self.store.trust_hook_entry(plugin.trust_key)
 
     async def _offer_hook(self, hook: str) -> None:
         if not await self._ask(f"Trust project hook: {hook}?", [f"runs after every edit: {hook}"]):
             self._info(f"project hook left untrusted: {hook}")
             return
         assert self._agent is not None
+        self._persist(self.store.trust_hook_entry, hook)
         self._agent.add_post_edit_hooks((hook,))
         self._info(f"project hook trusted: {hook}")
-        self.store.trust_hook_entry(hook)
 
     async def _offer_server(self, server: McpServerConfig) -> None:
         if server.command:
@@ -228,8 +236,8 @@ class Extensions:
             self._info(f"MCP server '{server.name}' left untrusted: not started")
             return
         assert self.mcp is not None
+        self._persist(self.store.trust_mcp, server.identity)
         self.mcp.start(server)
-        self.store.trust_mcp(server.identity)
 
     async def wait_mcp(self) -> None:
         if self.mcp is not None:

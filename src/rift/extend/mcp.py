@@ -91,7 +91,7 @@ class McpConnection:
     cwd: Path
     notice: Callable[[str], None]
     """Reports progress and failures as `info` lines."""
-    register: Callable[[Mapping[str, Tool]], None]
+    register: Callable[[Mapping[str, Tool]], object]
     """Adds the server's tools to the agent, live."""
     session: ClientSession | None = None
     tools: dict[str, Tool] = field(default_factory=dict)
@@ -232,7 +232,7 @@ class McpManager:
 
     cwd: Path
     notice: Callable[[str], None]
-    register: Callable[[Mapping[str, Tool]], None]
+    register: Callable[[Mapping[str, Tool]], object]
     connections: dict[str, McpConnection] = field(default_factory=dict)
 
     def start(self, server: McpServerConfig) -> None:

@@ -96,7 +96,7 @@ def _command(raw: Any, plugin: str, where: str) -> Skill:
     return Skill(name=name, description=description[:DESCRIPTION_CAP], body=prompt, template=prompt)
 
 
-def _tool(raw: Any, plugin: str, where: str) -> PluginTool:
+def _tool(raw: Any, where: str) -> PluginTool:
     if not isinstance(raw, dict):
         raise ManifestError(f"{where}: each tool must be an object")
     name = _text(raw, "name", where, required=True)
@@ -115,7 +115,7 @@ def _tool(raw: Any, plugin: str, where: str) -> PluginTool:
     description = _text(raw, "description", here) or name
     return PluginTool(
         name=name,
-        description=f"{description} (plugin: {plugin})",
+        description=description,
         command=command,
         parameters=parameters,
         timeout=float(timeout),
@@ -158,7 +158,7 @@ def parse_manifest(raw: bytes, manifest_path: Path, project: bool) -> Plugin:
         project=project,
         trust_key=plugin_trust_key(manifest_path, raw),
         commands=tuple(_command(c, name, where) for c in _list(data, "commands", where)),
-        tools=tuple(_tool(t, name, where) for t in _list(data, "tools", where)),
+        tools=tuple(_tool(t, where) for t in _list(data, "tools", where)),
         hooks=tuple(h.strip() for h in post_edit),
     )
 
@@ -223,7 +223,7 @@ def plugin_tools(plugin: Plugin) -> dict[str, Tool]:
     return {
         spec.name: Tool(
             name=spec.name,
-            description=spec.description,
+            description=f"{spec.description} (plugin: {plugin.name})",
             parameters=spec.parameters,
             run=_runner(spec),
         )

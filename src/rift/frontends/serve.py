@@ -327,8 +327,11 @@ async def _serve(config: Config, options: StartOptions, emit: EventWriter) -> in
         emit(notice)
     loop = ServeLoop(agent, emit, skills)
     queue: asyncio.Queue[object] = asyncio.Queue()
+    # The reader gets its own file on a dup of fd 0: after SIGTERM it is still blocked in
+    # readline, and finalizing sys.stdin while it holds the lock aborts the interpreter.
+    stdin = os.fdopen(os.dup(sys.stdin.fileno()), "rb")
     reader = threading.Thread(
-        target=_read_lines, daemon=True, args=(sys.stdin.buffer, asyncio.get_running_loop(), queue)
+        target=_read_lines, daemon=True, args=(stdin, asyncio.get_running_loop(), queue)
     )
     reader.start()
     with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows: no signal handlers
