@@ -93,8 +93,32 @@ def wants_apply_nudge(prompt: str, reply: str) -> bool:
     return "```" in reply or bool(_ACTION_WORDS.search(prompt))
 
 
-def call_signature(name: str, arguments: dict[str, Any] | None, raw: str) -> str:
-    """A canonical key for the doom-loop guard: same tool, same arguments."""
-    if arguments is None:
-        return f"{name}\x00{raw}"
-    return f"{name}\x00{json.dumps(arguments, sort_keys=True, ensure_ascii=False)}"
+class RepeatGuard:
+    """Counts identical calls (same tool, same arguments) for the doom-loop guard."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, int] = {}
+
+    def count(self, name: str, arguments: dict[str, Any]) -> int:
+        """Record one more call and return how many identical ones there have been."""
+        key = f"{name}\x00{json.dumps(arguments, sort_keys=True, ensure_ascii=False)}"
+        self._seen[key] = self._seen.get(key, 0) + 1
+        return self._seen[key]
+
+
+REPEAT_REFUSAL = (
+    "repeated identical tool call refused; the result will not change. Use what you already "
+    "have or try something different."
+)
+
+
+def repeat_warning(name: str) -> str:
+    return f"tool '{name}' called 3x with identical arguments; refusing the repeat"
+
+
+def bad_arguments(name: str, raw: str) -> str:
+    return f"the arguments for {name} are not valid JSON ({raw[:200]!r}); send a JSON object"
+
+
+def unknown_tool(name: str, available: Collection[str]) -> str:
+    return f"unknown tool '{name}'. Available tools: " + ", ".join(available)

@@ -15,7 +15,16 @@ from dataclasses import dataclass, field
 
 from rift.core import hardening
 from rift.core.events import Content, Event, Thinking, Warning
-from rift.models.base import ChatRequest, ContentDelta, Provider, ThinkingDelta, ToolCall, Usage
+from rift.models.base import (
+    ChatRequest,
+    ContentDelta,
+    Message,
+    Provider,
+    ThinkingDelta,
+    ToolCall,
+    ToolCallDict,
+    Usage,
+)
 
 
 @dataclass
@@ -96,3 +105,27 @@ async def stream_reply(
             reply.calls, reply.content = recovered, ""
             emit(Warning("model emitted a textual tool call; recovered it"))
     return reply
+
+
+def assistant_message(reply: Reply, index: int) -> Message:
+    """The stored form of a reply; calls without an id get `call_<index>_<i>` (in place)."""
+    message: Message = {"role": "assistant", "content": reply.content}
+    if reply.thinking:
+        message["thinking"] = reply.thinking
+    if reply.calls:
+        reply.calls = [
+            ToolCall(
+                id=c.id or f"call_{index}_{i}",
+                name=c.name,
+                arguments=c.arguments,
+                raw_arguments=c.raw_arguments,
+            )
+            for i, c in enumerate(reply.calls)
+        ]
+        message["tool_calls"] = [_call_dict(c) for c in reply.calls]
+    return message
+
+
+def _call_dict(call: ToolCall) -> ToolCallDict:
+    args = call.arguments if call.arguments is not None else {"raw": call.raw_arguments}
+    return {"id": call.id or "", "function": {"name": call.name, "arguments": args}}

@@ -36,9 +36,10 @@ from rift.core.events import (
     Warning,
 )
 from rift.core.hunks import count_changes, preview_diff
-from rift.core.reply import Reply, stream_reply
+from rift.core.reply import Reply, assistant_message, stream_reply
+from rift.core.trace import call_target
 from rift.errors import ToolError
-from rift.models.base import ChatRequest, Message, Provider, ToolCall, ToolCallDict, Usage
+from rift.models.base import ChatRequest, Message, Provider, ToolCall, Usage
 from rift.tools import canonical_name
 from rift.tools.base import Tool, ToolContext, ToolOutput
 
@@ -79,7 +80,7 @@ class Turn:
         self._prompt = ""
         self._iterations = self._prompt_tokens = self._billed = self._output = 0
         self._gen_seconds = 0.0
-        self._signatures: dict[str, int] = {}
+        self._repeats = hardening.RepeatGuard()
         self._failures = 0
         self._changed = self._nudged = self._stuck_nudge_due = False
         self._open_calls: list[tuple[str, str]] = []
@@ -182,23 +183,8 @@ class Turn:
             self.emit(Warning(truncation_warning(self.s.num_ctx)))
 
     def _record_assistant(self, reply: Reply) -> None:
-        index = len(self.messages)
-        message: Message = {"role": "assistant", "content": reply.content}
-        if reply.thinking:
-            message["thinking"] = reply.thinking
-        if reply.calls:
-            reply.calls = [
-                ToolCall(
-                    id=c.id or f"call_{index}_{i}",
-                    name=c.name,
-                    arguments=c.arguments,
-                    raw_arguments=c.raw_arguments,
-                )
-                for i, c in enumerate(reply.calls)
-            ]
-            message["tool_calls"] = [_call_dict(c) for c in reply.calls]
-            self._open_calls = [(c.id or "", c.name) for c in reply.calls]
-        self.messages.append(message)
+        self.messages.append(assistant_message(reply, len(self.messages)))
+        self._open_calls = [(c.id or "", c.name) for c in reply.calls]
 
     async def _execute(self, call: ToolCall) -> None:
         """Run one tool call and feed its result back; a tool never crashes the turn."""
@@ -217,37 +203,22 @@ class Turn:
             self.emit(EditDiff(path=output.edit.path, added=added, removed=removed, diff=diff))
         if output.plan is not None:
             self.emit(Plan(items=list(output.plan)))
-        self.tool_log.append((name, output.ok, _target(args)))
+        self.tool_log.append((name, output.ok, call_target(args)))
         self._track_outcome(name, output.ok)
 
     async def _run_tool(self, name: str, call: ToolCall) -> ToolOutput:
         tool = self.s.tools.get(name)
         if call.arguments is None:
-            return ToolOutput(
-                False,
-                f"the arguments for {name} are not valid JSON "
-                f"({call.raw_arguments[:200]!r}); send a JSON object",
-            )
+            return ToolOutput(False, hardening.bad_arguments(name, call.raw_arguments))
         if tool is None:
             self.counters["unknown_tools"] += 1
-            return ToolOutput(
-                False, f"unknown tool '{call.name}'. Available tools: " + ", ".join(self.s.tools)
-            )
-        signature = hardening.call_signature(name, call.arguments, call.raw_arguments)
-        self._signatures[signature] = seen = self._signatures.get(signature, 0) + 1
+            return ToolOutput(False, hardening.unknown_tool(call.name, self.s.tools))
+        seen = self._repeats.count(name, call.arguments)
         if seen >= 3:
             self.counters["doom_loop_trips"] += 1
-            if seen == 3:
-                self.emit(
-                    Warning(
-                        f"tool '{name}' called 3x with identical arguments; refusing the repeat"
-                    )
-                )
-            return ToolOutput(
-                False,
-                "repeated identical tool call refused; the result will not"
-                " change. Use what you already have or try something different.",
-            )
+            if seen == 3:  # warn once per signature
+                self.emit(Warning(hardening.repeat_warning(name)))
+            return ToolOutput(False, hardening.REPEAT_REFUSAL)
         try:
             return await tool.run(call.arguments, self.s.ctx)
         except ToolError as exc:
@@ -297,17 +268,3 @@ class Turn:
             tokens_per_sec=round(self._output / seconds, 2) if seconds > 0 else 0.0,
         )
         return self.stats
-
-
-def _call_dict(call: ToolCall) -> ToolCallDict:
-    args = call.arguments if call.arguments is not None else {"raw": call.raw_arguments}
-    return {"id": call.id or "", "function": {"name": call.name, "arguments": args}}
-
-
-def _target(args: Mapping[str, object]) -> str:
-    """The salient argument of a call (path, command or pattern), for traces."""
-    for key in ("path", "command", "pattern", "url"):
-        value = args.get(key)
-        if isinstance(value, str):
-            return value[:200]
-    return ""
