@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 
 from rift import __version__
@@ -41,6 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add("--serve", action="store_true", help="speak the JSON-lines serve protocol on stdio")
     add(
+        "--acp",
+        action="store_true",
+        help="speak the Agent Client Protocol on stdio (Zed, JetBrains, Neovim)",
+    )
+    add(
         "-c",
         "--continue",
         dest="continue_last",
@@ -70,22 +74,23 @@ def main(argv: list[str] | None = None) -> int:
         effort=args.effort,
         trace_file=args.trace,
     )
+    if args.acp:  # each ACP session loads its own config for the editor's cwd
+        from rift.frontends import acp
+
+        return acp.run(os.environ, overrides)
     config = load_config(os.environ, Path.cwd(), overrides)
+    resume = Path(args.resume).expanduser().resolve() if args.resume else None
+    if not args.serve and args.prompt is None:
+        from rift.frontends import tui  # paints its first frame before loading the core
+
+        return tui.run(config, continue_last=args.continue_last, resume=resume)
     from rift.core.startup import StartOptions  # the agent core: loaded only past --version
 
-    resume = Path(args.resume).expanduser().resolve() if args.resume else None
     if args.serve:
         from rift.frontends import serve
 
         return serve.run(config, StartOptions(continue_last=args.continue_last, resume=resume))
-    if args.prompt is not None:
-        from rift.frontends import printer
+    from rift.frontends import printer
 
-        options = StartOptions(attached=False, continue_last=args.continue_last, resume=resume)
-        return printer.run(config, args.prompt, args.output_format, options)
-    print(
-        'rift: the terminal UI is not available in this build yet; use -p "task" for a'
-        " one-shot run or --serve for editors",
-        file=sys.stderr,
-    )
-    return 2
+    options = StartOptions(attached=False, continue_last=args.continue_last, resume=resume)
+    return printer.run(config, args.prompt, args.output_format, options)

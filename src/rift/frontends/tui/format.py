@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-SALIENT_KEYS = ("command", "path", "pattern", "name", "action", "query", "url", "file")
+SALIENT_KEYS = ("command", "pattern", "path", "name", "action", "query", "url", "file")
 GAUGE_AMBER = 60
 GAUGE_RED = 84
 

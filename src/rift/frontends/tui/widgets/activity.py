@@ -34,8 +34,18 @@ def color_diff_line(line: str) -> Text:
     return Text(line)
 
 
-def color_diff(lines: Sequence[str]) -> Text:
-    return Text("\n").join(color_diff_line(line) for line in lines)
+def color_diff(lines: Sequence[str], indent: str = "") -> Text:
+    return Text("\n").join(Text(indent) + color_diff_line(line) for line in lines)
+
+
+def follow_when_full(pane: VerticalScroll) -> None:
+    """Anchor a pane to its bottom once it overflows.
+
+    Anchoring earlier would bottom-align a short log (Textual scrolls an anchored
+    widget to `content height - viewport`, which is negative while it fits).
+    """
+    if not pane.is_anchored and pane.max_scroll_y > 0:
+        pane.anchor()
 
 
 class PlanView(Static):
@@ -43,12 +53,16 @@ class PlanView(Static):
 
     def set_items(self, items: Sequence[Any]) -> None:
         self.display = bool(items)
-        text = Text("plan\n", style="bold")
+        text = Text.assemble(("plan", "bold"), "\n")
         current = next((i for i, item in enumerate(items) if not item.done), -1)
         for i, item in enumerate(items):
-            mark, style = ("☑", "dim") if item.done else ("◐", "bold") if i == current else ("☐", "")
-            text.append(f"{mark} {item.text}\n", style=style)
-        self.update(text.rstrip() or Text())
+            if item.done:
+                text.append(f"☑ {item.text}\n", style="dim")
+            else:
+                mark, style = ("◐", "bold") if i == current else ("☐", "")
+                text.append(f"{mark} {item.text}\n", style=style)
+        text.rstrip()
+        self.update(text)
 
 
 class ToolRow(Static):
@@ -82,7 +96,8 @@ class ToolRow(Static):
         self.update(text)
 
     def _head(self, mark: str, style: str) -> Text:
-        text = Text(mark + " ", style=f"bold {style}")
+        text = Text()
+        text.append(mark + " ", style=f"bold {style}")
         text.append(self.tool, style="bold")
         if self.target:
             text.append(" " + self.target)
@@ -92,35 +107,52 @@ class ToolRow(Static):
 class ToolLog(VerticalScroll):
     """Tool rows and edit previews, newest at the bottom."""
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.lines: list[str] = []
+        """The log as plain text (for /copy log)."""
+
     def on_mount(self) -> None:
-        self.anchor()
+        follow_when_full(self)
+
+    def on_resize(self) -> None:
+        follow_when_full(self)
 
     def started(self, tool: str, args: dict[str, Any]) -> ToolRow:
         row = ToolRow(tool, args)
+        self.lines.append(f"→ {tool} {row.target}".rstrip())
         self.mount(row)
+        self.call_after_refresh(follow_when_full, self)
         return row
 
     def finished(self, tool: str, ok: bool, preview: str) -> None:
         rows = [r for r in self.query(ToolRow) if r.pending and r.tool == tool]
         row = rows[-1] if rows else self.started(tool, {})
         row.finish(ok, preview)
+        self.lines.append(f"{'✓' if ok else '✗'} {tool}: {result_line(preview)}")
 
     def edit_diff(self, path: str, added: int, removed: int, diff: Sequence[str]) -> None:
-        text = Text(f"  {path} ", style="bold")
+        text = Text()
+        text.append(f"  {path} ", style="bold")
         text.append(f"+{added}", style="green")
         text.append(f" -{removed}", style="red")
         text.append("\n")
-        text.append_text(color_diff(diff))
+        text.append_text(color_diff(diff, indent="  "))
+        self.lines += [f"  {path} +{added} -{removed}", *diff]
         self.mount(Static(text, classes="edit-diff"))
+        self.call_after_refresh(follow_when_full, self)
 
     def note(self, text: str, style: str = "dim") -> None:
+        self.lines.append(text)
         self.mount(Static(Text(text, style=style), classes="log-note"))
+        self.call_after_refresh(follow_when_full, self)
 
 
 class DiffView(VerticalScroll):
     """The working tree's `git diff`, coloured."""
 
     def compose(self) -> ComposeResult:
+        yield Static(Text("git diff · Ctrl+D returns to the log", style="bold"), classes="title")
         yield Static("(no diff yet)", id="diff-text")
 
     def set_diff(self, diff: str) -> None:
@@ -153,7 +185,6 @@ class ActivityPane(Vertical):
 
     def show_diff(self, on: bool) -> None:
         self.query_one(ContentSwitcher).current = "diff" if on else "log"
-        self.border_title = "git diff" if on else "activity"
 
     def set_diff(self, diff: str) -> None:
         self.query_one(DiffView).set_diff(diff)

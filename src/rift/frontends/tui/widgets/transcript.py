@@ -12,9 +12,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Collapsible, Static
 
+from rift.frontends.tui.widgets.activity import follow_when_full
 from rift.frontends.tui.widgets.cards import SubagentCard
 
 if TYPE_CHECKING:
@@ -22,16 +24,26 @@ if TYPE_CHECKING:
     from textual.widgets.markdown import MarkdownStream
 
 TIPS = (
-    "Type a task and press Enter · Ctrl+J newline · / for commands · @ to attach a file\n"
-    "Esc cancels a turn · Ctrl+D live git diff · Ctrl+L hide activity · /help · /quit"
+    "Enter sends · Ctrl+J newline · / commands · @ attaches a file\n"
+    "Esc cancels · Ctrl+D git diff · Ctrl+L activity pane · /help · /quit"
 )
+
+
+def banner_text(version: str, model: str, tips: bool = True) -> Text:
+    text = Text()
+    text.append(" RIFT ", style="bold reverse")
+    text.append(f"  v{version} · {model}", style="bold")
+    if tips:
+        text.append("\n" + TIPS, style="dim")
+    return text
 
 
 class Transcript(VerticalScroll):
     """The conversation as it happens."""
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, banner: tuple[str, str] | None = None) -> None:
         super().__init__(id=id)
+        self._banner = banner
         self._reply: Markdown | None = None
         self._stream: MarkdownStream | None = None
         self._reply_text = ""
@@ -42,32 +54,41 @@ class Transcript(VerticalScroll):
         self.last_reply = ""
         """The text of the newest complete or streaming reply (for /copy)."""
 
+    def compose(self) -> ComposeResult:
+        if self._banner is not None:
+            yield Static(banner_text(*self._banner), classes="banner")
+
     def on_mount(self) -> None:
-        self.anchor()
+        follow_when_full(self)
+
+    def on_resize(self) -> None:
+        follow_when_full(self)
+
+    def _grew(self) -> None:
+        self.call_after_refresh(follow_when_full, self)
 
     # ----------------------------------------------------------- blocks
 
     def add_banner(self, version: str, model: str, tips: bool = True) -> None:
-        text = Text()
-        text.append(" RIFT ", style="bold reverse")
-        text.append(f"  v{version} · {model}", style="bold")
-        if tips:
-            text.append("\n" + TIPS, style="dim")
-        self.mount(Static(text, classes="banner"))
+        self.mount(Static(banner_text(version, model, tips), classes="banner"))
+        self._grew()
 
     def add_user(self, text: str) -> None:
         self.mount(Static(Text("› " + text), classes="user"))
+        self._grew()
 
     def add_notice(self, text: str, kind: str = "info") -> Static:
         """A line from rift itself: info, warning, error, command output or an offline banner."""
         notice = Static(Text(text), classes=f"notice {kind}")
         self.mount(notice)
+        self._grew()
         return notice
 
     def add_card(self, tag: str, model: str, label: str) -> SubagentCard:
         card = SubagentCard(tag, model, label)
         self._cards[tag] = card
         self.mount(card)
+        self._grew()
         return card
 
     def card(self, tag: str) -> SubagentCard | None:
@@ -90,6 +111,7 @@ class Transcript(VerticalScroll):
         self._reply_text += fragment
         self.last_reply = self._reply_text
         await self._stream.write(fragment)
+        self._grew()
 
     def stream_thinking(self, fragment: str) -> None:
         if self._thinking is None:
@@ -101,6 +123,7 @@ class Transcript(VerticalScroll):
             self.mount(self._thinking_box)
         self._thinking_text += fragment
         self._thinking.update(Text(self._thinking_text, style="dim italic"))
+        self._grew()
 
     async def end_blocks(self) -> None:
         """The streamed block is over (a tool started, the turn ended)."""

@@ -1,0 +1,51 @@
+"""rift's terminal UI (Textual). Imported only when `rift` runs without -p/--serve.
+
+`run` is the entry point `rift.cli` calls; everything Textual-related loads
+from here on, so the headless and serve paths never pay for it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rift.config import Config
+
+__all__ = ["run"]
+
+BENCH_ENV = "RIFT_TUI_READY_FILE"
+"""Benchmark hook (bench/tui_startup.py), not configuration: when set, the app writes
+the wall-clock time of its first painted frame and the CPU seconds it had used by
+then to this file, and exits."""
+
+
+def run(config: Config, *, continue_last: bool = False, resume: Path | None = None) -> int:
+    """Run the TUI until /quit; returns the exit status.
+
+    Takes the session choice as plain values rather than `StartOptions`, so that
+    the agent core is not imported before the first frame is painted.
+    """
+    try:
+        from rift.frontends.tui.app import RiftApp
+    except ModuleNotFoundError as exc:
+        if not (exc.name or "").startswith(("textual", "rich")):
+            raise
+        print(
+            f"rift: the terminal UI needs the 'tui' extra (no module {exc.name!r}):"
+            " pip install 'rift[tui]' — or use -p \"task\" for a one-shot run,"
+            " --serve for editors",
+            file=sys.stderr,
+        )
+        return 2
+    ready = os.environ.get(BENCH_ENV)
+    app = RiftApp(
+        config,
+        continue_last=continue_last,
+        resume=resume,
+        ready_file=Path(ready) if ready else None,
+    )
+    code = app.run()
+    return code if isinstance(code, int) else 0

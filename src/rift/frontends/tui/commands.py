@@ -1,0 +1,271 @@
+"""Slash commands: an explicit registry from name to handler, plus dispatch.
+
+Each handler is `async (app, arg) -> None`. A handler signals failure by
+raising `RiftError`, which the app shows as `! <error>` with the status
+"command failed". Commands that change the conversation or the model refuse
+while a turn runs; looking things up (/tokens, /tasks, /diff…) never does.
+Conversation and model commands live in `session_commands.py`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from rift.errors import RiftError, ToolError
+from rift.frontends.tui import session_commands as session
+from rift.frontends.tui.format import gauge
+from rift.frontends.tui.widgets.activity import color_diff
+from rift.frontends.tui.widgets.composer import CommandHint
+
+if TYPE_CHECKING:
+    from rift.frontends.tui.app import RiftApp
+
+Handler = Callable[["RiftApp", str], Awaitable[None]]
+_COMMAND = re.compile(r"/[A-Za-z][\w:.-]*")
+KEYS = (
+    ("Enter", "send"),
+    ("Ctrl+J / Alt+Enter", "newline"),
+    ("Alt+↑ / Alt+↓", "prompt history"),
+    ("Esc", "cancel the turn · close the palette · skip"),
+    ("Tab", "complete in the palette · next pane"),
+    ("Ctrl+D", "activity pane ⇄ live git diff"),
+    ("Ctrl+L", "hide/show the activity pane"),
+    ("/quit", "exit (Ctrl+C does not quit)"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    run: Handler
+    args: str
+    help: str
+    needs_agent: bool = True
+    idle_only: bool = False
+    """Refused while a turn runs (it changes the conversation or the model)."""
+
+
+def is_command(text: str) -> bool:
+    """`/name …` with a command-shaped name; `/etc/hosts is broken` is a prompt."""
+    first = text.strip().split(maxsplit=1)
+    return bool(first) and _COMMAND.fullmatch(first[0]) is not None
+
+
+async def dispatch(app: RiftApp, text: str) -> None:
+    head, _, arg = text.strip()[1:].partition(" ")
+    head, _, rest = head.partition("\n")
+    arg = (rest + " " + arg).strip() if rest else arg.strip()
+    if head.startswith("skill:"):
+        await _skill(app, head[len("skill:") :], arg)
+        return
+    command = COMMANDS.get(head)
+    if command is None:
+        app.say(f"unknown command '/{head}' — /help lists available commands", "warning")
+        app.status_bar.set(text="unknown command")
+        return
+    if command.idle_only and app.driver.busy:
+        raise RiftError(f"/{head}: a turn is running — press Esc to cancel it, or wait")
+    if command.needs_agent:
+        app.require_agent()
+    await command.run(app, arg)
+
+
+def hints(skills: Sequence[str]) -> list[CommandHint]:
+    """What the `/` palette offers, skills included."""
+    out = [CommandHint(name, c.args, c.help) for name, c in COMMANDS.items()]
+    out += [CommandHint(f"skill:{name}", "[task]", "run this skill") for name in skills]
+    return out
+
+
+# ------------------------------------------------------------------ general
+
+
+async def _help(app: RiftApp, arg: str) -> None:
+    text = Text.assemble(("commands", "bold"), "\n")
+    for name, command in COMMANDS.items():
+        text.append(f"  /{name}", style="bold cyan")
+        text.append(f" {command.args}" if command.args else "", style="cyan")
+        text.append(f"  {command.help}\n", style="")
+    text.append("  /skill:<name>", style="bold cyan")
+    text.append(" [task]  run a skill (see /skills)\n", style="")
+    text.append("  @path", style="bold cyan")
+    text.append("  attach a file to the prompt (Tab completes)\n\nkeys\n", style="")
+    for key, meaning in KEYS:
+        text.append(f"  {key:<20}", style="bold")
+        text.append(f"{meaning}\n")
+    text.rstrip()
+    app.say(text)
+
+
+async def _approve(app: RiftApp, arg: str) -> None:
+    await _set_approval(app, arg.lower() not in ("off", "no", "false", "0"))
+
+
+async def _yolo(app: RiftApp, arg: str) -> None:
+    await _set_approval(app, arg.lower() == "off")
+
+
+async def _set_approval(app: RiftApp, on: bool) -> None:
+    app.require_agent().set_approval(on)
+    app.status_bar.set(approve=on)
+    if on:
+        app.say("approval on: writes, edits and bash commands ask first", "info")
+    else:
+        app.say("approval off (yolo): writes, edits and bash run without asking", "warning")
+
+
+async def _permissions(app: RiftApp, arg: str) -> None:
+    if arg:
+        raise RiftError("/permissions add/remove is not available yet; edit the config file")
+    agent = app.require_agent()
+    perms = agent.config.permissions
+    mode = "on" if agent.approval.enabled else "off (yolo)"
+    text = Text.assemble(("approval: ", "bold"), mode, "\n")
+    for kind, rules in (("allow", perms.allow), ("ask", perms.ask), ("deny", perms.deny)):
+        text.append(f"{kind}: ", style="bold")
+        text.append(", ".join(rules) if rules else "(none)", style="" if rules else "dim")
+        text.append("\n")
+    text.append(f"config: {agent.config.user_config_path or agent.config.paths.user_config}")
+    app.say(text)
+
+
+async def _undo(app: RiftApp, arg: str) -> None:
+    app.require_agent().undo()
+
+
+async def _tokens(app: RiftApp, arg: str) -> None:
+    from rift.core.context import budget
+
+    agent = app.require_agent()
+    used = agent.context_gauge().used
+    label, _ = gauge(used, agent.num_ctx)
+    app.say(
+        f"{label} · {used} of {agent.num_ctx} tokens (estimate)\n"
+        f"compaction budget: {budget(agent.num_ctx)} tokens (num_ctx − 5120)\n"
+        f"calibration: ×{agent.meter.calibration:.2f} from the server's prompt counts\n"
+        f"messages: {len(agent.messages)}"
+    )
+
+
+async def _stats(app: RiftApp, arg: str) -> None:
+    t = app.driver.totals
+    agent = app.driver.agent
+    app.say(
+        f"turns: {t.turns} · tools: {t.tools} ({t.tool_failures} failed)\n"
+        f"tokens: {t.prompt_tokens} prompt · {t.output_tokens} output · {t.rate:.1f} tok/s\n"
+        f"model: {agent.model if agent else '(offline)'}\n"
+        f"session: {agent.session_path if agent else '-'}"
+    )
+
+
+async def _plan(app: RiftApp, arg: str) -> None:
+    if arg == "clear":
+        agent = app.require_agent()
+        agent.ctx.plan.items.clear()
+        app.plan_items = []
+        app.activity.plan.set_items([])
+        app.say("plan cleared")
+        return
+    if not app.plan_items:
+        app.say("(no plan yet — the agent writes one for multi-step tasks)")
+        return
+    app.say(
+        "\n".join(
+            f"{'☑' if item.done else '☐'} {n}. {item.text}"
+            for n, item in enumerate(app.plan_items, 1)
+        )
+    )
+
+
+async def _tasks(app: RiftApp, arg: str) -> None:
+    tasks = app.require_agent().tasks
+    verb, _, rest = arg.partition(" ")
+    task_id, _, payload = rest.strip().partition(" ")
+    try:
+        if not verb:
+            app.say(tasks.describe())
+        elif verb in ("kill", "eof", "send") and task_id.isdigit():
+            n = int(task_id)
+            if verb == "kill":
+                app.say(await tasks.kill(n))
+            elif verb == "eof":
+                app.say(tasks.close_stdin(n))
+            else:
+                app.say(await tasks.send_input(n, payload))
+        else:
+            raise RiftError("usage: /tasks [kill <id> | send <id> <text> | eof <id>]")
+    except ToolError as exc:
+        raise RiftError(str(exc)) from exc
+    app.refresh_tasks()
+
+
+async def _skills(app: RiftApp, arg: str) -> None:
+    skills = app.require_agent().skills
+    if not skills:
+        app.say("(no skills: add .rift/skills/<name>/SKILL.md or ~/.config/rift/skills/)")
+        return
+    app.say("\n".join(f"/skill:{s.name} — {s.description}" for s in skills.values()))
+
+
+async def _skill(app: RiftApp, name: str, task: str) -> None:
+    skill = app.require_agent().skills.get(name)
+    if skill is None:
+        raise RiftError(f"unknown skill '{name}' — /skills lists them")
+    app.send_prompt(skill.expand(task), shown=f"/skill:{name} {task}".strip())
+
+
+async def _diff(app: RiftApp, arg: str) -> None:
+    from rift.frontends.tui.gitdiff import git_diff
+
+    lines = (await git_diff(app.driver.config.cwd)).splitlines()
+    app.say(color_diff(lines) if lines else Text("(no changes)", style="dim"), "diff")
+
+
+async def _copy(app: RiftApp, arg: str) -> None:
+    if arg == "all":
+        text = session.transcript_markdown(app)
+    elif arg == "log":
+        text = "\n".join(app.activity.log_view.lines)
+    elif not arg:
+        text = app.transcript.last_reply
+    else:
+        raise RiftError("usage: /copy [all|log]")
+    if not text:
+        raise RiftError("nothing to copy yet")
+    app.copy_to_clipboard(text)
+    app.say(f"copied {len(text)} characters to the clipboard (OSC 52)")
+
+
+async def _quit(app: RiftApp, arg: str) -> None:
+    app.exit(0)
+
+
+COMMANDS: dict[str, Command] = {
+    "help": Command(_help, "", "commands and keys", needs_agent=False),
+    "model": Command(session.model, "[name]", "pick or switch the model (saved)", False, True),
+    "host": Command(session.host, "[url]", "show or switch the model server (saved)", False, True),
+    "ctx": Command(session.ctx, "<n>", "set the context window num_ctx (saved)", idle_only=True),
+    "temp": Command(session.temp, "<0.0-2.0>", "sampling temperature", idle_only=True),
+    "approve": Command(_approve, "[on|off]", "approval mode: ask before writes and bash"),
+    "yolo": Command(_yolo, "[off]", "approval off: run everything without asking"),
+    "permissions": Command(_permissions, "", "show the allow/ask/deny rules"),
+    "undo": Command(_undo, "", "restore files changed by the last turn", idle_only=True),
+    "rewind": Command(session.rewind, "[n]", "undo n turns: files and conversation", True, True),
+    "compact": Command(session.compact, "", "summarize earlier conversation now", True, True),
+    "tokens": Command(_tokens, "", "context budget and estimate"),
+    "stats": Command(_stats, "", "session totals", needs_agent=False),
+    "clear": Command(session.clear, "", "forget the conversation (file kept)", True, True),
+    "sessions": Command(session.sessions, "", "resume another session", False, True),
+    "save": Command(session.save, "<name>", "save the session under a name"),
+    "plan": Command(_plan, "[clear]", "show or clear the plan checklist", needs_agent=False),
+    "tasks": Command(_tasks, "[kill|send|eof <id>]", "background tasks"),
+    "skills": Command(_skills, "", "list skills"),
+    "diff": Command(_diff, "", "coloured git diff of the working tree", needs_agent=False),
+    "copy": Command(_copy, "[all|log]", "copy the last reply, transcript or log", False),
+    "export": Command(session.export, "[file]", "write the transcript as Markdown"),
+    "quit": Command(_quit, "", "save and exit", needs_agent=False),
+}

@@ -1,0 +1,242 @@
+"""The input box and its completion palette.
+
+`PromptInput` is a TextArea that grows with its text (up to a cap, then it
+scrolls): Enter sends, Ctrl+J / Alt+Enter insert a newline, Alt+↑/↓ walk
+the history, and a bracketed paste is inserted as text, never sent. Typing
+`/` at the start opens the command palette and `@word` the file palette;
+↑↓ move, Tab completes, Enter completes (and runs an argument-less
+command), Esc closes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import OptionList, TextArea
+from textual.widgets.option_list import Option
+
+from rift.frontends.tui.mentions import complete, token_at
+
+NEWLINE_KEYS = frozenset({"ctrl+j", "alt+enter", "shift+enter", "newline"})
+PALETTE_KEYS = frozenset({"up", "down", "tab", "enter", "escape"})
+
+
+@dataclass(frozen=True, slots=True)
+class CommandHint:
+    """What the palette shows for one slash command."""
+
+    name: str
+    args: str
+    help: str
+
+
+class PromptInput(TextArea):
+    """The multi-line prompt editor."""
+
+    BINDINGS = [  # noqa: RUF012 - Textual's declared shape
+        Binding("alt+up", "history(-1)", "previous prompt", show=False),
+        Binding("alt+down", "history(1)", "next prompt", show=False),
+    ]
+
+    class Submitted(Message):
+        """Enter was pressed: `text` is what to send."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    class PaletteKey(Message):
+        """A navigation key meant for the open palette."""
+
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(
+            id=id,
+            soft_wrap=True,
+            tab_behavior="focus",
+            show_line_numbers=False,
+            highlight_cursor_line=False,
+            compact=True,
+            placeholder="Ask rift to do something…  (/ commands · @ files)",
+        )
+        self.palette_open = False
+        self.prompt_history: list[str] = []
+        self._history_pos: int | None = None
+        self._draft = ""
+
+    async def _on_key(self, event: events.Key) -> None:
+        key = event.key
+        if self.palette_open and key in PALETTE_KEYS:
+            self._claim(event)
+            self.post_message(self.PaletteKey(key))
+        elif key == "enter":
+            self._claim(event)
+            self.submit()
+        elif key in NEWLINE_KEYS:
+            self._claim(event)
+            self.insert("\n")
+
+    @staticmethod
+    def _claim(event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()
+
+    def submit(self) -> None:
+        text = self.text
+        if not text.strip():
+            return
+        if not self.prompt_history or self.prompt_history[-1] != text:
+            self.prompt_history.append(text)
+        self._history_pos = None
+        self.clear()
+        self.post_message(self.Submitted(text))
+
+    def action_history(self, step: int) -> None:
+        if not self.prompt_history:
+            return
+        if self._history_pos is None:
+            if step > 0:
+                return
+            self._draft = self.text
+            pos = len(self.prompt_history) - 1
+        else:
+            pos = self._history_pos + step
+        if pos >= len(self.prompt_history):
+            self._history_pos = None
+            self.load_text(self._draft)
+        else:
+            self._history_pos = max(pos, 0)
+            self.load_text(self.prompt_history[self._history_pos])
+        self.move_cursor(self.document.end)
+
+
+class Composer(Vertical):
+    """The palette above the input; completion sources are handed in by the app."""
+
+    def __init__(
+        self,
+        commands: Callable[[], Sequence[CommandHint]],
+        files: Callable[[], list[str]],
+        *,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self._commands = commands
+        self._files = files
+        self._choices: list[str] = []
+        self._kind = ""
+        self._needs_arg: dict[str, bool] = {}
+
+    def compose(self) -> ComposeResult:
+        palette = OptionList(id="palette")
+        palette.display = False
+        palette.can_focus = False
+        yield palette
+        yield PromptInput(id="prompt")
+
+    @property
+    def input(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    @property
+    def palette(self) -> OptionList:
+        return self.query_one(OptionList)
+
+    # ------------------------------------------------------------ palette
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self.refresh_palette()
+
+    def refresh_palette(self) -> None:
+        area = self.input
+        text = area.text
+        row, col = area.cursor_location
+        if text.startswith("/") and not any(c.isspace() for c in text):
+            self._show_commands(text[1:])
+            return
+        partial = token_at(area.document.get_line(row), col)
+        if partial is not None:
+            self._show_files(partial)
+            return
+        self.close_palette()
+
+    def _show_commands(self, prefix: str) -> None:
+        hints = [h for h in self._commands() if h.name.startswith(prefix)]
+        self._needs_arg = {h.name: bool(h.args) and not h.args.startswith("[") for h in hints}
+        options = []
+        for h in hints:
+            label = Text("/" + h.name, style="bold")
+            if h.args:
+                label.append(" " + h.args, style="cyan")
+            label.append("  " + h.help, style="dim")
+            options.append(Option(label))
+        self._open("command", [h.name for h in hints], options)
+
+    def _show_files(self, partial: str) -> None:
+        paths = complete(partial, self._files())
+        self._open("file", paths, [Option(Text("@" + p)) for p in paths])
+
+    def _open(self, kind: str, choices: list[str], options: list[Option]) -> None:
+        if not choices:
+            self.close_palette()
+            return
+        self._kind, self._choices = kind, choices
+        palette = self.palette
+        palette.clear_options()
+        palette.add_options(options)
+        palette.highlighted = 0
+        palette.display = True
+        self.input.palette_open = True
+
+    def close_palette(self) -> None:
+        self.palette.display = False
+        self.input.palette_open = False
+        self._choices = []
+
+    def on_prompt_input_palette_key(self, event: PromptInput.PaletteKey) -> None:
+        event.stop()
+        palette = self.palette
+        if event.key == "escape":
+            self.close_palette()
+        elif event.key in ("up", "down"):
+            step = -1 if event.key == "up" else 1
+            current = palette.highlighted or 0
+            palette.highlighted = (current + step) % max(len(self._choices), 1)
+        else:
+            self._accept(palette.highlighted or 0, run=event.key == "enter")
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self._accept(event.option_index, run=False)
+        self.input.focus()
+
+    def _accept(self, index: int, run: bool) -> None:
+        if not 0 <= index < len(self._choices):
+            self.close_palette()
+            return
+        choice, kind, area = self._choices[index], self._kind, self.input
+        self.close_palette()
+        if kind == "command":
+            needs_arg = self._needs_arg.get(choice, False)
+            area.load_text("/" + choice + (" " if needs_arg or choice.endswith(":") else ""))
+            area.move_cursor(area.document.end)
+            if run and not needs_arg and not choice.endswith(":"):
+                # From the input's own queue: a message created here would have the
+                # composer as sender, and Textual stops bubbling at the sender.
+                area.call_later(area.submit)
+            return
+        row, col = area.cursor_location
+        line = area.document.get_line(row)
+        partial = token_at(line, col) or ""
+        start = (row, col - len(partial) - 1)
+        area.replace("@" + choice + " ", start, (row, col))

@@ -1,0 +1,84 @@
+"""The TUI's pure helpers: tool rows, the gauge, token rates, @mentions, hunks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from rift.core.hunks import diff_segments
+from rift.frontends.tui.format import RateMeter, gauge, result_line, salient, short_tokens
+from rift.frontends.tui.mentions import complete, expand, mentions, token_at
+from rift.frontends.tui.screens.review import hunk_text
+
+
+def test_salient_argument_comes_first() -> None:
+    assert salient("bash", {"command": "python3 stats.py", "timeout": 5}) == "python3 stats.py"
+    assert salient("read", {"path": "src/a.py", "offset": 10}) == "src/a.py"
+    assert salient("grep", {"pattern": "TODO", "path": "src"}) == "TODO"
+    assert salient("plan", {"set": ["a", "b"]}) == "2 steps"
+    assert salient("bash", {"command": "x" * 200}, width=20) == "x" * 19 + "…"
+    assert salient("ls", {}) == ""
+    assert result_line("\n\n  exit 0\nmore") == "exit 0"
+    assert result_line("") == "(no output)"
+
+
+def test_gauge_text_and_levels() -> None:
+    assert gauge(13_500, 32_768) == ("ctx 41% 13k/32k", "green")
+    assert gauge(19_661, 32_768) == ("ctx 60% 19k/32k", "amber")
+    assert gauge(27_525, 32_768) == ("ctx 84% 27k/32k", "amber")
+    assert gauge(27_853, 32_768) == ("ctx 85% 27k/32k", "red")
+    assert short_tokens(999) == "999"
+
+
+def test_rate_meter() -> None:
+    meter = RateMeter()
+    assert meter.rate() == 0.0
+    meter.add("x" * 400, now=10.0)
+    meter.add("x" * 400, now=11.0)
+    assert meter.rate() == 200.0
+    meter.reset()
+    assert meter.tokens == 0
+
+
+def test_mentions_attach_text_files(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("alpha\n")
+    (tmp_path / "bin.dat").write_bytes(b"\x00\x01")
+    text = "compare @a.txt with @bin.dat and @missing/file.py, cc @bob"
+    assert mentions(text) == ["a.txt", "bin.dat", "missing/file.py", "bob"]
+    out = expand(text, tmp_path)
+    assert out.attached == ["a.txt"]
+    assert out.text.startswith(text)
+    assert '<file path="a.txt">\nalpha\n\n</file>' in out.text
+    assert out.problems == [
+        "@bin.dat: binary file, not attached",
+        "@missing/file.py: not a file, not attached",
+    ]
+    assert expand("no mentions here", tmp_path).text == "no mentions here"
+
+
+def test_mention_token_and_completion() -> None:
+    assert token_at("look at @src/wi", 15) == "src/wi"
+    assert token_at("look at src", 11) is None
+    assert token_at("email a@b", 9) is None
+    index = ["README.md", "src/widget.py", "src/app.py", "tests/test_widget.py"]
+    assert complete("src/", index) == ["src/widget.py", "src/app.py"]
+    assert complete("wid", index) == ["src/widget.py", "tests/test_widget.py"]
+
+
+def test_hunk_text_shows_context_and_both_sides() -> None:
+    segments = diff_segments("a\nb\nc\nd\ne", "a\nB\nc\nd\nE")
+    assert str(hunk_text(segments, 1)) == "  a\n- b\n+ B\n  c\n  d"
+    assert str(hunk_text(segments, 3)) == "  c\n  d\n- e\n+ E"
+
+
+def test_the_ui_module_paints_before_the_core_loads() -> None:
+    """Importing the app must not pull in the agent core or httpx (bench/tui_startup.py)."""
+    code = (
+        "import json, sys, rift.frontends.tui.app\n"
+        "print(json.dumps(sorted(m for m in sys.modules"
+        " if m.startswith(('rift.core.agent', 'rift.models', 'httpx', 'markdown_it')))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == []

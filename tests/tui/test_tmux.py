@@ -1,0 +1,73 @@
+"""The real `rift` binary in a real terminal (tmux): one prompt, then /quit."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ENV_KEYS = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "PATH")
+
+
+def rift_command() -> list[str]:
+    """The rift under test: RIFT_BIN when set (as in tests/conftest.py)."""
+    custom = os.environ.get("RIFT_BIN")
+    return custom.split() if custom else [sys.executable, "-m", "rift"]
+
+
+@pytest.fixture
+def tmux() -> Iterator[Any]:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux not installed")
+    socket = f"rift-test-{uuid.uuid4().hex[:12]}"
+
+    def run(*args: str) -> str:
+        out = subprocess.run(
+            ["tmux", "-L", socket, *args], capture_output=True, text=True, timeout=10
+        )
+        return out.stdout
+
+    yield run
+    run("kill-server")
+
+
+def _wait_for(tmux: Any, text: str, timeout: float = 20) -> str:
+    deadline = time.monotonic() + timeout
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = tmux("capture-pane", "-p", "-t", "rift")
+        if text in screen:
+            return screen
+        time.sleep(0.05)
+    raise AssertionError(f"{text!r} never appeared; the screen was:\n{screen}")
+
+
+def test_one_prompt_and_quit_in_tmux(tmux: Any, project: Path, fake_server: Any) -> None:
+    server = fake_server({"turns": [{"content": "Hi from the *fake* model."}]})
+    env = {k: os.environ[k] for k in ENV_KEYS if k in os.environ}
+    env["TERM"] = "xterm-256color"
+    command = [*rift_command(), "--host", server.url, "-m", "fake-model"]
+    line = (
+        f"cd {shlex.quote(str(project))} && env {shlex.join(f'{k}={v}' for k, v in env.items())}"
+        f" {shlex.join(command)}; echo RIFT-EXITED-$?; sleep 30"
+    )
+    tmux("new-session", "-d", "-s", "rift", "-x", "120", "-y", "40", line)
+    _wait_for(tmux, "Ask rift to do something")
+    _wait_for(tmux, "ready")  # the model is bound
+    tmux("send-keys", "-t", "rift", "-l", "hello there")
+    tmux("send-keys", "-t", "rift", "Enter")
+    screen = _wait_for(tmux, "Hi from the fake model.")
+    assert "› hello there" in screen
+    tmux("send-keys", "-t", "rift", "-l", "/quit")
+    tmux("send-keys", "-t", "rift", "Enter")
+    _wait_for(tmux, "RIFT-EXITED-0")
+    assert "hello there" in str(server.chat_requests()[-1]["messages"])
