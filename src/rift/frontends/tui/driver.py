@@ -121,6 +121,7 @@ class Driver:
             agent.set_approval(approve)
         self.agent = agent
         self.offline = None
+        agent.offer_trust()  # project plugins, hooks and MCP servers ask once, as pickers
 
     def with_config(self, **changes: object) -> Config:
         return dataclasses.replace(self.config, **changes)  # type: ignore[arg-type]
