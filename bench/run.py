@@ -9,10 +9,15 @@ runs on are noisy and only the ratio travels between them. The fake model
 server (`rift.testing.fake_server`) runs in this process, so the moment each
 model request arrives is read on the same clock that spawned rift.
 
-Peak RSS comes from `os.wait4`, i.e. the kernel's ru_maxrss for the rift
-process and every descendant it waited for (the same number a wrapper's
-`getrusage(RUSAGE_CHILDREN)` reports), so no sampling thread disturbs the
-timings.
+Peak RSS comes from `os.wait4`: the kernel's ru_maxrss over the rift process
+and every descendant it waited for (the number a wrapper's
+`getrusage(RUSAGE_CHILDREN)` reports: the largest single process, not a sum;
+the scripted task starts no subprocess, so it is rift's own). No sampling
+thread runs beside the timings.
+
+Bytecode is cached in a private PYTHONPYCACHEPREFIX (an inherited
+PYTHONDONTWRITEBYTECODE would recompile every rift module on every spawn,
+which no installed rift does).
 
 Results also go to bench/results/latest.json.
 """
@@ -135,12 +140,6 @@ def median(values: list[float]) -> float:
     return statistics.median(values)
 
 
-def repeat(fn: Callable[[], float], reps: int, warmup: int = 1) -> list[float]:
-    for _ in range(warmup):
-        fn()
-    return [fn() for _ in range(reps)]
-
-
 # -------------------------------------------------------------- environment
 
 
@@ -159,6 +158,11 @@ class Sandbox:
             XDG_DATA_HOME=str(self.home / ".local/share"),
             XDG_CACHE_HOME=str(self.home / ".cache"),
         )
+        # Bytecode as an installed rift has it: cached. A private cache folder keeps
+        # the source tree clean and overrides an inherited PYTHONDONTWRITEBYTECODE,
+        # which would otherwise recompile every rift module on every spawn.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(self.root / "pycache")
         env.pop("PYTHONPATH", None)
         if ADDED_SRC and sys.executable == PY:
             env["PYTHONPATH"] = str(SRC)
@@ -216,6 +220,8 @@ class ProcResult:
     rc: int
     maxrss_mb: float
     stderr: str
+    cpu: float = 0.0
+    """User + system CPU seconds of the process tree: far steadier than wall time under load."""
 
 
 def run_proc(
@@ -237,7 +243,8 @@ def run_proc(
         proc.returncode = os.waitstatus_to_exitcode(status)
         err.seek(0)
         text = err.read().decode("utf-8", "replace")
-    return ProcResult(secs, proc.returncode, usage.ru_maxrss / 1024, text)
+    cpu = usage.ru_utime + usage.ru_stime
+    return ProcResult(secs, proc.returncode, usage.ru_maxrss / 1024, text, cpu)
 
 
 class ServeProc:
@@ -278,6 +285,15 @@ class ServeProc:
             if b'"event":"ask"' in line or b'"event":"edit_review"' in line:
                 raise RuntimeError(f"unexpected prompt from rift: {line[:200]!r}")
 
+    def cpu(self) -> float:
+        """CPU seconds (user + system, all threads) rift has used so far; 0 off Linux."""
+        try:
+            stat = Path(f"/proc/{self.proc.pid}/stat").read_text()
+        except OSError:
+            return 0.0
+        fields = stat.rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def send(self, command: dict[str, Any]) -> float:
         self.stdin.write(json.dumps(command).encode() + b"\n")
         self.stdin.flush()
@@ -298,39 +314,68 @@ class ServeProc:
 # --------------------------------------------------------------- benchmarks
 
 
-def bench_baseline(sb: Sandbox, reps: int) -> tuple[list[float], list[float]]:
-    """`python -c pass` with rift's interpreter: wall time and peak RSS."""
+def bench_baseline(sb: Sandbox, reps: int) -> tuple[list[Row], float]:
+    """`python -c pass` with rift's interpreter: its row, and its peak RSS for later."""
     results = [run_proc([PY, "-c", "pass"], sb.root, sb.env) for _ in range(reps + 1)][1:]
-    return [r.secs for r in results], [r.maxrss_mb for r in results]
+    secs = [r.secs for r in results]
+    cpu = median([r.cpu for r in results])
+    row = Row("python_pass", "python -c pass (baseline)", median(secs), "s", secs,
+              note=f"CPU (user+sys) {cpu * 1000:.0f} ms")  # fmt: skip
+    return [row], median([r.maxrss_mb for r in results])
 
 
-def bench_imports(sb: Sandbox, reps: int, base: float) -> list[Row]:
+def python_pass(sb: Sandbox) -> float:
+    return run_proc([PY, "-c", "pass"], sb.root, sb.env).secs
+
+
+def paired(sb: Sandbox, fn: Callable[[], Any], reps: int) -> tuple[list[Any], float]:
+    """`fn()` samples after a warm-up, each right after a `python -c pass`; that baseline's
+    median comes back too, so load drifting during the run hits both sides alike."""
+    fn()
+    samples, base = [], []
+    for _ in range(reps):
+        base.append(python_pass(sb))
+        samples.append(fn())
+    return samples, median(base)
+
+
+def bench_imports(sb: Sandbox, reps: int) -> list[Row]:
     rows = []
     for module in ("rift.models", "rift.cli", "rift.frontends.serve"):
-        samples = repeat(
-            lambda m=module: run_proc([PY, "-c", f"import {m}"], sb.root, sb.env).secs, reps
+        samples, base = paired(
+            sb, lambda m=module: run_proc([PY, "-c", f"import {m}"], sb.root, sb.env).secs, reps
         )
         rows.append(
-            Row(
-                f"import_{module}",
-                f"import {module}",
-                median(samples),
-                "s",
-                samples,
-                base,
-                "python -c pass",
-            )
-        )
+            Row(f"import_{module}", f"import {module}", median(samples), "s", samples, base,
+                "python -c pass (interleaved)")
+        )  # fmt: skip
     return rows
 
 
-def serve_ready(sb: Sandbox, extra: list[str] | None = None) -> float:
-    """Spawn `rift --serve` against a fresh fake server; seconds until `ready`."""
+def bench_ready(sb: Sandbox, reps: int) -> list[Row]:
+    cpu: list[float] = []
+    ready, base = paired(sb, lambda: serve_ready(sb, cpu=cpu), reps)
+    return [
+        Row("serve_ready", "--serve: spawn → ready", median(ready), "s", ready, base,
+            "python -c pass (interleaved)", 0.15,
+            note=f"CPU (user+sys) until ready {median(cpu[1:]) * 1000:.0f} ms")
+    ]  # fmt: skip
+
+
+def serve_ready(
+    sb: Sandbox, extra: list[str] | None = None, cpu: list[float] | None = None
+) -> float:
+    """Spawn `rift --serve` against a fresh fake server; seconds until `ready`.
+
+    `cpu`, when given, collects rift's CPU seconds at the moment `ready` arrived.
+    """
     with Server({}, sb.root) as server:
         proj = sb.project()
         serve = ServeProc(["--host", server.url, "--model", MODEL, *(extra or [])], proj, sb.env)
         try:
             at, _ = serve.until("ready")
+            if cpu is not None:
+                cpu.append(serve.cpu())
         finally:
             serve.close()
     return at - serve.start
@@ -351,6 +396,7 @@ class TaskRun:
     total: float
     maxrss_mb: float
     first_body: dict[str, Any]
+    cpu: float
 
 
 def task_once(sb: Sandbox) -> TaskRun:
@@ -368,21 +414,23 @@ def task_once(sb: Sandbox) -> TaskRun:
             f"scripted task failed: rc={result.rc} requests={len(chats)} fixed={fixed}\n"
             f"{result.stderr[-2000:]}"
         )
-    return TaskRun(times[0] - spawned, result.secs, result.maxrss_mb, chats[0])
+    return TaskRun(times[0] - spawned, result.secs, result.maxrss_mb, chats[0], result.cpu)
 
 
-def bench_task(sb: Sandbox, reps: int, base: float, base_rss: float) -> list[Row]:
-    runs = [task_once(sb) for _ in range(reps + 1)][1:]
+def bench_task(sb: Sandbox, reps: int, base_rss: float) -> list[Row]:
+    runs, base = paired(sb, lambda: task_once(sb), reps)
+    cpu = median([r.cpu for r in runs])
     first = [r.first_request for r in runs]
     total = [r.total for r in runs]
     rss = [r.maxrss_mb for r in runs]
     rows = [
         Row("task_first_request", "-p task: spawn → 1st model request", median(first), "s",
-            first, base, "python -c pass", 0.25),
+            first, base, "python -c pass (interleaved)", 0.25),
         Row("task_total", "-p task: 3 requests, total wall", median(total), "s",
-            total, base, "python -c pass", 0.5),
+            total, base, "python -c pass (interleaved)", 0.5,
+            note=f"CPU (user+sys) {cpu * 1000:.0f} ms"),
         Row("task_peak_rss", "-p task: peak RSS (process tree)", median(rss), "MB",
-            rss, base_rss, "python -c pass", 60.0),
+            rss, base_rss, "python -c pass peak RSS", 60.0),
     ]  # fmt: skip
     rows += request_size_rows(runs[-1].first_body)
     return rows
@@ -492,10 +540,12 @@ def iteration_script(reps: int) -> dict[str, Any]:
     return {"turns": turns}
 
 
-def turn_time(serve: ServeProc, text: str) -> tuple[float, int]:
+def turn_time(serve: ServeProc, text: str) -> tuple[float, int, float]:
+    """Wall seconds from prompt to done, iterations, and rift's CPU seconds meanwhile."""
+    cpu = serve.cpu()
     start = serve.send({"cmd": "prompt", "text": text})
     at, done = serve.until("done")
-    return at - start, int(done.get("stats", {}).get("iterations", 0))
+    return at - start, int(done.get("stats", {}).get("iterations", 0)), serve.cpu() - cpu
 
 
 def server_request_time(body: dict[str, Any], reps: int) -> float:
@@ -531,26 +581,30 @@ def bench_iterations(sb: Sandbox, reps: int) -> list[Row]:
             serve.until("ready")
             turn_time(serve, "warm up")
             t1s, t10s = [], []
+            cpu_diff = 0.0
             for i in range(reps + 1):
-                t1, n1 = turn_time(serve, f"one step {i}")
-                t10, n10 = turn_time(serve, f"ten steps {i}")
+                t1, n1, c1 = turn_time(serve, f"one step {i}")
+                t10, n10, c10 = turn_time(serve, f"ten steps {i}")
                 if (n1, n10) != (1, 10):
                     raise RuntimeError(f"expected 1 and 10 iterations, got {n1} and {n10}")
                 if i:
                     t1s.append(t1)
                     t10s.append(t10)
+                    cpu_diff += c10 - c1  # clock ticks are coarse: sum, then divide
         finally:
             serve.close()
         last_body = {k: v for k, v in server.chats()[-1].items() if not k.startswith("_")}
     per = [(b - a) / 9 for a, b in zip(t1s, t10s, strict=True)]
     server_secs = server_request_time(last_body, reps)
     net = [p - server_secs for p in per]
+    cpu_per = cpu_diff / (9 * max(reps, 1)) * 1000
     return [
         Row("iter_gross_ms", "per iteration, gross: (T10 − T1)/9", median(per) * 1000, "ms",
             [p * 1000 for p in per], server_secs * 1000, "bare client→server request",
             note=f"T1 {median(t1s) * 1000:.1f} ms, T10 {median(t10s) * 1000:.1f} ms"),
         Row("iter_overhead_ms", "per iteration, rift overhead (− server)", median(net) * 1000,
-            "ms", [n * 1000 for n in net], goal=5.0),
+            "ms", [n * 1000 for n in net], goal=5.0,
+            note=f"rift CPU (user+sys) per iteration {cpu_per:.2f} ms"),
     ]  # fmt: skip
 
 
@@ -598,8 +652,9 @@ def cap_change(lines: list[str], swaps: int = 1001) -> list[str]:
     return new
 
 
-def time_call(fn: Callable[[], Any], reps: int) -> list[float]:
-    fn()
+def time_call(fn: Callable[[], Any], reps: int, warmup: bool = True) -> list[float]:
+    if warmup:
+        fn()
     out = []
     for _ in range(reps):
         start = time.perf_counter()
@@ -621,15 +676,23 @@ def bench_segments(reps: int, quick: bool) -> list[Row]:
         )
     )
     rows = []
+    # (key, label, new side, timed calls with --quick, without): the cap case costs
+    # most of a second a call, so --quick times only the first (warm-up) call.
+    capped = cap_change(old_lines)
     cases = [
-        ("segments_50", "edit_review: 10k lines, 50 changes", scattered, 15),
-        ("segments_cap", "edit_review: 10k lines, D=2002 (cap)", cap_change(old_lines), 3),
+        ("segments_50", "edit_review: 10k lines, 50 changes", scattered, reps, reps * 15),
+        ("segments_cap", "edit_review: 10k lines, D=2002 (cap)", capped, 0, reps * 3),
     ]
-    for key, label, new_lines, many in cases:
+    for key, label, new_lines, quick_calls, full_calls in cases:
         new = "\n".join(new_lines) + "\n"
-        segs = diff_segments(old, new)
+        start = time.perf_counter()
+        segs = diff_segments(old, new)  # doubles as the warm-up
+        first = time.perf_counter() - start
         changes = sum(1 for s in segs if not s["same"])
-        samples = time_call(lambda n=new: diff_segments(old, n), reps * (1 if quick else many))
+        calls = quick_calls if quick else full_calls
+        samples = time_call(lambda n=new: diff_segments(old, n), calls, warmup=False)
+        if quick:
+            samples.append(first)
         rows.append(
             Row(key, label, median(samples), "s", samples, base,
                 "difflib opcodes, 10k lines/50 changes", 0.05,
@@ -679,23 +742,29 @@ def bench_session(sb: Sandbox, reps: int) -> list[Row]:
     samples = time_call(lambda: load_session(path), reps * 4)
     base = time_call(lambda: json.loads(raw), reps * 4)
 
+    plain_cpu: list[float] = []
+    resumed_cpu: list[float] = []
+
     def resumed_ready() -> float:
         copy = sb.root / f"resume-{time.monotonic_ns()}.json"
         shutil.copyfile(path, copy)
-        return serve_ready(sb, ["--resume", str(copy)])
+        return serve_ready(sb, ["--resume", str(copy)], cpu=resumed_cpu)
 
     # Plain and resumed spawns alternate, so drift in machine load hits both alike.
     resumed_ready()
-    pairs = [(serve_ready(sb), resumed_ready()) for _ in range(reps)]
+    resumed_cpu.clear()
+    pairs = [(serve_ready(sb, cpu=plain_cpu), resumed_ready()) for _ in range(reps)]
     plain = median([p for p, _ in pairs])
     resumed = [r for _, r in pairs]
     extra = [r - p for p, r in pairs]
+    extra_cpu = (median(resumed_cpu) - median(plain_cpu)) * 1000
     return [
         Row("session_load", f"load_session: 5,000 messages ({len(raw) / 1e6:.1f} MB)",
             median(samples), "s", samples, median(base), "json.loads of the file"),
         Row("session_resume_extra", "--serve --resume 5,000 msgs: ready − plain ready",
             median(extra), "s", extra, plain, "plain spawn → ready",
-            note=f"resumed ready {median(resumed) * 1000:.0f} ms, plain {plain * 1000:.0f} ms"),
+            note=f"resumed ready {median(resumed) * 1000:.0f} ms, plain {plain * 1000:.0f} ms;"
+                 f" CPU until ready {extra_cpu:+.0f} ms"),
     ]  # fmt: skip
 
 
@@ -764,8 +833,23 @@ def machine() -> dict[str, Any]:
         "python": version,
         "python_path": PY,
         "platform": platform.platform(),
+        "bytecode": "cached in a private PYTHONPYCACHEPREFIX"
+        + (
+            " (inherited PYTHONDONTWRITEBYTECODE=1 overridden)"
+            if os.environ.get("PYTHONDONTWRITEBYTECODE")
+            else ""
+        ),
         "date": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "loadavg_start": loadavg(),
     }
+
+
+def loadavg() -> str:
+    """The 1/5/15-minute load averages: context for how noisy the figures are."""
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
 
 
 def print_table(rows: list[Row]) -> None:
@@ -825,31 +909,38 @@ def main(argv: list[str] | None = None) -> int:
     m = info["machine"]
     print(f"rift benchmarks  {m['date']}")
     print(f"machine: {m['nproc']} CPUs, {m['cpu']}; Python {m['python']} ({m['python_path']})")
+    print(f"load average at start: {m['loadavg_start']} (1/5/15 min)")
+    print(f"bytecode: {m['bytecode']}")
     print(f"repeats: median of {reps} after 1 warm-up{' (--quick)' if args.quick else ''}\n")
     started = time.perf_counter()
+    sections: dict[str, float] = {}
+    rows: list[Row] = []
+
+    def section(name: str, fn: Callable[[], list[Row]]) -> None:
+        begin = time.perf_counter()
+        rows.extend(fn())
+        sections[name] = round(time.perf_counter() - begin, 2)
+
     with sandbox() as sb:
-        base, base_rss = bench_baseline(sb, reps)
-        b = median(base)
-        rows = [Row("python_pass", "python -c pass (baseline)", b, "s", base)]
-        rows += bench_imports(sb, reps, b)
-        ready = repeat(lambda: serve_ready(sb), reps)
-        rows.append(
-            Row("serve_ready", "--serve: spawn → ready", median(ready), "s", ready, b,
-                "python -c pass", 0.15)
-        )  # fmt: skip
-        rows += bench_task(sb, reps, b, median(base_rss))
-        rows += bench_stream(sb, reps if not args.quick else 1, events)
-        rows += bench_iterations(sb, reps)
-        rows += bench_segments(reps, args.quick)
-        rows += bench_session(sb, reps)
+        base_rows, base_rss = bench_baseline(sb, reps)
+        rows += base_rows
+        section("imports", lambda: bench_imports(sb, reps))
+        section("ready", lambda: bench_ready(sb, reps))
+        section("task", lambda: bench_task(sb, reps, base_rss))
+        section("stream", lambda: bench_stream(sb, 1 if args.quick else reps, events))
+        section("iterations", lambda: bench_iterations(sb, reps))
+        section("segments", lambda: bench_segments(reps, args.quick))
+        section("session", lambda: bench_session(sb, reps))
         print_table(rows)
         profile = import_profile(sb)
     elapsed = time.perf_counter() - started
     missed = [r.label for r in rows if r.met is False]
     print(f"\ngoals missed: {len(missed)} of {sum(r.goal is not None for r in rows)}"
           + (" — " + "; ".join(missed) if missed else ""))  # fmt: skip
-    print(f"benchmark time: {elapsed:.1f} s")
-    write_json(args.json, info, rows, {"import_profile": profile, "elapsed_s": elapsed})
+    info["machine"]["loadavg_end"] = loadavg()
+    print(f"benchmark time: {elapsed:.1f} s; load average at end: {loadavg()}")
+    extra = {"import_profile": profile, "elapsed_s": round(elapsed, 2), "sections_s": sections}
+    write_json(args.json, info, rows, extra)
     print(f"results: {args.json}")
     return 0
 

@@ -358,11 +358,29 @@ def _plain(value: Any) -> Any:
     return value
 
 
+_SCALARS = (str, int, float, bool, type(None))
+_WIRE_FIELDS: dict[type[Event], tuple[tuple[str, str], ...]] = {}
+
+
+def _wire_fields(cls: type[Event]) -> tuple[tuple[str, str], ...]:
+    """(wire name, attribute) pairs of an event class, computed once per class."""
+    fields = _WIRE_FIELDS.get(cls)
+    if fields is None:
+        fields = tuple((f.metadata.get("wire", f.name), f.name) for f in dataclasses.fields(cls))
+        _WIRE_FIELDS[cls] = fields
+    return fields
+
+
 def to_wire(event: Event) -> dict[str, Any]:
-    """The event as its wire object: {"event": name, field: value, ...}."""
+    """The event as its wire object: {"event": name, field: value, ...}.
+
+    Hot path: a streamed reply is one `content` event per delta, so scalar fields
+    skip the recursive conversion and field lists are cached per class.
+    """
     out: dict[str, Any] = {"event": event.name}
-    for f in dataclasses.fields(event):
-        out[f.metadata.get("wire", f.name)] = _plain(getattr(event, f.name))
+    for wire, attr in _wire_fields(type(event)):
+        value = getattr(event, attr)
+        out[wire] = value if isinstance(value, _SCALARS) else _plain(value)
     return out
 
 

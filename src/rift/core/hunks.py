@@ -10,15 +10,18 @@ Two different views of one edit, with deliberately different line splitting:
   an edit. It splits like Rust's `str::lines()` and only trims the common prefix
   and suffix, because a person skims it; it never has to be re-applied.
 
-The diff itself is Myers' greedy O(ND) algorithm over interned lines. Two exact
+The diff itself is Myers' greedy O(ND) algorithm over interned lines. Exact
 reductions keep it fast on big files without changing the edit distance: the
-common prefix and suffix are trimmed first, and lines that occur on only one side
-(which can never be matched) are set aside before the search, so a 10,000-line
-file with a handful of edits costs milliseconds.
+common prefix and suffix are trimmed first, lines that occur on only one side
+(which can never be matched) are set aside before the search, and an exact LCS
+length (Hunt–Szymanski) decides up front whether the distance exceeds the cap,
+so neither a 10,000-line file with a handful of edits nor a total rewrite pays
+Myers' quadratic worst case.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -100,6 +103,9 @@ def _match_lines(a: list[str], b: list[str], cap: int) -> list[tuple[int, int]] 
     keep_a = [i for i, code in enumerate(codes_a) if code in counts_b]
     keep_b = [j for j, code in enumerate(codes_b) if code in counts_a]
     dropped = len(mid_a) - len(keep_a) + len(mid_b) - len(keep_b)
+    lcs = _lcs_length([codes_a[i] for i in keep_a], [codes_b[j] for j in keep_b])
+    if lcs is not None and len(mid_a) + len(mid_b) - 2 * lcs > cap:
+        return None  # the exact distance is over the cap: skip the quadratic search
     inner = _myers([codes_a[i] for i in keep_a], [codes_b[j] for j in keep_b], cap - dropped)
     if inner is None:
         return None
@@ -107,6 +113,33 @@ def _match_lines(a: list[str], b: list[str], cap: int) -> list[tuple[int, int]] 
     pairs += [(head + keep_a[x], head + keep_b[y]) for x, y in inner]
     pairs += [(n - tail + k, m - tail + k) for k in range(tail)]
     return pairs
+
+
+LCS_MAX_PAIRS = 200_000
+"""Above this many matching line pairs the exact-LCS precheck would cost more than it saves."""
+
+
+def _lcs_length(a: list[int], b: list[int]) -> int | None:
+    """Exact LCS length (Hunt–Szymanski: longest increasing run of match positions).
+
+    O(r log n) for r matching pairs, so near-unique lines (most source files) cost
+    milliseconds even when the edit distance is in the thousands, where Myers is
+    quadratic in D. None when repeated lines make r too large to be worth it.
+    """
+    positions: dict[int, list[int]] = {}
+    for j, code in enumerate(b):
+        positions.setdefault(code, []).append(j)
+    if sum(len(positions.get(code, ())) for code in a) > LCS_MAX_PAIRS:
+        return None
+    tails: list[int] = []  # tails[k]: smallest end position of a common run of length k+1
+    for code in a:
+        for j in reversed(positions.get(code, ())):
+            k = bisect_left(tails, j)
+            if k == len(tails):
+                tails.append(j)
+            else:
+                tails[k] = j
+    return len(tails)
 
 
 def _myers(a: list[int], b: list[int], limit: int) -> list[tuple[int, int]] | None:

@@ -5,7 +5,9 @@ for people. stdout is reserved: `sys.stdout` is pointed at stderr while the
 loop runs, so a stray print from any library can never corrupt the stream.
 
 Bad input never stops the loop: malformed JSON, wrong field types, unknown
-commands, over-long lines and invalid UTF-8 each produce one `warning`.
+commands, over-long lines and invalid UTF-8 each produce one `warning`. "Blank"
+and "JSON" are meant strictly: a line of form feeds or non-breaking spaces, or one
+using `NaN`/`Infinity`, is malformed, not ignored or accepted.
 """
 
 from __future__ import annotations
@@ -53,23 +55,55 @@ COMMANDS = (
 )
 MAX_LINE_BYTES = 4 * 1024 * 1024
 _EOF = object()
+_JSON_SPACE = " \t\r\n"
+"""The only whitespace JSON knows; `str.strip()` would also eat \\x0c, \\x1c, U+2028, ..."""
+
+
+def _refuse_constant(name: str) -> Any:
+    """`json.loads` accepts NaN and Infinity; JSON does not."""
+    raise ValueError(f"{name} is not valid JSON")
 
 
 class EventWriter:
-    """Writes one JSON line per event to the real stdout and flushes it."""
+    """Writes one JSON line per event to the real stdout.
+
+    Lines are flushed once per event-loop step rather than once per event: a
+    network read that carries 500 content deltas becomes 500 lines and one
+    write system call. Outside a running loop every event is flushed at once.
+    """
 
     def __init__(self, stream: BinaryIO) -> None:
         self._stream = stream
+        self._flush_pending = False
         self.closed = False
 
     def __call__(self, event: Event) -> None:
         if self.closed:
             return
         try:
-            self._stream.write(to_json_line(event).encode("utf-8") + b"\n")
-            self._stream.flush()
+            # A lone surrogate (a filename that is not UTF-8, a `\ud800` from a client or a
+            # model) cannot be encoded; as `\udXXX` it stays valid JSON for the consumer.
+            line = to_json_line(event).encode("utf-8", errors="backslashreplace")
+            self._stream.write(line + b"\n")
         except (BrokenPipeError, ValueError, OSError):
             self.closed = True  # the client is gone; stdin EOF will end the loop
+            return
+        if self._flush_pending:
+            return
+        try:
+            asyncio.get_running_loop().call_soon(self.flush)
+            self._flush_pending = True
+        except RuntimeError:
+            self.flush()
+
+    def flush(self) -> None:
+        self._flush_pending = False
+        if self.closed:
+            return
+        try:
+            self._stream.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            self.closed = True
 
 
 def _read_lines(
@@ -137,11 +171,11 @@ class ServeLoop:
         except UnicodeDecodeError as exc:
             self.warn(f"bad command: not valid UTF-8 ({exc.reason} at byte {exc.start})")
             return
-        if not text.strip():
+        if not text.strip(_JSON_SPACE):
             return
         try:
-            command = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as exc:
+            command = json.loads(text, parse_constant=_refuse_constant)
+        except (ValueError, RecursionError) as exc:
             self.warn(f"bad command json: {exc}")
             return
         if not isinstance(command, dict):
@@ -359,3 +393,5 @@ def run(config: Config, options: StartOptions) -> int:
         return asyncio.run(_serve(config, options, emit))
     except KeyboardInterrupt:
         return 130
+    finally:
+        emit.flush()  # events written in the loop's last step

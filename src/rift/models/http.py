@@ -55,6 +55,7 @@ def make_client(
     *,
     connect_timeout: float = CONNECT_TIMEOUT_S,
     headers: dict[str, str] | None = None,
+    tls: bool = True,
 ) -> httpx.AsyncClient:
     """An AsyncClient with rift's timeouts, keepalive and user agent.
 
@@ -62,6 +63,8 @@ def make_client(
         read_timeout: seconds of silence tolerated while reading; 0 means none.
         connect_timeout: seconds to wait for a connection to open.
         headers: extra default headers (an Authorization header, say).
+        tls: False for a plain-http server: skips loading the CA bundle, which
+            costs about 40 ms of startup and is never used without TLS.
     """
     timeout = httpx.Timeout(
         connect=connect_timeout,
@@ -70,6 +73,7 @@ def make_client(
         pool=None,
     )
     transport = httpx.AsyncHTTPTransport(
+        verify=tls,
         limits=httpx.Limits(keepalive_expiry=POOL_IDLE_S),
         socket_options=_keepalive_options(),
     )
@@ -77,6 +81,25 @@ def make_client(
         timeout=timeout,
         transport=transport,
         headers={"User-Agent": USER_AGENT, **(headers or {})},
+    )
+
+
+def json_request(
+    client: httpx.AsyncClient,
+    method: str,
+    url: str,
+    body: Any,
+    headers: dict[str, str] | None = None,
+) -> httpx.Request:
+    """A request with a JSON body encoded as httpx would (compact, UTF-8), except that a
+    lone surrogate (a non-UTF-8 filename in a tool result, a `\\ud800` from a client)
+    becomes a `\\udXXX` escape instead of an encoding error that kills the turn."""
+    content = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return client.build_request(
+        method,
+        url,
+        content=content.encode("utf-8", errors="backslashreplace"),
+        headers={"Content-Type": "application/json", **(headers or {})},
     )
 
 
@@ -195,6 +218,29 @@ async def iter_lines(response: httpx.Response) -> AsyncIterator[str]:
         yield tail.decode("utf-8", errors="replace")
 
 
+DRAIN_LINES = 64
+DRAIN_SECONDS = 1.0
+
+
+async def drain(lines: AsyncIterator[str]) -> None:
+    """Read what follows the final line of an answer, so the connection can be reused.
+
+    Closing a response before its body ends (the chunked terminator, usually)
+    makes httpx drop the connection, and every agent iteration would pay a new
+    TCP (or TLS) handshake. A server that keeps talking past the end is not
+    waited for: after a few lines or a second the connection is dropped anyway.
+    """
+    try:
+        async with asyncio.timeout(DRAIN_SECONDS):
+            count = 0
+            async for _ in lines:
+                count += 1
+                if count >= DRAIN_LINES:
+                    return
+    except (TimeoutError, StreamError, ReadIdleTimeout):
+        return
+
+
 async def request_json(
     client: httpx.AsyncClient,
     method: str,
@@ -210,7 +256,10 @@ async def request_json(
         StreamError: the body broke off or is not JSON.
         plus everything `send_with_retry` raises.
     """
-    request = client.build_request(method, url, json=json_body, headers=headers)
+    if json_body is None:
+        request = client.build_request(method, url, headers=headers)
+    else:
+        request = json_request(client, method, url, json_body, headers)
     response = await send_with_retry(client, request, base_url=base_url)
     try:
         body = await response.aread()

@@ -22,6 +22,7 @@ import os
 import shlex
 import sys
 import tempfile
+import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,7 +104,9 @@ def _installed_from() -> str | None:
         url = json.loads(raw or "{}").get("url", "")
     except json.JSONDecodeError:
         return None
-    return url.removeprefix("file://") if isinstance(url, str) and url.startswith("file://") else None
+    if not isinstance(url, str) or not url.startswith("file://"):
+        return None
+    return urllib.parse.unquote(url.removeprefix("file://"))
 
 
 def runtime_installed() -> bool:

@@ -29,7 +29,14 @@ from rift.models.base import (
     ToolCall,
     Usage,
 )
-from rift.models.http import iter_lines, make_client, request_json, send_with_retry
+from rift.models.http import (
+    drain,
+    iter_lines,
+    json_request,
+    make_client,
+    request_json,
+    send_with_retry,
+)
 
 KEEP_ALIVE = "10m"
 _KNOWN_CAPABILITIES = frozenset({"tools", "thinking", "vision"})
@@ -171,7 +178,7 @@ class OllamaProvider:
         """
         self._base_url = base_url.rstrip("/")
         self._owns_client = client is None
-        self._client = client or make_client(read_timeout)
+        self._client = client or make_client(read_timeout, tls=self._base_url.startswith("https:"))
 
     @property
     def base_url(self) -> str:
@@ -213,16 +220,18 @@ class OllamaProvider:
         return ModelInfo(name=model, capabilities=capabilities, context_length=context_length)
 
     async def stream_chat(self, request: ChatRequest) -> AsyncIterator[ModelEvent]:
-        http_request = self._client.build_request(
-            "POST", f"{self._base_url}/api/chat", json=chat_body(request)
+        http_request = json_request(
+            self._client, "POST", f"{self._base_url}/api/chat", chat_body(request)
         )
         response = await send_with_retry(self._client, http_request, base_url=self._base_url)
         try:
-            async for line in iter_lines(response):
+            lines = iter_lines(response)
+            async for line in lines:
                 events = _events_of(_parse_line(line))
                 for event in events:
                     yield event
                 if events and isinstance(events[-1], StreamDone):
+                    await drain(lines)
                     return
         finally:
             await response.aclose()

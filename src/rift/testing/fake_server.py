@@ -346,6 +346,7 @@ class _ChunkedWriter:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # a reused keep-alive connection must not stall 40 ms
     server: _Server
     timeout = 60
 
@@ -506,7 +507,8 @@ class _State:
     def log(self, record: dict[str, Any]) -> None:
         with self._lock:
             self.records.append(record)
-            with self.log_path.open("a", encoding="utf-8") as handle:
+            # backslashreplace: a lone surrogate in a request stays a valid JSON escape
+            with self.log_path.open("a", encoding="utf-8", errors="backslashreplace") as handle:
                 handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 

