@@ -1,0 +1,130 @@
+"""The editor as rift's filesystem and terminal (ACP `fs/*` and `terminal/*`).
+
+When the client advertises them, the tools reach files and shells through
+these objects (placed in `ToolContext.extras` as "fs" and "terminal"), so
+rift reads the editor's buffers, unsaved changes included, writes into them,
+and runs commands in terminals the person can watch. Failures come back as
+`OSError`, which the tools already turn into results the model can read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, MutableMapping
+from pathlib import Path
+
+from acp import RequestError
+from acp.interfaces import Client
+
+log = logging.getLogger("rift.acp")
+
+TERMINAL_OUTPUT_BYTES = 256 * 1024
+"""What the editor keeps of a command's output (the tail); bash trims it further."""
+
+
+class EditorFs:
+    """`read_text` / `write_text` through the editor where it offers them, else the disk."""
+
+    def __init__(
+        self,
+        client: Client,
+        session_id: str,
+        *,
+        can_read: bool,
+        can_write: bool,
+        written: MutableMapping[Path, str],
+        buffers: MutableMapping[Path, str],
+    ) -> None:
+        self._client = client
+        self._session_id = session_id
+        self.can_read = can_read
+        self.can_write = can_write
+        self._written = written
+        self._buffers = buffers
+
+    async def read_text(self, path: Path) -> str:
+        if not self.can_read:
+            return path.read_bytes().decode("utf-8", errors="replace")
+        try:
+            response = await self._client.read_text_file(
+                session_id=self._session_id, path=str(path)
+            )
+        except (RequestError, ConnectionError) as exc:
+            if not path.exists():
+                raise FileNotFoundError(2, "No such file or directory", str(path)) from exc
+            raise OSError(f"the editor could not read {path}: {exc}") from exc
+        self._buffers[path] = response.content
+        return response.content
+
+    async def write_text(self, path: Path, content: str) -> None:
+        if not self.can_write:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content.encode("utf-8"))
+        else:
+            try:
+                await self._client.write_text_file(
+                    session_id=self._session_id, path=str(path), content=content
+                )
+            except (RequestError, ConnectionError) as exc:
+                raise OSError(f"the editor could not write {path}: {exc}") from exc
+        self._written[path] = content
+
+
+class EditorTerminal:
+    """`run(command, cwd, timeout) -> (exit code, output)` in an editor terminal.
+
+    The exit code is None when the command ran past `timeout` and was killed.
+    """
+
+    def __init__(self, client: Client, session_id: str, on_start: Callable[[str], None]) -> None:
+        self._client = client
+        self._session_id = session_id
+        self._on_start = on_start
+
+    async def run(self, command: str, cwd: Path, timeout: float) -> tuple[int | None, str]:
+        sid = self._session_id
+        try:
+            created = await self._client.create_terminal(
+                session_id=sid,
+                command="sh",
+                args=["-c", command],
+                cwd=str(cwd),
+                output_byte_limit=TERMINAL_OUTPUT_BYTES,
+            )
+        except (RequestError, ConnectionError) as exc:
+            raise OSError(f"the editor could not start a terminal: {exc}") from exc
+        terminal_id = created.terminal_id
+        self._on_start(terminal_id)
+        try:
+            return await self._finish(terminal_id, timeout)
+        except (RequestError, ConnectionError) as exc:
+            raise OSError(f"the editor's terminal failed: {exc}") from exc
+        finally:  # also on cancel: releasing kills the command if it still runs
+            with contextlib.suppress(RequestError, ConnectionError):
+                await asyncio.shield(
+                    self._client.release_terminal(session_id=sid, terminal_id=terminal_id)
+                )
+
+    async def _finish(self, terminal_id: str, timeout: float) -> tuple[int | None, str]:
+        sid = self._session_id
+        code: int | None
+        try:
+            status = await asyncio.wait_for(
+                self._client.wait_for_terminal_exit(session_id=sid, terminal_id=terminal_id),
+                timeout,
+            )
+        except TimeoutError:
+            await self._client.kill_terminal(session_id=sid, terminal_id=terminal_id)
+            code, note = None, ""
+        else:
+            code = status.exit_code
+            note = ""
+            if code is None:  # ended by a signal
+                code, note = -1, f"\n[killed by signal {status.signal or '?'}]"
+        output = await self._client.terminal_output(session_id=sid, terminal_id=terminal_id)
+        text = output.output + note
+        if output.truncated:
+            text = "[earlier output dropped by the editor]\n" + text
+        return code, text

@@ -1,0 +1,214 @@
+"""Pure translations between ACP's vocabulary and rift's: prompts, permissions, modes, MCP.
+
+Nothing here talks to the editor or the agent, so each rule can be read (and
+tested) on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from acp.schema import (
+    EmbeddedResourceContentBlock,
+    HttpMcpServer,
+    McpServerStdio,
+    PermissionOption,
+    PermissionOptionKind,
+    ResourceContentBlock,
+    SessionConfigOptionSelect,
+    SessionConfigSelectOption,
+    SessionMode,
+    SessionModeState,
+    TextContentBlock,
+    TextResourceContents,
+)
+
+from rift.config import McpServerConfig
+
+# ------------------------------------------------------------------ modes
+
+MODE_ASK, MODE_AUTO = "ask", "auto"
+MODES = (
+    SessionMode(
+        id=MODE_ASK,
+        name="Ask",
+        description="Ask before every write, edit and shell command",
+    ),
+    SessionMode(
+        id=MODE_AUTO,
+        name="Auto",
+        description="Write, edit and run commands without asking (deny rules still apply)",
+    ),
+)
+
+
+def mode_of(approval: bool) -> str:
+    """rift has one approval flag; ACP sees it as two modes."""
+    return MODE_ASK if approval else MODE_AUTO
+
+
+def mode_state(approval: bool) -> SessionModeState:
+    return SessionModeState(current_mode_id=mode_of(approval), available_modes=list(MODES))
+
+
+def config_options(approval: bool, model: str, models: Sequence[str]) -> list[Any]:
+    """The session's selectable settings: the mode and the model."""
+    names = list(dict.fromkeys([model, *models]))
+    return [
+        SessionConfigOptionSelect(
+            type="select",
+            id="mode",
+            name="Mode",
+            category="mode",
+            current_value=mode_of(approval),
+            options=[
+                SessionConfigSelectOption(value=m.id, name=m.name, description=m.description)
+                for m in MODES
+            ],
+        ),
+        SessionConfigOptionSelect(
+            type="select",
+            id="model",
+            name="Model",
+            category="model",
+            current_value=model,
+            options=[SessionConfigSelectOption(value=n, name=n) for n in names],
+        ),
+    ]
+
+
+# ---------------------------------------------------------------- prompts
+
+
+def uri_to_display(uri: str, cwd: Path) -> str:
+    """A file URI as the path the model should use (relative inside the project)."""
+    parsed = urlparse(uri)
+    if parsed.scheme not in ("file", ""):
+        return uri
+    path = Path(unquote(parsed.path))
+    try:
+        return str(path.relative_to(cwd))
+    except ValueError:
+        return str(path)
+
+
+def prompt_text(blocks: Sequence[Any], cwd: Path) -> str:
+    """The user message for a prompt: its text, @-mentions for resources, context after.
+
+    Resource links become `@path` mentions the model can open with `read`;
+    embedded resources are mentioned inline too, and their text follows the
+    message in `<context>` blocks. Images and audio have no path into rift's
+    text-only turns yet, so a note says they were left out.
+    """
+    text: list[str] = []
+    context: list[str] = []
+    for block in blocks:
+        if isinstance(block, TextContentBlock):
+            text.append(block.text)
+        elif isinstance(block, ResourceContentBlock):
+            text.append(f"@{uri_to_display(block.uri, cwd)}")
+        elif isinstance(block, EmbeddedResourceContentBlock):
+            resource = block.resource
+            shown = uri_to_display(resource.uri, cwd)
+            text.append(f"@{shown}")
+            if isinstance(resource, TextResourceContents):
+                context.append(f'<context ref="{shown}">\n{resource.text}\n</context>')
+            else:
+                context.append(f"[binary attachment {shown} left out]")
+        else:
+            kind = getattr(block, "type", "attachment")
+            text.append(f"[{kind} attachment left out: rift sends text to the model]")
+    message = _join_inline(text)
+    return "\n\n".join([message, *context]) if context else message
+
+
+def _join_inline(parts: list[str]) -> str:
+    """Join text and mentions the way an editor shows them: one space between words."""
+    out = ""
+    for part in parts:
+        if out and not out[-1].isspace() and part and not part[0].isspace():
+            out += " "
+        out += part
+    return out
+
+
+# ------------------------------------------------------------ permissions
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionChoices:
+    """The options offered for one ask, and the broker answer each one stands for."""
+
+    options: list[PermissionOption]
+    answers: dict[str, str]
+    """option id → the ask choice text to answer with."""
+
+
+REJECT_ALWAYS = "reject_always"
+
+
+def permission_choices(choices: Sequence[str], tool: str | None) -> PermissionChoices:
+    """Map an ask's choices onto ACP's four option kinds.
+
+    "allow once"/"allow" → allow_once; the first "always allow …" choice →
+    allow_always (a session rule in the gate) and any other "always"/"allow
+    all" choice → an extra allow_always option; "deny" → reject_once, plus,
+    for a tool's ask, a reject_always that denies every later ask of the same
+    tool for the rest of the session without asking. Other choices (a trust
+    ask's "trust"/"skip") keep their words: "skip" rejects, the rest allow.
+    """
+    options: list[PermissionOption] = []
+    answers: dict[str, str] = {}
+
+    def add(option_id: str, name: str, kind: PermissionOptionKind, answer: str) -> None:
+        options.append(PermissionOption(option_id=option_id, name=name, kind=kind))
+        answers[option_id] = answer
+
+    always = 0
+    for n, choice in enumerate(choices):
+        if choice in ("allow", "allow once"):
+            add("allow_once", choice.capitalize(), "allow_once", choice)
+        elif choice.startswith(("always allow", "allow all")):
+            option_id = "allow_always" if always == 0 else f"allow_always_{always}"
+            add(option_id, choice[0].upper() + choice[1:], "allow_always", choice)
+            always += 1
+        elif choice == "skip":
+            add("reject_once", "Skip", "reject_once", choice)
+        elif choice != "deny":
+            add(f"choice_{n}", choice.capitalize(), "allow_once", choice)
+    if "reject_once" not in answers:
+        add("reject_once", "Deny", "reject_once", "deny")
+    if tool is not None:
+        add(REJECT_ALWAYS, f"Always deny {tool} this session", "reject_always", "deny")
+    return PermissionChoices(options, answers)
+
+
+# -------------------------------------------------------------------- MCP
+
+
+def mcp_configs(servers: Sequence[Any] | None) -> list[McpServerConfig]:
+    """The editor's MCP servers in rift's config shape; kinds rift cannot reach are dropped."""
+    out: list[McpServerConfig] = []
+    for server in servers or []:
+        if isinstance(server, McpServerStdio):
+            out.append(
+                McpServerConfig(
+                    name=server.name,
+                    command=server.command,
+                    args=tuple(server.args),
+                    env=tuple(sorted((e.name, e.value) for e in server.env)),
+                )
+            )
+        elif isinstance(server, HttpMcpServer):
+            out.append(
+                McpServerConfig(
+                    name=server.name,
+                    url=server.url,
+                    headers=tuple(sorted((h.name, h.value) for h in server.headers)),
+                )
+            )
+    return out

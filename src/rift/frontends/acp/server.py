@@ -1,0 +1,240 @@
+"""The ACP agent: the methods an editor calls, each mapped onto rift's core.
+
+The SDK's connection decodes each request, calls the method of the same name
+here with its fields as keyword arguments, and turns what it returns into the
+reply, and what it raises into a JSON-RPC error, then keeps serving. Each
+session gets its own `Agent`, configured for the session's `cwd` exactly as
+rift started in that directory would be.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from acp import (
+    PROTOCOL_VERSION,
+    AuthenticateResponse,
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptResponse,
+    SetSessionConfigOptionResponse,
+    SetSessionModeResponse,
+)
+from acp.interfaces import Client
+from acp.schema import (
+    AgentCapabilities,
+    ClientCapabilities,
+    Implementation,
+    ListSessionsResponse,
+    McpCapabilities,
+    PromptCapabilities,
+    SessionCapabilities,
+    SessionInfo,
+    SessionListCapabilities,
+)
+
+from rift import __version__
+from rift.config import Config, Overrides, load_config
+from rift.core.session import SessionStore
+from rift.core.startup import StartOptions
+from rift.errors import ModelError
+from rift.extend.mcp import mcp_available
+from rift.frontends.acp.mapping import mcp_configs, mode_state, prompt_text
+from rift.frontends.acp.session import AcpSession, request_error
+from rift.frontends.acp.transport import SET_MODEL_EXTENSION
+from rift.paths import Paths
+
+log = logging.getLogger("rift.acp")
+_SESSION_ID = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
+
+
+class RiftAcpAgent:
+    """Implements `acp.interfaces.Agent` for rift."""
+
+    def __init__(self, env: Mapping[str, str], overrides: Overrides) -> None:
+        self._env = env
+        self._overrides = overrides
+        self._client: Client | None = None
+        self._capabilities: ClientCapabilities | None = None
+        self._sessions: dict[str, AcpSession] = {}
+
+    def on_connect(self, conn: Client) -> None:
+        self._client = conn
+
+    # ------------------------------------------------------------ handshake
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **_: Any,
+    ) -> InitializeResponse:
+        self._capabilities = client_capabilities
+        if client_info is not None:
+            log.info("client: %s %s", client_info.name, client_info.version)
+        return InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(
+                    image=False, audio=False, embedded_context=True
+                ),
+                mcp_capabilities=McpCapabilities(http=mcp_available(), sse=False),
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+            ),
+            agent_info=Implementation(name="rift", title="rift", version=__version__),
+            auth_methods=[],
+        )
+
+    async def authenticate(self, method_id: str, **_: Any) -> AuthenticateResponse:
+        return AuthenticateResponse()  # rift talks to self-hosted models: nothing to log in to
+
+    # -------------------------------------------------------------- sessions
+
+    async def new_session(
+        self,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **_: Any,
+    ) -> NewSessionResponse:
+        session = await self._open(cwd, StartOptions(attached=True), mcp_servers)
+        return NewSessionResponse(
+            session_id=session.session_id,
+            modes=mode_state(session.agent.approval.enabled),
+            config_options=session.config_options(),
+        )
+
+    async def load_session(
+        self,
+        cwd: str,
+        session_id: str,
+        mcp_servers: list[Any] | None = None,
+        additional_directories: list[str] | None = None,
+        **_: Any,
+    ) -> LoadSessionResponse:
+        session = self._sessions.get(session_id)
+        if session is None:
+            path = self._session_file(session_id)
+            session = await self._open(cwd, StartOptions(attached=True, resume=path), mcp_servers)
+        elif session.busy:
+            raise request_error(-32600, "that session is running a turn")
+        await session.replay()
+        return LoadSessionResponse(
+            modes=mode_state(session.agent.approval.enabled),
+            config_options=session.config_options(),
+        )
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **_: Any
+    ) -> ListSessionsResponse:
+        store = SessionStore(Paths.from_env(self._env).sessions_dir)
+        infos: list[SessionInfo] = []
+        for item in store.list_items():
+            if not item.cwd.startswith("/") or (cwd is not None and item.cwd != cwd):
+                continue
+            saved = datetime.datetime.fromtimestamp(item.saved_at, tz=datetime.UTC)
+            infos.append(
+                SessionInfo(
+                    session_id=Path(item.path).stem,
+                    cwd=item.cwd,
+                    title=item.title,
+                    updated_at=saved.isoformat().replace("+00:00", "Z"),
+                )
+            )
+        return ListSessionsResponse(sessions=infos)
+
+    # ------------------------------------------------------------------ turns
+
+    async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
+        session = self._session(session_id)
+        return await session.prompt(prompt_text(prompt, session.agent.config.cwd))
+
+    async def cancel(self, session_id: str, **_: Any) -> None:
+        session = self._sessions.get(session_id)
+        if session is not None:
+            session.cancel()
+
+    # --------------------------------------------------------------- settings
+
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **_: Any
+    ) -> SetSessionModeResponse:
+        self._session(session_id).set_mode(mode_id)
+        return SetSessionModeResponse()
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **_: Any
+    ) -> SetSessionConfigOptionResponse:
+        session = self._session(session_id)
+        if config_id == "mode" and isinstance(value, str):
+            session.set_mode(value)
+        elif config_id == "model" and isinstance(value, str):
+            await session.set_model(value)
+        else:
+            raise request_error(-32602, f"unknown option '{config_id}' (valid: mode, model)")
+        return SetSessionConfigOptionResponse(config_options=session.config_options())
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """`session/set_model` (unstable ACP) arrives here as `_rift/set_model`."""
+        if method != SET_MODEL_EXTENSION:
+            raise request_error(-32601, f"Method not found: _{method}")
+        session_id, model = params.get("sessionId"), params.get("modelId")
+        if not isinstance(session_id, str) or not isinstance(model, str):
+            raise request_error(-32602, "set_model needs string 'sessionId' and 'modelId'")
+        await self._session(session_id).set_model(model)
+        return {}
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        log.debug("ignoring extension notification _%s", method)
+
+    # ---------------------------------------------------------------- closing
+
+    async def aclose(self) -> None:
+        for session in list(self._sessions.values()):
+            await session.aclose()
+        self._sessions.clear()
+
+    # -------------------------------------------------------------- internals
+
+    def _config(self, cwd: str) -> Config:
+        return load_config(self._env, Path(cwd), self._overrides)
+
+    def _session(self, session_id: str) -> AcpSession:
+        session = self._sessions.get(session_id)
+        if session is None:
+            raise request_error(-32602, f"unknown session '{session_id}'")
+        return session
+
+    def _session_file(self, session_id: str) -> Path:
+        if not _SESSION_ID.match(session_id):
+            raise request_error(-32602, f"not a rift session id: '{session_id}'")
+        path = Paths.from_env(self._env).sessions_dir / f"{session_id}.json"
+        if not path.is_file() or path.stat().st_size == 0:
+            raise request_error(-32602, f"no saved session '{session_id}'")
+        return path
+
+    async def _open(
+        self, cwd: str, options: StartOptions, mcp_servers: list[Any] | None
+    ) -> AcpSession:
+        directory = Path(cwd)
+        if not directory.is_absolute() or not directory.is_dir():
+            raise request_error(-32602, f"cwd must be an absolute path to a directory: {cwd}")
+        if self._client is None:
+            raise request_error(-32603, "not connected")
+        try:
+            session = await AcpSession.open(
+                self._client, self._config(cwd), options, self._capabilities
+            )
+        except ModelError as exc:
+            raise request_error(-32603, f"rift: {exc}") from exc
+        session.connect_mcp(mcp_configs(mcp_servers))
+        self._sessions[session.session_id] = session
+        return session

@@ -1,0 +1,135 @@
+"""JSON-RPC 2.0 messages over stdio, one per line, for the ACP SDK's `Connection`.
+
+The SDK's own stdio reader logs a line that is not JSON and skips it, so a
+client that sent it would wait forever for an answer. This transport answers
+every line it cannot use with a JSON-RPC error (-32700 for bytes that are not
+JSON, -32600 for JSON that is not a request) and keeps reading: one bad
+request never ends the connection.
+
+It also maps the unstable `session/set_model` method, which the SDK in use no
+longer routes, to rift's `_rift/set_model` extension method, so editors that
+still send it get rift's model switch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+from typing import Any, BinaryIO
+
+log = logging.getLogger("rift.acp")
+
+MAX_LINE_BYTES = 50 * 1024 * 1024
+"""The SDK's own default limit: embedded file context makes prompts large."""
+SET_MODEL_METHOD = "session/set_model"
+SET_MODEL_EXTENSION = "rift/set_model"
+_EOF = object()
+
+
+def _error(request_id: Any, code: int, message: str) -> dict[str, Any]:
+    if not isinstance(request_id, str | int) or isinstance(request_id, bool):
+        request_id = None
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+
+
+def _read_lines(
+    stream: BinaryIO, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[Any]
+) -> None:
+    """Thread body: split stdin into lines; an over-long line becomes a ValueError."""
+    try:
+        while True:
+            line = stream.readline(MAX_LINE_BYTES + 1)
+            if not line:
+                break
+            item: bytes | ValueError = line
+            if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+                while True:  # drop the rest of the line
+                    more = stream.readline(MAX_LINE_BYTES)
+                    if not more or more.endswith(b"\n"):
+                        break
+                item = ValueError(f"message longer than {MAX_LINE_BYTES} bytes")
+            loop.call_soon_threadsafe(queue.put_nowait, item)
+    except (OSError, ValueError) as exc:  # stdin closed under us: same as EOF
+        log.debug("stdin reader stopped: %s", exc)
+    loop.call_soon_threadsafe(queue.put_nowait, _EOF)
+
+
+class StdioTransport:
+    """Implements the SDK's message-level `Transport` on a byte stream pair."""
+
+    def __init__(self, stdin: BinaryIO, stdout: BinaryIO) -> None:
+        self._stdin = stdin
+        self._stdout = stdout
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._closed = False
+
+    def start(self) -> None:
+        """Start the reader thread (a daemon: a blocked read never holds up exit)."""
+        loop = asyncio.get_running_loop()
+        threading.Thread(
+            target=_read_lines, args=(self._stdin, loop, self._queue), daemon=True
+        ).start()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if self._closed:
+            raise ConnectionError("the ACP connection is closed")
+        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        try:
+            self._stdout.write(data + b"\n")
+            self._stdout.flush()
+        except (OSError, ValueError) as exc:
+            self._closed = True
+            raise ConnectionError(f"the editor stopped reading: {exc}") from exc
+
+    async def receive(self) -> dict[str, Any] | None:
+        """The next usable message; None at end of input."""
+        while True:
+            item = await self._queue.get()
+            if item is _EOF:
+                return None
+            if isinstance(item, ValueError):
+                await self._reply(_error(None, -32600, f"Invalid request: {item}"))
+                continue
+            message = await self._check(item)
+            if message is not None:
+                return message
+
+    async def close(self) -> None:
+        self._closed = True
+
+    # -------------------------------------------------------------- internals
+
+    async def _reply(self, payload: dict[str, Any]) -> None:
+        try:
+            await self.send(payload)
+        except ConnectionError as exc:
+            log.debug("could not send an error reply: %s", exc)
+
+    async def _check(self, raw: bytes) -> dict[str, Any] | None:
+        """Parse and vet one line; anything unusable is answered here and dropped."""
+        if not raw.strip():
+            return None
+        try:
+            message = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+            await self._reply(_error(None, -32700, f"Parse error: {exc}"))
+            return None
+        if not isinstance(message, dict):
+            detail = "batches are not supported" if isinstance(message, list) else "not an object"
+            await self._reply(_error(None, -32600, f"Invalid request: {detail}"))
+            return None
+        has_id = "id" in message
+        if "method" in message:
+            if not isinstance(message["method"], str):
+                if has_id:
+                    await self._reply(_error(message["id"], -32600, "Invalid request: bad method"))
+                return None
+            if message["method"] == SET_MODEL_METHOD:
+                message = {**message, "method": "_" + SET_MODEL_EXTENSION}
+            return message
+        if has_id and isinstance(message["id"], int | str):
+            return message  # a response to one of our requests
+        await self._reply(_error(None, -32600, "Invalid request: no method"))
+        return None

@@ -1,0 +1,138 @@
+"""How ACP turns end: cancelled (mid-stream and mid-permission), max_turn_requests,
+refusal, a model error as a JSON-RPC error, and a busy session refusing a second prompt."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("acp")
+
+from acp import RequestError, text_block
+from acp_harness import CANCEL, HANG, Recorder, connect, run
+
+
+def _call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"tool_calls": [{"name": name, "arguments": arguments}]}
+
+
+def test_cancel_mid_stream_answers_cancelled(project: Path, fake_server: Any) -> None:
+    server = fake_server(
+        {
+            "turns": [
+                {"content": "working", "never_end": " .", "chunk_delay": 0.05},
+                {"content": "fresh answer"},
+            ]
+        }
+    )
+    recorder = Recorder()
+
+    async def scenario() -> None:
+        async with connect(recorder, project, server) as rift:
+            sid = (await rift.conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            turn = asyncio.create_task(
+                rift.conn.prompt(session_id=sid, prompt=[text_block("long job")])
+            )
+            await recorder.wait_for(lambda: "working" in recorder.text())
+            with pytest.raises(RequestError):  # one turn at a time per session
+                await rift.conn.prompt(session_id=sid, prompt=[text_block("again")])
+            await rift.conn.cancel(session_id=sid)
+            response = await asyncio.wait_for(turn, 10)
+            assert response.stop_reason == "cancelled"
+            recorder.updates.clear()
+            after = await rift.conn.prompt(session_id=sid, prompt=[text_block("next")])
+            assert after.stop_reason == "end_turn"
+
+    run(scenario())
+    assert recorder.text() == "fresh answer"
+    note = server.chat_requests()[-1]["messages"][-1]["content"]
+    assert "cancelled" in note and note.endswith("next")
+
+
+def test_cancel_while_permission_pending_denies_and_answers_cancelled(
+    project: Path, fake_server: Any
+) -> None:
+    server = fake_server({"turns": [_call("write", path="never.txt", content="x")]})
+    recorder = Recorder(answers=[HANG])
+
+    async def scenario() -> None:
+        async with connect(recorder, project, server) as rift:
+            sid = (await rift.conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            turn = asyncio.create_task(
+                rift.conn.prompt(session_id=sid, prompt=[text_block("write it")])
+            )
+            await recorder.wait_for(lambda: recorder.permissions)
+            await rift.conn.cancel(session_id=sid)
+            response = await asyncio.wait_for(turn, 10)
+            assert response.stop_reason == "cancelled"
+
+    run(scenario())
+    assert not (project / "never.txt").exists()
+    (write,) = recorder.tool_calls().values()
+    assert write[-1].status == "failed"
+
+
+def test_a_cancelled_permission_outcome_denies(project: Path, fake_server: Any) -> None:
+    server = fake_server(
+        {"turns": [_call("bash", command="echo hi > hi.txt"), {"content": "ok, not run"}]}
+    )
+    recorder = Recorder(answers=[CANCEL])
+
+    async def scenario() -> None:
+        async with connect(recorder, project, server) as rift:
+            sid = (await rift.conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            done = await rift.conn.prompt(session_id=sid, prompt=[text_block("run it")])
+            assert done.stop_reason == "end_turn"
+
+    run(scenario())
+    assert not (project / "hi.txt").exists()
+    assert "DENIED" in server.chat_requests()[-1]["messages"][-1]["content"]
+
+
+def test_iteration_limit_is_max_turn_requests(project: Path, fake_server: Any) -> None:
+    server = fake_server({"turns": [_call("ls", path=".")]})
+
+    async def scenario() -> None:
+        async with connect(Recorder(), project, server, "--max-iterations", "1") as rift:
+            sid = (await rift.conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            done = await rift.conn.prompt(session_id=sid, prompt=[text_block("look around")])
+            assert done.stop_reason == "max_turn_requests"
+
+    run(scenario())
+
+
+def test_a_turn_rift_stops_is_a_refusal(project: Path, fake_server: Any) -> None:
+    turns = [_call("read", path=f"missing-{n}.txt") for n in range(8)]
+    server = fake_server({"turns": turns})
+
+    async def scenario() -> None:
+        async with connect(Recorder(), project, server) as rift:
+            sid = (await rift.conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            done = await rift.conn.prompt(session_id=sid, prompt=[text_block("read them")])
+            assert done.stop_reason == "refusal"
+
+    run(scenario())
+
+
+def test_a_model_error_is_a_json_rpc_error_and_the_session_goes_on(
+    project: Path, fake_server: Any
+) -> None:
+    server = fake_server(
+        {"turns": [{"status": 400, "error": "model exploded"}, {"content": "recovered"}]}
+    )
+    recorder = Recorder()
+
+    async def scenario() -> None:
+        async with connect(recorder, project, server) as rift:
+            sid = (await rift.conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            with pytest.raises(RequestError) as failed:
+                await rift.conn.prompt(session_id=sid, prompt=[text_block("try")])
+            assert "model exploded" in str(failed.value)
+            done = await rift.conn.prompt(session_id=sid, prompt=[text_block("again")])
+            assert done.stop_reason == "end_turn"
+
+    run(scenario())
+    assert recorder.text() == "recovered"

@@ -1,0 +1,107 @@
+"""The raw wire: bytes that are not JSON-RPC get a JSON-RPC error and the connection keeps
+serving; unknown methods, bad params and unknown sessions are errors too; the unstable
+`session/set_model` method works. Written against stdin/stdout directly, no SDK."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("acp")
+
+from acp_harness import MODEL, rift_argv
+
+
+class RawPeer:
+    """`rift --acp` on pipes: write lines, read the JSON messages that come back."""
+
+    def __init__(self, project: Path, host: str) -> None:
+        self.proc = subprocess.Popen(
+            [*rift_argv(), "--acp", "--host", host, "-m", MODEL],
+            cwd=project,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=dict(os.environ),
+        )
+        self.inbox: queue.Queue[dict[str, Any]] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.inbox.put(json.loads(line))
+
+    def send(self, raw: bytes | dict[str, Any]) -> None:
+        data = raw if isinstance(raw, bytes) else json.dumps(raw).encode()
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data + b"\n")
+        self.proc.stdin.flush()
+
+    def reply(self, request_id: Any, timeout: float = 20) -> dict[str, Any]:
+        """The next response carrying `request_id` (notifications in between are skipped)."""
+        while True:
+            message = self.inbox.get(timeout=timeout)
+            if "method" not in message and message.get("id") == request_id:
+                return message
+
+    def call(self, request_id: int, method: str, params: Any) -> dict[str, Any]:
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        return self.reply(request_id)
+
+    def close(self) -> int:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        return self.proc.wait(timeout=20)
+
+
+def test_malformed_requests_get_errors_and_the_connection_keeps_serving(
+    project: Path, fake_server: Any
+) -> None:
+    models = [
+        {"name": MODEL, "capabilities": ["tools"], "context_length": 32768},
+        {"name": "other-model", "capabilities": ["tools"], "context_length": 32768},
+    ]
+    server = fake_server({"models": models, "turns": [{"content": "still here"}]})
+    peer = RawPeer(project, server.url)
+    try:
+        peer.send(b"this is not json {")
+        assert peer.reply(None)["error"]["code"] == -32700
+        peer.send(b"\xff\xfe\x00garbage")
+        assert peer.reply(None)["error"]["code"] == -32700
+        peer.send(b"[1, 2, 3]")
+        assert peer.reply(None)["error"]["code"] == -32600
+        peer.send({"jsonrpc": "2.0", "id": 40, "method": 5})
+        assert peer.reply(40)["error"]["code"] == -32600
+
+        init = peer.call(1, "initialize", {"protocolVersion": 1})
+        assert init["result"]["protocolVersion"] == 1
+        assert init["result"]["agentInfo"]["name"] == "rift"
+        assert peer.call(2, "no/such/method", {})["error"]["code"] == -32601
+        assert peer.call(3, "session/new", {"cwd": 5, "mcpServers": []})["error"]["code"] == -32602
+        relative = peer.call(4, "session/new", {"cwd": "relative/dir", "mcpServers": []})
+        assert relative["error"]["code"] == -32602
+        sid = peer.call(5, "session/new", {"cwd": str(project), "mcpServers": []})["result"][
+            "sessionId"
+        ]
+
+        switched = peer.call(6, "session/set_model", {"sessionId": sid, "modelId": "other-model"})
+        assert switched == {"jsonrpc": "2.0", "id": 6, "result": {}}
+        refused = peer.call(7, "session/set_model", {"sessionId": sid, "modelId": "nope"})
+        assert "nope" in refused["error"]["message"]
+        unknown = peer.call(8, "session/prompt", {"sessionId": "bogus", "prompt": []})
+        assert unknown["error"]["code"] == -32602
+
+        prompt = {"sessionId": sid, "prompt": [{"type": "text", "text": "are you there?"}]}
+        assert peer.call(9, "session/prompt", prompt)["result"] == {"stopReason": "end_turn"}
+        assert server.chat_requests()[-1]["model"] == "other-model"
+    finally:
+        code = peer.close()
+    assert code == 0
