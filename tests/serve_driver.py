@@ -19,8 +19,12 @@ class ServeProcess:
 
     def __init__(self, cwd: Path, *args: str) -> None:
         self.proc = subprocess.Popen(
-            [*rift_command(), "--serve", *args], cwd=cwd, stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ),
+            [*rift_command(), "--serve", *args],
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(os.environ),
         )
         self.events: list[dict[str, Any]] = []
         self._queue: queue.Queue[dict[str, Any] | None] = queue.Queue()

@@ -14,8 +14,11 @@ from rift.core.hunks import diff_segments
 
 
 def _agent_call(*tasks: dict[str, Any], background: bool = False) -> dict[str, Any]:
-    return {"tool_calls": [{"name": "agent",
-                            "arguments": {"tasks": list(tasks), "background": background}}]}
+    return {
+        "tool_calls": [
+            {"name": "agent", "arguments": {"tasks": list(tasks), "background": background}}
+        ]
+    }
 
 
 def _start(project: Path, server: Any, *hello: dict[str, Any]) -> ServeProcess:
@@ -27,13 +30,19 @@ def _start(project: Path, server: Any, *hello: dict[str, Any]) -> ServeProcess:
 
 
 def test_two_children_run_concurrently_and_report(project: Path, fake_server: Any) -> None:
-    server = fake_server({"turns": [
-        _agent_call({"description": "alpha", "prompt": "CHILD-ALPHA look at a"},
-                    {"description": "beta", "prompt": "CHILD-BETA look at b"}),
-        {"match": "CHILD-ALPHA", "delay_first_byte": 0.6, "content": "alpha report"},
-        {"match": "CHILD-BETA", "delay_first_byte": 0.6, "content": "beta report"},
-        {"content": "both done"},
-    ]})
+    server = fake_server(
+        {
+            "turns": [
+                _agent_call(
+                    {"description": "alpha", "prompt": "CHILD-ALPHA look at a"},
+                    {"description": "beta", "prompt": "CHILD-BETA look at b"},
+                ),
+                {"match": "CHILD-ALPHA", "delay_first_byte": 0.6, "content": "alpha report"},
+                {"match": "CHILD-BETA", "delay_first_byte": 0.6, "content": "beta report"},
+                {"content": "both done"},
+            ]
+        }
+    )
     rift = _start(project, server, {"cmd": "set_approval", "approve": False})
     rift.send({"cmd": "prompt", "text": "investigate a and b"})
     rift.until("done")
@@ -46,8 +55,12 @@ def test_two_children_run_concurrently_and_report(project: Path, fake_server: An
     assert all(e["steps"] == 1 for e in finished)
 
     chats = server.chat_requests()
-    child = {m: r for r in chats for m in ("CHILD-ALPHA", "CHILD-BETA") if m in json.dumps(r)
-             and r["messages"][-1]["content"].startswith(m)}
+    child = {
+        m: r
+        for r in chats
+        for m in ("CHILD-ALPHA", "CHILD-BETA")
+        if m in json.dumps(r) and r["messages"][-1]["content"].startswith(m)
+    }
     assert set(child) == {"CHILD-ALPHA", "CHILD-BETA"}
     # Each child waited 0.6 s for its first byte; concurrent children start within that window.
     assert abs(child["CHILD-ALPHA"]["_t"] - child["CHILD-BETA"]["_t"]) < 0.5
@@ -62,13 +75,24 @@ def test_two_children_run_concurrently_and_report(project: Path, fake_server: An
 
 def test_child_edit_review_is_decided_by_the_client(project: Path, fake_server: Any) -> None:
     (project / "notes.txt").write_text("one\ntwo\nthree\n")
-    server = fake_server({"turns": [
-        _agent_call({"description": "writer", "prompt": "CHILD-W rewrite notes"}),
-        {"match": "CHILD-W", "tool_calls": [{"name": "write", "arguments": {
-            "path": "notes.txt", "content": "ONE\ntwo\nTHREE\n"}}]},
-        {"match": "CHILD-W", "content": "rewrote notes"},
-        {"content": "ok"},
-    ]})
+    server = fake_server(
+        {
+            "turns": [
+                _agent_call({"description": "writer", "prompt": "CHILD-W rewrite notes"}),
+                {
+                    "match": "CHILD-W",
+                    "tool_calls": [
+                        {
+                            "name": "write",
+                            "arguments": {"path": "notes.txt", "content": "ONE\ntwo\nTHREE\n"},
+                        }
+                    ],
+                },
+                {"match": "CHILD-W", "content": "rewrote notes"},
+                {"content": "ok"},
+            ]
+        }
+    )
     rift = _start(project, server, {"cmd": "hello", "edit_review": True})
     rift.until("capabilities")
     rift.send({"cmd": "prompt", "text": "delegate the notes rewrite"})
@@ -76,8 +100,7 @@ def test_child_edit_review_is_decided_by_the_client(project: Path, fake_server: 
     assert review["id"] == 1 and review["path"] == "notes.txt"
     assert review["segments"] == diff_segments("one\ntwo\nthree\n", "ONE\ntwo\nTHREE\n")
     # Accept only the first hunk: the child writes the reviewer's reassembled text.
-    rift.send({"cmd": "edit_decision", "id": 1, "apply": True,
-               "content": "ONE\ntwo\nthree\n"})
+    rift.send({"cmd": "edit_decision", "id": 1, "apply": True, "content": "ONE\ntwo\nthree\n"})
     rift.until("done")
     assert (project / "notes.txt").read_text() == "ONE\ntwo\nthree\n"
     activity = [e["text"] for e in rift.named("subagent")]
@@ -88,15 +111,26 @@ def test_child_edit_review_is_decided_by_the_client(project: Path, fake_server: 
 
 def test_background_tasks_limit_read_and_cleanup(project: Path, fake_server: Any) -> None:
     marker = f"RIFTBG{uuid.uuid4().hex[:10]}"
-    calls = [{"name": "bash", "arguments": {
-        "command": f"echo started-{i}-{marker}; sleep 60; echo {marker}", "run_in_background": True}}
-        for i in range(1, 10)]
-    server = fake_server({"turns": [
-        {"tool_calls": calls},
-        {"delay_first_byte": 0.5, "tool_calls": [{"name": "task", "arguments": {"id": 2}}]},
-        {"tool_calls": [{"name": "task", "arguments": {}}]},
-        {"content": "launched"},
-    ]})
+    calls = [
+        {
+            "name": "bash",
+            "arguments": {
+                "command": f"echo started-{i}-{marker}; sleep 60; echo {marker}",
+                "run_in_background": True,
+            },
+        }
+        for i in range(1, 10)
+    ]
+    server = fake_server(
+        {
+            "turns": [
+                {"tool_calls": calls},
+                {"delay_first_byte": 0.5, "tool_calls": [{"name": "task", "arguments": {"id": 2}}]},
+                {"tool_calls": [{"name": "task", "arguments": {}}]},
+                {"content": "launched"},
+            ]
+        }
+    )
     rift = _start(project, server, {"cmd": "set_approval", "approve": False})
     rift.send({"cmd": "prompt", "text": "start the servers"})
     rift.until("done")
@@ -114,27 +148,53 @@ def test_background_tasks_limit_read_and_cleanup(project: Path, fake_server: Any
 
 
 def test_finished_task_reports_between_turns(project: Path, fake_server: Any) -> None:
-    server = fake_server({"turns": [
-        {"tool_calls": [{"name": "bash", "arguments": {
-            "command": "sleep 0.5; echo finished-ok", "run_in_background": True}}]},
-        {"content": "started it"},
-    ]})
+    server = fake_server(
+        {
+            "turns": [
+                {
+                    "tool_calls": [
+                        {
+                            "name": "bash",
+                            "arguments": {
+                                "command": "sleep 0.5; echo finished-ok",
+                                "run_in_background": True,
+                            },
+                        }
+                    ]
+                },
+                {"content": "started it"},
+            ]
+        }
+    )
     rift = _start(project, server, {"cmd": "set_approval", "approve": False})
     rift.send({"cmd": "prompt", "text": "run it in the background"})
     rift.until("done")
     finished = rift.until("task_finished", timeout=10)
-    assert finished == {"event": "task_finished", "id": 1,
-                        "label": "sleep 0.5; echo finished-ok", "ok": True,
-                        "preview": "finished-ok\n"}
+    assert finished == {
+        "event": "task_finished",
+        "id": 1,
+        "label": "sleep 0.5; echo finished-ok",
+        "ok": True,
+        "preview": "finished-ok\n",
+    }
     rift.close()
 
 
 def test_cancel_cancels_foreground_children(project: Path, fake_server: Any) -> None:
-    server = fake_server({"turns": [
-        _agent_call({"description": "slow", "prompt": "CHILD-SLOW wait"}),
-        {"match": "CHILD-SLOW", "chunk_delay": 0.05, "never_end": True, "content": "working"},
-        {"content": "after cancel"},
-    ]})
+    server = fake_server(
+        {
+            "turns": [
+                _agent_call({"description": "slow", "prompt": "CHILD-SLOW wait"}),
+                {
+                    "match": "CHILD-SLOW",
+                    "chunk_delay": 0.05,
+                    "never_end": True,
+                    "content": "working",
+                },
+                {"content": "after cancel"},
+            ]
+        }
+    )
     rift = _start(project, server, {"cmd": "set_approval", "approve": False})
     rift.send({"cmd": "prompt", "text": "delegate something slow"})
     rift.until("subagent_started")
