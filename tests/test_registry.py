@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import socket
 from collections.abc import Coroutine
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
 
 from rift.config import Config, ProviderConfig
 from rift.errors import ModelNotUsable
+from rift.models import local_weights
+from rift.models.base import ModelInfo
 from rift.models.ollama import OllamaProvider
 from rift.models.openai import OpenAIProvider
 from rift.models.registry import (
@@ -22,6 +26,7 @@ from rift.models.registry import (
     preflight,
     resolve,
 )
+from rift.paths import Paths
 from rift.testing.fake_server import FakeModelServer
 
 pytestmark = pytest.mark.timeout(20)
@@ -110,10 +115,13 @@ def test_anthropic_is_refused() -> None:
 
 def test_embedded_route_and_provider() -> None:
     assert resolve("embedded", config()).provider_kind == "embedded"
-    route = resolve("embedded/qwen-0.5b", config())
-    assert (route.provider_kind, route.wire_model) == ("embedded", "qwen-0.5b")
-    with pytest.raises(ModelNotUsable, match=r"pip install 'rift\[local\]'"):
-        make_provider(route, 10)
+    route = resolve("embedded/qwen2.5-coder-0.5b", config())
+    assert (route.provider_kind, route.wire_model) == ("embedded", "qwen2.5-coder-0.5b")
+    if importlib.util.find_spec("llama_cpp") is None:
+        with pytest.raises(ModelNotUsable, match=r"rift\[local\]\) not installed: .*pip install"):
+            make_provider(route, 10)
+    else:
+        assert type(make_provider(route, 10)).__name__ == "EmbeddedProvider"
 
 
 def test_make_provider_picks_the_client() -> None:
@@ -218,7 +226,7 @@ def test_list_all_models_dedups_host_first_in_request_order() -> None:
         cfg = config(fake.v1_url, kimi=provider("kimi", fake.url + "/coding/v1"))
         names = run(list_all_models(cfg, "kimi/kimi-for-coding"))
         log = [(r["_method"], r["_path"]) for r in fake.requests()]
-    assert names == ["kimi-for-coding", "kimi/kimi-for-coding"]
+    assert served(names) == ["kimi-for-coding", "kimi/kimi-for-coding"]
     assert log == [("GET", "/v1/models"), ("GET", "/coding/v1/models")]
 
 
@@ -236,4 +244,37 @@ def test_list_all_models_skips_dead_and_failing_servers() -> None:
             broken=provider("broken", failing.v1_url),
         )
         names = run(list_all_models(cfg, "a"))
-    assert names == ["a", "b", "zz/a"]
+    assert served(names) == ["a", "b", "zz/a"]
+
+
+def served(names: list[str]) -> list[str]:
+    """The names servers answered with (the embedded ones, where installed, come last)."""
+    return [name for name in names if not name.startswith("embedded/")]
+
+
+def test_list_all_models_ends_with_the_installed_embedded_models(tmp_path: Path) -> None:
+    paths = Paths.from_env({"HOME": str(tmp_path)})
+    cfg = Config(host=f"http://127.0.0.1:{free_port()}", paths=paths)
+    names = run(list_all_models(cfg, "m"))
+    present = [f"embedded/{s.name}" for s in local_weights.available(cfg.paths.cache_dir)]
+    assert names == present
+    if importlib.util.find_spec("llama_cpp") is None:
+        assert names == []
+
+
+class _InfoOnly:
+    """A provider that only answers `show` (preflight's one question)."""
+
+    base_url = "embedded"
+
+    async def show(self, model: str) -> ModelInfo:
+        return ModelInfo(name=model, capabilities=frozenset({"tools"}), context_length=32768)
+
+
+def test_embedded_num_ctx_is_8192_unless_set_explicitly() -> None:
+    route = resolve("embedded", config())
+    stub: Any = _InfoOnly()
+    assert run(preflight(stub, route, 32768, False)).num_ctx == 8192
+    assert run(preflight(stub, route, 4096, False)).num_ctx == 4096
+    explicit = run(preflight(stub, route, 16384, True))
+    assert (explicit.num_ctx, explicit.note) == (16384, "")

@@ -11,8 +11,7 @@ HEAVY = ("textual", "llama_cpp", "mcp", "acp", "rich")
 
 def _modules_after(code: str) -> set[str]:
     script = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     return set(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
@@ -28,8 +27,11 @@ def test_version_and_help_import_no_http_model_or_ui_code() -> None:
     for flag in ("--version", "--help"):
         loaded = _modules_after(_cli(flag))
         forbidden = {m for m in loaded if m.split(".")[0] in ("httpx", "httpcore", "asyncio")}
-        forbidden |= {m for m in loaded if m.startswith(("rift.models", "rift.core", "rift.tools",
-                                                         "rift.frontends"))}
+        forbidden |= {
+            m
+            for m in loaded
+            if m.startswith(("rift.models", "rift.core", "rift.tools", "rift.frontends"))
+        }
         forbidden |= {m for m in loaded if m.split(".")[0] in HEAVY}
         assert not forbidden, f"{flag} imported {sorted(forbidden)}"
 
@@ -42,8 +44,9 @@ def test_serve_path_imports_no_heavy_libraries() -> None:
 
 
 def test_version_output() -> None:
-    out = subprocess.run([sys.executable, "-m", "rift", "--version"], capture_output=True,
-                         text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "rift", "--version"], capture_output=True, text=True, check=True
+    )
     from rift import __version__
 
     assert out.stdout.strip() == f"rift {__version__}"

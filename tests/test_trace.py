@@ -11,13 +11,19 @@ from rift_bin import run_rift
 
 def test_trace_line_per_turn(project: Path, fake_server: Any, tmp_path: Path) -> None:
     (project / "a.txt").write_text("hello\n")
-    server = fake_server({"turns": [
-        {"tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt"}}]},
-        {"content": "<|im_end|>it says hello"},
-    ]})
+    server = fake_server(
+        {
+            "turns": [
+                {"tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt"}}]},
+                {"content": "<|im_end|>it says hello"},
+            ]
+        }
+    )
     trace = tmp_path / "trace.jsonl"
-    result = run_rift(["--host", server.url, "-m", "fake-model", "-p", "what is in a.txt",
-                       "--trace", str(trace)], project)
+    result = run_rift(
+        ["--host", server.url, "-m", "fake-model", "-p", "what is in a.txt", "--trace", str(trace)],
+        project,
+    )
     assert result.returncode == 0, result.stderr
     (line,) = trace.read_text().splitlines()
     record = json.loads(line)

@@ -34,7 +34,7 @@ class ModelError(RiftError):
 class ServerUnreachable(ModelError):
     """The model server did not accept a connection."""
 
-    def __init__(self, host: str, detail: str = "") -> None:
+    def __init__(self, host: str, detail: str = "", hint: str = "") -> None:
         self.host = host
         self.detail = detail
         message = (
@@ -42,6 +42,7 @@ class ServerUnreachable(ModelError):
             + (f" ({detail})" if detail else "")
             + " — start it, or point rift elsewhere with --host URL, the RIFT_HOST"
             ' environment variable, or "host" in ~/.config/rift/config.json'
+            + (f"; {hint}" if hint else "")
         )
         super().__init__(message)
 

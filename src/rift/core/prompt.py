@@ -19,8 +19,10 @@ change, make it. Read a file before you edit it. Prefer `edit` for small changes
 when that is cheap. When the task is done, reply briefly with what you changed."""
 
 SMALL_MODEL_PROMPT = """\
-You are rift, a coding agent in {cwd}. Call one tool at a time. Read a file before \
-editing it. Make the change with a tool, then reply with one short sentence."""
+You are rift, a coding agent working in {cwd}. Work step by step with the tools, one call \
+per step. Always read a file before you edit or write it. Use edit with old_string copied \
+exactly from what read showed (leave out the line-number prefix). When the work is done, \
+give your final answer: one short sentence saying what you changed."""
 
 SUBAGENT_SUFFIX = (
     "\n\nYou are a sub-agent working on one delegated task. When you finish, reply with a "

@@ -21,6 +21,7 @@ from rift.extend.loader import Extensions
 from rift.extend.skills import discover_skills
 from rift.models import local_weights
 from rift.models.registry import EMBEDDED, resolve
+from rift.tools.sandbox import choose_sandbox
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +83,15 @@ async def start_agent(
         extensions=extensions,
     )
     agent.approval.enabled = True if approve is None else approve
+    perms = config.permissions
+    agent.ctx.sandbox, problem = choose_sandbox(
+        perms.sandbox,
+        network=perms.sandbox_network,
+        project=config.cwd,
+        has_wrapper=bool(perms.bash_wrapper),
+    )
+    if problem:
+        notices.append(Warning(problem))
     extensions.attach(agent, attached=options.attached)
     notices += extensions.notices
     if not options.attached:

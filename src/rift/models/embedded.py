@@ -51,6 +51,7 @@ from rift.models.embedded_calls import (
     FINAL_ANSWER,
     FinalAnswerStream,
     parse_reply,
+    step_tools,
     tool_choice_schema,
     tool_names_schema,
 )
@@ -59,7 +60,7 @@ log = logging.getLogger("rift.embedded")
 _NAME = re.compile(r'"name"\s*:\s*"([^"]*)"')
 CONTEXT_LENGTH = 32768
 """What the Qwen2.5-Coder models were trained for; rift's default budget is smaller."""
-MAX_OUTPUT_TOKENS = 4096
+MAX_OUTPUT_TOKENS = 2048
 _FINAL_TOOL = {
     "type": "function",
     "function": {
@@ -304,10 +305,12 @@ def _generate(runtime: _Runtime, job: _Job, put: Any, stop: threading.Event) -> 
         temperature=0.2 if request.temperature is None else request.temperature,
         stop=runtime.stops,
         stream=True,
-        grammar=_grammar(runtime, request.tools) if job.constrain else None,
+        grammar=_grammar(runtime, step_tools(request.tools, request.messages))
+        if job.constrain
+        else None,
     )
     output: list[str] = []
-    first = 0.0
+    started, first = time.monotonic(), 0.0
     reason = "stop"
     for chunk in chunks:
         if stop.is_set():
@@ -323,6 +326,13 @@ def _generate(runtime: _Runtime, job: _Job, put: Any, stop: threading.Event) -> 
     text = "".join(output)
     produced = len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)) + 1
     seconds = time.monotonic() - first if first else 0.0
+    log.debug(
+        "embedded: prompt %d tok, first token after %.2f s, %d tok in %.2f s",
+        len(prompt),
+        (first or time.monotonic()) - started,
+        produced,
+        seconds,
+    )
     put("usage", Usage(prompt_tokens=len(prompt), output_tokens=produced, eval_duration_s=seconds))
     put("done", reason)
 

@@ -20,11 +20,13 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
-from rift.models.base import ToolCall
+from rift.models.base import Message, ToolCall
 
 FINAL_ANSWER = "final_answer"
+OBSERVE = ("read", "ls", "grep")
 _FINAL_PREFIX = re.compile(
     r'\s*\{\s*"name"\s*:\s*"final_answer"\s*,\s*"arguments"\s*:\s*\{\s*"text"\s*:\s*"'
 )
@@ -68,6 +70,71 @@ def _branch(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         "required": ["name", "arguments"],
         "additionalProperties": False,
     }
+
+
+def step_tools(tools: list[dict[str, Any]], messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """The tools the grammar admits at this step; the prompt still lists all of them.
+
+    A 1.5B model asked to fix a file tends to edit it at once, inventing the
+    text to replace. Two rules keep it honest without a word of prompt:
+    - look first: until a tool has answered since the task arrived, only the
+      observing tools (read, ls, grep) and the final answer are admitted;
+    - edit only what you read: `edit`'s path is limited to paths that `read`
+      returned successfully in this conversation, and `edit` is absent before.
+    """
+    names = {_tool_name(tool) for tool in tools}
+    if not _answered_since_task(messages) and names & set(OBSERVE):
+        tools = [tool for tool in tools if _tool_name(tool) in OBSERVE]
+    seen = _read_paths(messages)
+    admitted: list[dict[str, Any]] = []
+    for tool in tools:
+        if _tool_name(tool) == "edit":
+            if not seen:
+                continue
+            tool = _path_enum(tool, seen)
+        admitted.append(tool)
+    return admitted
+
+
+def _tool_name(tool: dict[str, Any]) -> str:
+    return str(tool.get("function", tool)["name"])
+
+
+def _answered_since_task(messages: Sequence[Message]) -> bool:
+    """A tool result came after the last user message that was not a `[system]` nudge."""
+    for message in reversed(messages):
+        if message["role"] == "tool":
+            return True
+        content = message.get("content", "")
+        if message["role"] == "user" and not (
+            content.startswith("[system]") and "\n\n" not in content
+        ):
+            return False
+    return False
+
+
+def _read_paths(messages: Sequence[Message]) -> list[str]:
+    """Paths `read` returned without an error, first read first."""
+    failed = {
+        m.get("tool_call_id")
+        for m in messages
+        if m["role"] == "tool" and m.get("content", "").startswith("ERROR")
+    }
+    paths: list[str] = []
+    for message in messages:
+        for call in message.get("tool_calls") or []:
+            path = (call["function"].get("arguments") or {}).get("path")
+            is_read = call["function"]["name"] == "read" and call.get("id") not in failed
+            if is_read and isinstance(path, str) and path and path not in paths:
+                paths.append(path)
+    return paths
+
+
+def _path_enum(tool: dict[str, Any], paths: list[str]) -> dict[str, Any]:
+    narrowed = copy.deepcopy(tool)
+    params = narrowed.get("function", narrowed).setdefault("parameters", {})
+    params.setdefault("properties", {})["path"] = {"type": "string", "enum": paths}
+    return narrowed
 
 
 def tool_names_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:

@@ -1,0 +1,242 @@
+"""The embedded model's tool-call schema, lenient parser and streaming decoder (no extra needed)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from rift.models.base import Message, ToolCall
+from rift.models.embedded_calls import (
+    FINAL_ANSWER,
+    FinalAnswerStream,
+    parse_reply,
+    step_tools,
+    tool_choice_schema,
+    tool_names_schema,
+)
+from rift.tools import builtin_tools
+
+TOOLS = [builtin_tools()[name].schema() for name in ("read", "edit", "bash")]
+
+
+# ------------------------------------------------------------------ schema
+
+
+def test_schema_has_one_branch_per_tool_plus_final_answer() -> None:
+    schema = tool_choice_schema(TOOLS)
+    names = [b["properties"]["name"]["const"] for b in schema["anyOf"]]
+    assert names == ["read", "edit", "bash", FINAL_ANSWER]
+    for branch in schema["anyOf"]:
+        assert branch["required"] == ["name", "arguments"]
+        assert branch["additionalProperties"] is False
+
+
+def test_each_branch_carries_its_own_tool_parameters_closed() -> None:
+    read = tool_choice_schema(TOOLS)["anyOf"][0]["properties"]["arguments"]
+    assert read["required"] == ["path"]
+    assert set(read["properties"]) == {"path", "offset", "limit"}
+    assert read["additionalProperties"] is False
+    answer = tool_choice_schema(TOOLS)["anyOf"][-1]["properties"]["arguments"]
+    assert answer["properties"] == {"text": {"type": "string"}}
+    assert answer["required"] == ["text"]
+
+
+def test_schema_does_not_modify_the_tool_definitions() -> None:
+    before = json.dumps(TOOLS, sort_keys=True)
+    tool_choice_schema(TOOLS)
+    assert json.dumps(TOOLS, sort_keys=True) == before
+
+
+def test_tools_without_parameters_get_an_empty_closed_object() -> None:
+    schema = tool_choice_schema([{"type": "function", "function": {"name": "now"}}])
+    args = schema["anyOf"][0]["properties"]["arguments"]
+    assert args == {"type": "object", "properties": {}, "additionalProperties": False}
+
+
+def test_the_enum_fallback_names_every_tool_and_final_answer() -> None:
+    schema = tool_names_schema(TOOLS)
+    assert schema["properties"]["name"]["enum"] == ["read", "edit", "bash", FINAL_ANSWER]
+    assert schema["properties"]["arguments"] == {"type": "object"}
+
+
+# ------------------------------------------------------------------ parsing
+
+
+def call(name: str, **arguments: object) -> ToolCall:
+    return ToolCall(id=None, name=name, arguments=dict(arguments))
+
+
+def test_grammar_output_is_one_call() -> None:
+    assert parse_reply('{"name": "read", "arguments": {"path": "a.py"}}') == (
+        "",
+        [call("read", path="a.py")],
+    )
+
+
+def test_final_answer_becomes_content() -> None:
+    text = '{"name": "final_answer", "arguments": {"text": "Fixed add()."}}'
+    assert parse_reply(text) == ("Fixed add().", [])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'I will read it.\n```json\n{"name": "read", "arguments": {"path": "a.py"}}\n```',
+        'I will read it.\n```\n{"name": "read", "arguments": {"path": "a.py"}}```',
+        'I will read it.\n<tool_call>\n{"name": "read", "arguments": {"path": "a.py"}}\n'
+        "</tool_call>",
+        'I will read it. {"name": "read", "arguments": {"path": "a.py"}}',
+    ],
+)
+def test_calls_are_found_in_fences_tags_and_prose(text: str) -> None:
+    assert parse_reply(text) == ("I will read it.", [call("read", path="a.py")])
+
+
+def test_an_unclosed_tool_call_tag_still_counts() -> None:
+    text = '<tool_call>\n{"name": "ls", "arguments": {}}'
+    assert parse_reply(text) == ("", [call("ls")])
+
+
+def test_several_calls_in_a_list_or_in_several_blocks() -> None:
+    listed = '[{"name": "ls", "arguments": {}}, {"name": "read", "arguments": {"path": "x"}}]'
+    assert parse_reply(listed)[1] == [call("ls"), call("read", path="x")]
+    blocks = (
+        '```json\n{"name": "ls", "arguments": {}}\n```\n'
+        '```json\n{"name": "read", "arguments": {"path": "x"}}\n```'
+    )
+    assert parse_reply(blocks)[1] == [call("ls"), call("read", path="x")]
+
+
+def test_arguments_as_a_json_string_parameters_key_and_nested_function() -> None:
+    assert parse_reply('{"name": "read", "arguments": "{\\"path\\": \\"a\\"}"}')[1] == [
+        call("read", path="a")
+    ]
+    assert parse_reply('{"name": "read", "parameters": {"path": "a"}}')[1] == [
+        call("read", path="a")
+    ]
+    assert parse_reply('{"function": {"name": "read", "arguments": {"path": "a"}}}')[1] == [
+        call("read", path="a")
+    ]
+
+
+def test_arguments_that_are_not_an_object_are_reported_raw() -> None:
+    _, calls = parse_reply('{"name": "read", "arguments": "a.py"}')
+    assert calls == [ToolCall(id=None, name="read", arguments=None, raw_arguments="a.py")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Done: add() now adds.",
+        "Here is the fix:\n```python\ndef add(a, b):\n    return a + b\n```",
+        '```json\n{"version": 2}\n```',
+        '{"name": "read"',
+        "",
+    ],
+)
+def test_text_without_a_call_is_all_content(text: str) -> None:
+    assert parse_reply(text) == (text, [])
+
+
+# ------------------------------------------------------------ streaming
+
+
+def stream(pieces: list[str]) -> list[str]:
+    decoder = FinalAnswerStream()
+    out, text = [], ""
+    for piece in pieces:
+        text += piece
+        delta = decoder.feed(text)
+        if delta:
+            out.append(delta)
+    return out
+
+
+def test_final_answer_text_streams_as_it_grows() -> None:
+    pieces = ['{"name": "final', '_answer", "arguments": {"text": "Fix', "ed add", '()."}}']
+    assert stream(pieces) == ["Fix", "ed add", "()."]
+
+
+def test_escapes_are_shown_only_when_complete() -> None:
+    pieces = ['{"name":"final_answer","arguments":{"text":"a\\', "nb \\u00", 'e9 \\"q\\""}}']
+    out = stream(pieces)
+    assert "".join(out) == 'a\nb é "q"'
+    assert out[0] == "a"
+
+
+def test_surrogate_pairs_wait_for_their_low_half() -> None:
+    pieces = ['{"name": "final_answer", "arguments": {"text": "ok \\ud83d', '\\ude00!"}}']
+    assert stream(pieces) == ["ok ", "\U0001f600!"]
+
+
+def test_a_tool_call_streams_nothing() -> None:
+    decoder = FinalAnswerStream()
+    assert decoder.feed('{"name": "write", "arguments": {"text": "x"') == ""
+    assert not decoder.active
+
+
+# ------------------------------------------------------------ per-step tools
+
+SMALL = [builtin_tools()[n].schema() for n in ("read", "write", "edit", "bash", "ls", "grep")]
+
+
+def names(tools: list[dict[str, Any]]) -> list[str]:
+    return [t["function"]["name"] for t in tools]
+
+
+def read_call(call_id: str, path: str) -> Message:
+    return {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"id": call_id, "function": {"name": "read", "arguments": {"path": path}}}],
+    }
+
+
+def result(call_id: str, text: str) -> Message:
+    return {"role": "tool", "content": text, "tool_name": "read", "tool_call_id": call_id}
+
+
+TASK: list[Message] = [
+    {"role": "system", "content": "sys"},
+    {"role": "user", "content": "fix calc.py"},
+]
+
+
+def test_the_first_step_of_a_task_only_looks() -> None:
+    assert names(step_tools(SMALL, TASK)) == ["read", "ls", "grep"]
+
+
+def test_after_a_read_everything_is_admitted_and_edit_only_on_read_paths() -> None:
+    messages = [*TASK, read_call("c1", "calc.py"), result("c1", "1\tx = 1")]
+    admitted = step_tools(SMALL, messages)
+    assert names(admitted) == ["read", "write", "edit", "bash", "ls", "grep"]
+    edit = admitted[2]["function"]["parameters"]
+    assert edit["properties"]["path"] == {"type": "string", "enum": ["calc.py"]}
+    assert SMALL[2]["function"]["parameters"]["properties"]["path"] == {"type": "string"}
+
+
+def test_edit_is_absent_until_a_read_succeeded() -> None:
+    messages = [*TASK, read_call("c1", "nope.py"), result("c1", "ERROR: no such file")]
+    assert names(step_tools(SMALL, messages)) == ["read", "write", "bash", "ls", "grep"]
+
+
+def test_a_nudge_is_not_a_new_task_but_a_new_prompt_is() -> None:
+    done = [*TASK, read_call("c1", "calc.py"), result("c1", "1\tx = 1")]
+    nudged = [*done, {"role": "user", "content": "[system] You have not changed any files."}]
+    assert "edit" in names(step_tools(SMALL, nudged))
+    again = [*done, {"role": "assistant", "content": "ok"}, {"role": "user", "content": "more"}]
+    assert names(step_tools(SMALL, again)) == ["read", "ls", "grep"]
+
+
+def test_tool_sets_without_observers_are_left_whole() -> None:
+    bash_only = [builtin_tools()["bash"].schema()]
+    assert names(step_tools(bash_only, TASK)) == ["bash"]
+
+
+def test_the_grammar_schema_follows_the_admitted_tools() -> None:
+    messages = [*TASK, read_call("c1", "a.py"), result("c1", "1\tx")]
+    branches = tool_choice_schema(step_tools(SMALL, messages))["anyOf"]
+    edit = next(b for b in branches if b["properties"]["name"]["const"] == "edit")
+    assert edit["properties"]["arguments"]["properties"]["path"]["enum"] == ["a.py"]
