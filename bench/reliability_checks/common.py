@@ -29,7 +29,6 @@ except ImportError:  # pragma: no cover - depends on how the bench is started
 
 from rift.testing.fake_server import FakeModelServer  # noqa: E402
 
-
 # ------------------------------------------------------------------ figures
 
 
@@ -64,6 +63,8 @@ class Report:
     figures: list[Figure] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    skipped: str | None = None
+    """Why part of the check could not run here (e.g. no user namespaces)."""
 
     def add(self, name: str, value: float, unit: str = "", want: str | None = None) -> None:
         self.figures.append(Figure(name, value, unit, want))
@@ -168,8 +169,10 @@ def sandbox(**extra_env: str) -> Iterator[Sandbox]:
 
 
 @contextlib.contextmanager
-def fake_server(script: dict[str, Any], port: int = 0) -> Iterator[FakeModelServer]:
-    server = FakeModelServer(script, port=port) if port else FakeModelServer(script)
+def fake_server(
+    script: dict[str, Any], port: int = 0, log_path: Path | None = None
+) -> Iterator[FakeModelServer]:
+    server = FakeModelServer(script, log_path=log_path, port=port)
     server.start()
     try:
         yield server
@@ -202,6 +205,9 @@ class Serve:
         self.bad_stdout: list[bytes] = []
         self._inbox: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self._seen = 0
+        self._send_lock = threading.Lock()
+        self.ended = threading.Event()
+        """Set once stdout reached EOF (rift exited)."""
         self.watchers: list[Callable[[dict[str, Any]], None]] = []
         """Called from the reader thread for every event (kill on sight, say)."""
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -221,6 +227,7 @@ class Serve:
                 watch(event)
             self._inbox.put(event)
         self._inbox.put(None)
+        self.ended.set()
 
     # ---------------------------------------------------------------- input
 
@@ -228,11 +235,12 @@ class Serve:
         """Write one line; False when rift is gone (the pipe broke)."""
         assert self.proc.stdin is not None
         data = command if isinstance(command, bytes) else json.dumps(command).encode()
-        try:
-            self.proc.stdin.write(data + b"\n")
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
-            return False
+        with self._send_lock:  # watchers answer from the reader thread
+            try:
+                self.proc.stdin.write(data + b"\n")
+                self.proc.stdin.flush()
+            except (BrokenPipeError, OSError, ValueError):
+                return False
         return True
 
     def close_stdin(self) -> None:
@@ -266,15 +274,12 @@ class Serve:
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
-            if left <= 0 or (self.proc.poll() is not None and self._inbox.empty()):
-                # the process may have exited with events still queued: drain them
-                while (event := self.next_event(0)) is not None:
-                    got.append(event)
-                    if done(event):
-                        return got, True
+            if left <= 0:
                 return got, False
             event = self.next_event(min(left, 0.2))
             if event is None:
+                if self.ended.is_set() and self._inbox.qsize() <= 1:
+                    return got, False  # rift exited and every event has been read
                 continue
             got.append(event)
             if done(event):
@@ -315,74 +320,40 @@ class Serve:
             self.proc.wait(10)
 
 
-# -------------------------------------------------------------------- /proc
-
-
-def _stat_fields(pid: str) -> list[str] | None:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            raw = handle.read().decode("ascii", errors="replace")
-    except OSError:
+def check_session(path: str | Path) -> str | None:
+    """None when the session file is valid: JSON with a message list in which every tool
+    call is answered right after it; else what is wrong. An empty (reserved) file is valid."""
+    data, why = load_json(Path(path))
+    if why is not None:
+        return why
+    if data == "":
         return None
-    return raw.rsplit(")", 1)[-1].split()
-
-
-def live_pids_with(marker: str) -> list[int]:
-    """Processes (not zombies) whose command line contains `marker`."""
-    found: list[int] = []
-    needle = marker.encode()
-    me = os.getpid()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == me:
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                cmdline = handle.read()
-        except OSError:
-            continue
-        fields = _stat_fields(entry)
-        if needle in cmdline and fields and fields[0] != "Z":
-            found.append(int(entry))
-    return found
-
-
-def process_group(pid: int) -> int | None:
-    fields = _stat_fields(str(pid))
-    return int(fields[2]) if fields else None
-
-
-def live_pids_in_groups(groups: set[int]) -> list[int]:
-    """Processes (not zombies) whose process group is one of `groups`."""
-    found: list[int] = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        fields = _stat_fields(entry)
-        if fields and fields[0] != "Z" and int(fields[2]) in groups:
-            found.append(int(entry))
-    return found
-
-
-def wait_until(predicate: Callable[[], Any], timeout: float, step: float = 0.02) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value or time.monotonic() >= deadline:
-            return value
-        time.sleep(step)
-
-
-def kill_pids(pids: list[int]) -> None:
-    """SIGKILL leftovers by pid (a failed check must not leak sleepers)."""
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
+    if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
+        return f"{Path(path).name}: not a session object"
+    messages = data["messages"]
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict) or message.get("role") not in {
+            "system",
+            "user",
+            "assistant",
+            "tool",
+        }:
+            return f"{Path(path).name}: message {i} is malformed"
+        calls = message.get("tool_calls") or []
+        following = messages[i + 1 : i + 1 + len(calls)]
+        answered = [m.get("tool_call_id") for m in following if isinstance(m, dict)]
+        if [c.get("id") for c in calls] != answered:
+            return f"{Path(path).name}: tool calls of message {i} are not answered in order"
+    return None
 
 
 def load_json(path: Path) -> tuple[Any, str | None]:
-    """(data, None) or (None, why it did not parse); an empty file gives ("", None)."""
+    """(data, None) or (None, why it did not parse); an empty file gives ("", None) and a
+    missing one (None, None)."""
     try:
         raw = path.read_bytes()
+    except FileNotFoundError:
+        return None, None
     except OSError as exc:
         return None, str(exc)
     if not raw:

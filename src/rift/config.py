@@ -82,7 +82,10 @@ class PermissionsConfig:
     bash_wrapper: str | None = None
     """Sandbox template with `{cmd}` (and optionally `{cwd}`); user config only."""
     sandbox: str | None = None
-    """"bwrap" runs each bash command under bubblewrap."""
+    """"bwrap" runs each bash command under bubblewrap (tools/sandbox.py); a project may
+    switch it on, never off."""
+    sandbox_network: bool = False
+    """Let sandboxed commands use the network (user config only; a project may only say no)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +235,7 @@ class _Merger:
         self.approve: bool | None = None
         self.bash_wrapper: str | None = None
         self.sandbox: str | None = None
+        self.sandbox_network = False
         self.hooks: list[str] = []
         self.project_hooks: list[str] = []
         self.warnings: list[str] = []
@@ -275,6 +279,8 @@ class _Merger:
             self.bash_wrapper = wrapper
         if isinstance(perms.get("sandbox"), str):
             self.sandbox = perms["sandbox"]
+        if isinstance(perms.get("sandbox_network"), bool):
+            self.sandbox_network = perms["sandbox_network"]
         hooks = _dict(data.get("hooks"))
         self.hooks += _str_list(hooks.get("post_edit"))
         for name, raw in _dict(data.get("providers")).items():
@@ -303,8 +309,7 @@ class _Merger:
                 )
         if perms.get("approve", data.get("approve")) is True:
             self.approve = True
-        if isinstance(perms.get("sandbox"), str):
-            self.sandbox = perms["sandbox"]
+        self._project_sandbox(perms, where)
         hooks = _dict(data.get("hooks"))
         self.project_hooks += _str_list(hooks.get("post_edit"))
         for name, raw in _dict(data.get("providers")).items():
@@ -319,6 +324,24 @@ class _Merger:
                 # A project may add a server, never hand it a key from the user's environment.
                 self.providers[name] = replace(prov, api_key=None)
         self.project_mcp(data.get("mcp") or {}, where)
+
+    def _project_sandbox(self, perms: dict[str, Any], where: str) -> None:
+        """A project may turn the sandbox on and the network off, never the reverse."""
+        sandbox = perms.get("sandbox")
+        if sandbox == "bwrap":
+            self.sandbox = sandbox
+        elif sandbox is not None:
+            self.warnings.append(
+                f"{where}: ignoring 'permissions.sandbox' {json.dumps(sandbox)} (a project may"
+                ' only turn the sandbox on: "bwrap")'
+            )
+        if perms.get("sandbox_network") is False:
+            self.sandbox_network = False
+        elif "sandbox_network" in perms:
+            self.warnings.append(
+                f"{where}: ignoring 'permissions.sandbox_network' (a project may only turn the"
+                " network off; put it in the user config)"
+            )
 
     def project_mcp(self, servers: Any, where: str) -> None:
         if not isinstance(servers, dict):
@@ -419,6 +442,7 @@ def load_config(
             approve=approve,
             bash_wrapper=merger.bash_wrapper,
             sandbox=merger.sandbox,
+            sandbox_network=merger.sandbox_network,
         ),
         post_edit_hooks=tuple(merger.hooks),
         project_post_edit_hooks=tuple(merger.project_hooks),

@@ -3,8 +3,9 @@
 Front ends never reach into the core's state; they call these methods (the
 serve protocol's commands map one to one) and render the events that come
 back through `emit`. A turn is one asyncio task; everything after it (close
-orphaned reviews, `done`, autosave, idle compaction, `context`) happens here
-so every front end gets the same ordering.
+orphaned reviews, autosave, `done`, idle compaction, `context`) happens here
+so every front end gets the same ordering. The save comes before `done`, so a
+turn a client saw end is on disk even if rift is killed the next instant.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from rift.core.prompt import build_system_prompt
 from rift.core.session import INTERRUPT_NOTE, SessionStore, save_session
 from rift.core.subagents import SubagentRunner
 from rift.core.tasks import TaskRegistry
+from rift.core.text import scrub
 from rift.core.trace import append_trace, trace_record
 from rift.core.turn import Turn, TurnSetup
 from rift.errors import RiftError
@@ -227,6 +229,7 @@ class Agent:
 
     async def run_turn(self, text: str) -> TurnStats:
         """Run one turn and everything that belongs to its end, in the protocol's order."""
+        text = scrub(text)  # from any front end: an editor's `\ud800`, a non-UTF-8 argv
         self.busy = True
         try:
             if self._after_turn is not None:
@@ -249,6 +252,7 @@ class Agent:
             self.interrupted = self.interrupted or turn.cancelled
             self.broker.close_reviews()
             self.last_stats = stats
+            self.save()
             self.emit(Done(stats=stats))
             self._trace(turn, text, stats, failed)
         finally:
@@ -276,11 +280,10 @@ class Agent:
             self.emit(Warning(f"trace write failed: {exc}"))
 
     async def _finish_turn(self) -> None:
-        """Autosave, idle compaction, then the fresh context gauge (reference 10.4)."""
-        self.save()
+        """Idle compaction (saved when it ran), then the fresh context gauge (reference 10.4)."""
         schemas = [t.schema(self.config.tool_schema == "lean") for t in self.tools.values()]
         try:
-            self.messages[:], _ = await enforce_budget(
+            self.messages[:], compaction = await enforce_budget(
                 self.messages,
                 meter=self.meter,
                 tools=schemas,
@@ -292,7 +295,8 @@ class Agent:
         except RiftError as exc:
             self.emit(Warning(f"compaction failed: {exc}"))
         else:
-            self.save()
+            if compaction.prunes or compaction.summaries:
+                self.save()
         self.emit(self.context_gauge())
 
     def save(self) -> None:

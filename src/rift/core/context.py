@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from rift.core.session import COMPACTED_PREFIX, turn_starts
+from rift.core.text import scrub
 from rift.errors import RiftError
 from rift.models.base import ChatRequest, ContentDelta, Message, Provider
 
@@ -285,7 +286,7 @@ async def summarize(
     async for event in provider.stream_chat(request):
         if isinstance(event, ContentDelta):
             parts.append(event.text)
-    summary = _THINK_BLOCK.sub("", "".join(parts)).strip()
+    summary = scrub(_THINK_BLOCK.sub("", "".join(parts)).strip())
     if not summary:
         raise RiftError("the model returned an empty summary")
     note: Message = {"role": "user", "content": COMPACTED_PREFIX + summary}

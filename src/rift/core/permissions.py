@@ -8,35 +8,37 @@ what "none" means (prompt, or run under /yolo) is the approval gate's business.
 Bash rules follow the original's segment model (split on `; & | \\n ( ) \\` $`,
 deny/ask when ANY segment matches, allow only when ALL do) and go further on
 the deny/ask side, where a false positive costs a prompt but a false negative
-costs a deleted disk. Each segment is also matched in these extra forms:
-
-* quotes and backslashes removed: `"rm" -rf /`, `r\\m -rf /`, `'sudo' x`;
-* leading `NAME=value` assignments dropped: `FOO=1 sudo x`;
-* a program path cut to its basename: `/usr/bin/sudo x`, `./sudo x`;
-* wrapper programs dropped with their options: `command`, `exec`, `env`,
-  `nohup`, `time`, `builtin`, `nice`, `xargs`, `stdbuf`, `setsid`, `timeout`;
-* the program name lowercased (case-insensitive filesystems run `SUDO`);
-* `{rm,-rf,/}` brace lists expanded;
-* the string run by `eval ...` or `sh|bash|zsh|... -c '...'` split and matched
-  recursively, up to a few levels deep;
-* `${IFS...}` as well as `${IFS}`, `$IFS`, `$@` and `$*` folded to spaces.
+costs a deleted disk: deny and ask rules see every spelling `core/bash_forms.py`
+derives (quotes and backslashes removed, assignments, keywords, wrappers and
+program paths dropped, `eval`/`sh -c`/`find -exec`/`trap` strings read,
+`$'\\x72m'` decoded, ...; its docstring has the list).
 
 Allow rules deliberately see only the plain segment: stripping `LD_PRELOAD=x`
 or `./` off an allowed program would widen what the user approved. Deny rules
-are a guard rail, not a sandbox: `base64 -d | sh`, `find -exec` and `$'\\x72m'`
-still get through, which is what `bash_wrapper`/`sandbox` are for.
+are a guard rail, not a sandbox: computed commands (`$(printf rm)`,
+`base64 -d | sh`, scripts, interpreters) still get through, which is what
+`permissions.sandbox` ("bwrap") and `bash_wrapper` are for.
+
+`tests/reliability/bypass_corpus.json` holds the bypasses this engine refuses
+and the chains an allow rule must not cover; `bench/reliability.py` scores it.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shlex
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
+
+from rift.core.bash_forms import (
+    TOO_COMPLEX,
+    command_forms,
+    removes_root,
+    split_bash_segments,
+)
 
 if TYPE_CHECKING:
     from rift.config import PermissionsConfig
@@ -199,30 +201,6 @@ def _path_patterns(pattern: str, cwd: Path, home: Path) -> list[str]:
 
 # ------------------------------------------------------------------- bash
 
-_IFS = re.compile(r"\$\{IFS[^}]*\}|\$IFS|\$\{[@*]\}|\$[@*]")
-_SEPARATORS = re.compile(r"[;&|\n()`$]")
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_WRAPPER_ARG = re.compile(r"-.*|\d+(?:\.\d+)?[smhd]?")
-_WRAPPERS = frozenset(
-    {
-        "command",
-        "exec",
-        "env",
-        "nohup",
-        "time",
-        "builtin",
-        "nice",
-        "xargs",
-        "stdbuf",
-        "setsid",
-        "timeout",
-    }
-)
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish"})
-_SHELL_C = re.compile(r"-[A-Za-z]*c[A-Za-z]*")
-_BRACE_LIST = re.compile(r"\{[^{}]*,[^{}]*\}")
-_MAX_DEPTH = 4
-
 # fmt: off
 BUILTIN_BASH_DENY: tuple[str, ...] = (
     "sudo", "sudo *", "rm -rf /", "rm -rf /*", "rm -fr /", "rm -fr /*",
@@ -234,75 +212,6 @@ BUILTIN_BASH_DENY: tuple[str, ...] = (
 _BUILTIN_RULES = tuple(Rule(f"Bash({p})", "bash", p) for p in BUILTIN_BASH_DENY)
 
 
-def split_bash_segments(command: str) -> list[str]:
-    """Split a command into whitespace-normalised segments on `; & | \\n ( ) \\` $`."""
-    parts = _SEPARATORS.split(_IFS.sub(" ", command))
-    return [segment for segment in (" ".join(part.split()) for part in parts) if segment]
-
-
-def _words(segment: str) -> list[str]:
-    """Shell words with quotes and escapes removed; a crude strip when shlex gives up."""
-    try:
-        return shlex.split(segment)
-    except ValueError:  # an unbalanced quote, often left by the separator split
-        return re.sub(r"\\(.)", r"\1", segment).replace('"', "").replace("'", "").split()
-
-
-def _strip_prefixes(words: list[str]) -> list[str]:
-    """Drop env assignments, wrapper programs and program paths until none are left."""
-    words = list(words)
-    changed = True
-    while words and changed:
-        changed = False
-        while words and _ASSIGNMENT.match(words[0]):
-            words.pop(0)
-            changed = True
-        if words and "/" in words[0].rstrip("/"):
-            words[0] = words[0].rstrip("/").rsplit("/", 1)[1]
-            changed = True
-        if words and words[0].lower() in _WRAPPERS:
-            words.pop(0)
-            while words and (_WRAPPER_ARG.fullmatch(words[0]) or _ASSIGNMENT.match(words[0])):
-                words.pop(0)
-            changed = True
-    return words
-
-
-def _inner_commands(words: list[str]) -> list[str]:
-    """The strings that `eval ...` or `sh -c '...'` would run as commands."""
-    if not words:
-        return []
-    program = words[0].lower()
-    if program == "eval":
-        return [" ".join(words[1:])]
-    if program not in _SHELLS:
-        return []
-    for i, word in enumerate(words[1:-1], start=1):
-        if _SHELL_C.fullmatch(word):  # anywhere: `bash -o pipefail -c ...` too
-            return list(dict.fromkeys([words[i + 1], " ".join(words[i + 1 :])]))
-    return []
-
-
-def _bash_forms(segment: str, depth: int = 0) -> set[str]:
-    """Every spelling of one segment that deny and ask rules are matched against."""
-    forms = {segment}
-    words = _words(segment)
-    stripped = _strip_prefixes(words)
-    for variant in (words, stripped):
-        if variant:
-            forms.add(" ".join(variant))
-            forms.add(" ".join([variant[0].lower(), *variant[1:]]))
-    if depth >= _MAX_DEPTH:
-        return forms
-    inner = _inner_commands(stripped)
-    if stripped and _BRACE_LIST.fullmatch(stripped[0]):
-        inner.append(" ".join([*stripped[0][1:-1].split(","), *stripped[1:]]))
-    for command in inner:
-        for part in split_bash_segments(command):
-            forms |= _bash_forms(part, depth + 1)
-    return forms
-
-
 def _bash_match(pattern: str, text: str) -> bool:
     """Flat glob match; `X *` also matches the bare `X`."""
     pattern = " ".join(pattern.split())
@@ -311,19 +220,6 @@ def _bash_match(pattern: str, text: str) -> bool:
     else:
         regex = _glob(pattern, path=False)
     return re.fullmatch(regex, text, re.DOTALL) is not None
-
-
-def _removes_root(form: str) -> bool:
-    """`rm` with a recursive flag in any spelling (-r -f, -Rf, --recursive) aimed at /."""
-    words = form.split()
-    if not words or words[0] != "rm":
-        return False
-    flags = [w for w in words[1:] if w.startswith("-")]
-    recursive = "--recursive" in flags or any(
-        not f.startswith("--") and ("r" in f or "R" in f) for f in flags
-    )
-    targets = {re.sub("/+", "/", w) for w in words[1:] if not w.startswith("-")}
-    return recursive and bool(targets & {"/", "/*", "/.", "/./", "/*/"})
 
 
 # ------------------------------------------------------------------ rules
@@ -422,13 +318,13 @@ class Rules:
         """Verdict for a shell command: built-ins, then deny/ask on ANY segment form,
         then allow only when EVERY plain segment is allowed."""
         segments = split_bash_segments(command)
-        forms: set[str] = set()
-        for segment in segments:
-            forms |= _bash_forms(segment)
+        forms = command_forms(command)
+        if TOO_COMPLEX in forms:
+            return Verdict("deny", "Bash(<nested too deeply to check>)")
         for rule in _BUILTIN_RULES:
             if any(_bash_match(rule.pattern or "", form) for form in forms):
                 return Verdict("deny", rule.text)
-        if any(_removes_root(form) for form in forms):
+        if any(removes_root(form) for form in forms):
             return Verdict("deny", "Bash(rm -rf /)")
         restricted = self._decide(
             "bash",

@@ -4,6 +4,14 @@ Split from the turn loop so `turn.py` reads as the loop alone. Content and
 thinking are emitted the moment they arrive (front ends render them live);
 they are also collected into lists and joined once, because appending to a
 string attribute 100,000 times would copy the reply 100,000 times.
+
+A reply is bounded: the read-idle timeout only catches silence, and a model
+caught in a loop (or a server that ignores `num_predict`) can stream text or
+reasoning forever. Once content plus thinking pass twice the context window
+(`REPLY_WINDOWS * num_ctx` tokens, estimated as 4 characters each) the stream is
+closed with a `StreamError`: a reply that long could not even be sent back to
+the model. A slow trickle stays bounded by the same count; a client that will
+not wait that long cancels the turn.
 """
 
 from __future__ import annotations
@@ -11,10 +19,12 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rift.core import hardening
 from rift.core.events import Content, Event, Thinking, Warning
+from rift.core.text import scrub, scrub_json
+from rift.errors import StreamError
 from rift.models.base import (
     ChatRequest,
     ContentDelta,
@@ -25,6 +35,9 @@ from rift.models.base import (
     ToolCallDict,
     Usage,
 )
+
+REPLY_WINDOWS = 2
+"""A reply may be this many context windows long before it counts as runaway."""
 
 
 @dataclass
@@ -42,27 +55,47 @@ class Reply:
 @dataclass
 class _Collector:
     emit: Callable[[Event], None]
+    max_tokens: int
     parts: list[str] = field(default_factory=list)
     thinking: list[str] = field(default_factory=list)
     calls: list[ToolCall] = field(default_factory=list)
     usage: Usage | None = None
     stripped: bool = False
     first_token: float = 0.0
+    chars: int = 0
+
+    def _count(self, text: str) -> None:
+        self.chars += len(text)
+        if self.chars > 4 * self.max_tokens:
+            raise StreamError(
+                f"the model's reply passed about {self.max_tokens} tokens (twice the context"
+                " window) without ending, so rift stopped it; the model is probably looping"
+            )
 
     def take(self, event: object) -> None:
         if isinstance(event, ContentDelta):
-            text, hit = hardening.strip_template_tokens(event.text)
+            self._count(event.text)
+            text, hit = hardening.strip_template_tokens(scrub(event.text))
             self.stripped = self.stripped or hit
             self.first_token = self.first_token or time.monotonic()
             if text:
                 self.parts.append(text)
                 self.emit(Content(text=text))
         elif isinstance(event, ThinkingDelta):
+            self._count(event.text)
             self.first_token = self.first_token or time.monotonic()
-            self.thinking.append(event.text)
-            self.emit(Thinking(text=event.text))
+            text = scrub(event.text)
+            self.thinking.append(text)
+            self.emit(Thinking(text=text))
         elif isinstance(event, ToolCall):
-            self.calls.append(event)
+            self.calls.append(
+                replace(
+                    event,
+                    name=scrub(event.name),
+                    arguments=scrub_json(event.arguments),
+                    raw_arguments=scrub(event.raw_arguments),
+                )
+            )
         elif isinstance(event, Usage):
             self.usage = event
 
@@ -75,7 +108,7 @@ async def stream_reply(
     counters: Counter[str],
 ) -> Reply:
     """Run one chat call to its end, repairing what local models get wrong."""
-    collector = _Collector(emit)
+    collector = _Collector(emit, max_tokens=REPLY_WINDOWS * request.num_ctx)
     started = time.monotonic()
     stream = provider.stream_chat(request)
     try:

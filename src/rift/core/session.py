@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from rift.core.events import HistoryMessage, SessionItem
+from rift.core.text import scrub
 from rift.models.base import FunctionCall, Message, ToolCallDict
 from rift.paths import atomic_write
 
@@ -279,11 +280,11 @@ def _coerce_message(raw: Any) -> Message:
     content = raw.get("content")
     if content is not None and not isinstance(content, str):
         raise ValueError("a message whose content is not a string")
-    message: Message = {"role": raw["role"], "content": content or ""}
+    message: Message = {"role": raw["role"], "content": scrub(content or "")}
     for key in ("thinking", "tool_name", "tool_call_id"):
         value = raw.get(key)
         if isinstance(value, str) and value:
-            message[key] = value
+            message[key] = scrub(value)
     images = raw.get("images")
     if isinstance(images, list) and images and all(isinstance(i, str) for i in images):
         message["images"] = list(images)
@@ -371,7 +372,10 @@ def save_session(
 
     def render(kept: list[Message]) -> bytes:
         doc = {"model": model, "saved_at": saved_at, "cwd": str(cwd), "messages": kept}
-        return json.dumps(doc, indent=2, ensure_ascii=False).encode("utf-8")
+        # backslashreplace: a lone surrogate (a non-UTF-8 filename in a tool result) is
+        # written as a `\udXXX` JSON escape instead of making the session unsavable.
+        text = json.dumps(doc, indent=2, ensure_ascii=False)
+        return text.encode("utf-8", errors="backslashreplace")
 
     data = render(clean)
     if len(data) > max_bytes:

@@ -153,6 +153,7 @@ class SubagentRunner:
             journal=UndoJournal(),
             plan=PlanState(),
             bash_wrapper=parent.ctx.bash_wrapper,
+            sandbox=parent.ctx.sandbox,
             post_edit_hooks=parent.ctx.post_edit_hooks,
             extras=extras,
         )

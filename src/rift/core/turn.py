@@ -37,6 +37,7 @@ from rift.core.events import (
 )
 from rift.core.hunks import count_changes, preview_diff
 from rift.core.reply import Reply, assistant_message, stream_reply
+from rift.core.text import scrub
 from rift.core.trace import call_target
 from rift.errors import ToolError
 from rift.models.base import ChatRequest, Message, Provider, ToolCall, Usage
@@ -194,7 +195,7 @@ class Turn:
         args = call.arguments if call.arguments is not None else {"raw": call.raw_arguments}
         self.emit(ToolStart(tool=name, args=args))
         output = await self._run_tool(name, call)
-        text = output.text if output.ok else f"ERROR: {output.text}"
+        text = scrub(output.text if output.ok else f"ERROR: {output.text}")
         self._close_call(call, text)
         self.emit(ToolResult(tool=name, ok=output.ok, preview=text[:200]))
         if output.edit is not None:

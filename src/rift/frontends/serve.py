@@ -38,6 +38,7 @@ from rift.core.events import (
 )
 from rift.core.session import history_for
 from rift.core.startup import StartOptions, start_agent
+from rift.core.text import scrub
 from rift.errors import ModelError
 from rift.extend.skills import Skill, split_invocation
 
@@ -181,6 +182,7 @@ class ServeLoop:
         if not isinstance(command, dict):
             self.warn('bad command json: expected an object like {"cmd":"prompt",...}')
             return
+        command = {k: scrub(v) if isinstance(v, str) else v for k, v in command.items()}
         name = command.get("cmd")
         handler = self.handlers.get(name) if isinstance(name, str) else None
         if handler is None:

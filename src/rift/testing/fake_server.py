@@ -59,6 +59,8 @@ TURN fields (all optional)::
     drop_after        close the connection abruptly after N chunks (lines)
     never_end         true or a string: after content, stream that text (" "
                       for true) every chunk_delay (min 10 ms) until disconnected
+    never_end_thinking  the same, as reasoning (thinking) chunks: an endless
+                      chain of thought
     omit_done         OpenAI: leave out the final `data: [DONE]`
     truncate          end the body cleanly right after content/garbage: no tool
                       calls, no done line, no finish_reason, no usage
@@ -288,11 +290,11 @@ def _turn_lines(turn: dict[str, Any], wire: _Wire, raw_size: int) -> Iterator[by
             yield line
     if isinstance(turn.get("garbage"), str):
         yield turn["garbage"].encode() + b"\n"
-    if turn.get("never_end"):
-        text = turn["never_end"] if isinstance(turn["never_end"], str) else " "
-        line = wire.content(text)
-        while True:
-            yield line
+    for key, make in (("never_end_thinking", wire.thinking), ("never_end", wire.content)):
+        if turn.get(key):
+            line = make(turn[key] if isinstance(turn[key], str) else " ")
+            while True:
+                yield line
     if turn.get("truncate"):
         return
     for index, call in enumerate(turn.get("tool_calls") or []):
@@ -461,7 +463,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         delay = float(turn.get("chunk_delay") or 0)
-        if turn.get("never_end"):
+        if turn.get("never_end") or turn.get("never_end_thinking"):
             delay = max(delay, 0.01)
         writer = _ChunkedWriter(self, delay, self.server.state.stopping)
         drop_after = turn.get("drop_after")
@@ -519,6 +521,26 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], state: _State) -> None:
         super().__init__(address, _Handler)
         self.state = state
+        self.open_connections: set[socket.socket] = set()
+        self._connections_lock = threading.Lock()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._connections_lock:
+            self.open_connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._connections_lock:
+            self.open_connections.discard(request)
+        super().shutdown_request(request)
+
+    def drop_connections(self) -> None:
+        """Cut every open (keep-alive) connection, as a killed server would."""
+        with self._connections_lock:
+            connections = list(self.open_connections)
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Disconnects are part of the job (drops, timeouts); stay quiet about them."""
@@ -577,10 +599,12 @@ class FakeModelServer:
         return self
 
     def stop(self) -> None:
+        """Stop listening and cut open keep-alive connections, as a dead server would."""
         self._state.stopping.set()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
+            self._server.drop_connections()
         if self._thread is not None:
             self._thread.join(timeout=5)
 

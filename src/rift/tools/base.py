@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from rift.core.events import PlanItem
 from rift.errors import ToolError
+from rift.tools.sandbox import Bubblewrap
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +97,8 @@ class ToolContext:
     plan: PlanState = field(default_factory=PlanState)
     bash_wrapper: str | None = None
     """Template with {cmd} and optionally {cwd}; rewrites the executed command only."""
+    sandbox: Bubblewrap | None = None
+    """When set, bash runs every command inside it (and `bash_wrapper` is not used)."""
     post_edit_hooks: tuple[str, ...] = ()
     extras: dict[str, Any] = field(default_factory=dict)
     """Services added by later layers (tasks registry, skills, sub-agents), by name."""

@@ -1,8 +1,9 @@
 """bash: run a shell command in the project directory.
 
-The gate sees the raw command; only the executed command is rewritten by the
-sandbox wrapper. Each command runs in its own process group, so a timeout or a
-cancelled turn kills pipelines and `&` children too, not just `sh`.
+The gate sees the raw command; only the executed command is rewritten, by the
+bubblewrap sandbox (`permissions.sandbox`) or the `bash_wrapper` template. Each
+command runs in its own process group, so a timeout or a cancelled turn kills
+pipelines and `&` children too, not just `sh`.
 Long-running servers are the classic small-model trap (the turn hangs for the
 full timeout, then the model starts the server again), so when no timeout is
 given they get a short probe and a note that a startup counts as success.
@@ -52,7 +53,11 @@ def shell_quote(text: str) -> str:
 
 
 def wrap_command(command: str, ctx: ToolContext) -> str:
-    """Fill the wrapper template's {cmd} and {cwd} in one pass, so neither leaks into the other."""
+    """The command as executed: inside the sandbox when there is one (tools/sandbox.py), else
+    through the wrapper template, its {cmd} and {cwd} filled in one pass so neither leaks
+    into the other."""
+    if ctx.sandbox is not None:
+        return ctx.sandbox.wrap(command, ctx.cwd)
     if not ctx.bash_wrapper:
         return command
     values = {"cmd": shell_quote(command), "cwd": str(ctx.cwd)}

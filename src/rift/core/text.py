@@ -1,0 +1,32 @@
+"""Text hygiene at rift's borders: every string inside rift can be encoded as UTF-8.
+
+Python strings may hold lone surrogates (U+D800..U+DFFF) that no UTF-8 encoder
+accepts: a `\\ud800` JSON escape from an editor or a model server, a file name
+that is not UTF-8 (`os.listdir` decodes it with surrogateescape), a non-UTF-8
+argv. One of them in a prompt or a tool result used to make the session
+unsavable, every later model request fail and the serve stream go silent, so
+text is scrubbed where it enters: serve commands, the argv prompt, model
+output, tool results and resumed sessions.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+"""Pairs arrive combined (JSON decoding and UTF-8 both join them), so any match is lone."""
+
+
+def scrub(text: str) -> str:
+    """`text` with each lone surrogate replaced by U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
+def scrub_json(value: Any) -> Any:
+    """A JSON-like value (tool arguments) with every string scrubbed, keys included."""
+    dumped = json.dumps(value, ensure_ascii=False)
+    if not _SURROGATE.search(dumped):
+        return value
+    return json.loads(_SURROGATE.sub("\ufffd", dumped))

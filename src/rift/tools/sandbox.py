@@ -1,0 +1,118 @@
+"""An optional real sandbox for `bash`: bubblewrap (`permissions.sandbox: "bwrap"`).
+
+The permission rules read the command's text, and text can always be computed
+(`$(printf rm)`, `base64 -d | sh`, a script). The sandbox constrains what the
+process can do instead. Each bash command (foreground or background task) runs as
+
+    bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp
+          --bind PROJECT PROJECT [--unshare-net] --unshare-pid --die-with-parent
+          --chdir CWD sh -c COMMAND
+
+so the project directory is the only writable place that outlives the command:
+the rest of the filesystem is read-only, /tmp is a private scratch tmpfs (a write
+there succeeds and vanishes), the network is cut unless `permissions.
+sandbox_network` is true (user config only), and the command gets its own PID
+namespace: when it ends, is cancelled, times out, or rift dies (even SIGKILL:
+`--die-with-parent`), every process it started goes with it. There is no
+`--new-session`: rift already starts each command in a new session with no
+terminal, and keeping bwrap's process group lets rift kill the group as before.
+
+What the sandbox costs: caches and config under $HOME are read-only (`pip
+install --user`, `npm -g` and git commits in a worktree whose .git lives outside
+the project fail), and with the network cut nothing can be downloaded.
+
+When bwrap is missing or cannot create namespaces (probed once with the real
+flags), startup shows one warning and bash falls back to `bash_wrapper` when one
+is configured, else runs unsandboxed: never silently. The gate (deny rules,
+approval) always sees the raw command; only the executed string is wrapped.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shlex
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+SANDBOXES = ("bwrap",)
+PROBE_TIMEOUT_S = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class Bubblewrap:
+    """bwrap with the project writable and everything else read-only."""
+
+    executable: str
+    project: Path
+    """Canonical project directory: the one writable bind."""
+    network: bool = False
+
+    def argv(self, cwd: Path) -> list[str]:
+        """bwrap and its options, up to (not including) the command."""
+        project = str(self.project)
+        args = [
+            self.executable,
+            "--ro-bind", "/", "/",
+            "--dev", "/dev",
+            "--proc", "/proc",
+            "--tmpfs", "/tmp",
+            "--bind", project, project,
+        ]  # fmt: skip
+        if not self.network:
+            args.append("--unshare-net")
+        args += ["--unshare-pid", "--die-with-parent", "--chdir", str(cwd)]
+        return args
+
+    def wrap(self, command: str, cwd: Path) -> str:
+        """The shell command that runs `command` inside the sandbox (`exec`: bwrap takes
+        the place of the outer shell, so rift's process-group kill reaches it directly)."""
+        return "exec " + shlex.join([*self.argv(cwd), "sh", "-c", command])
+
+
+def choose_sandbox(
+    kind: str | None, *, network: bool, project: Path, has_wrapper: bool
+) -> tuple[Bubblewrap | None, str | None]:
+    """The sandbox bash commands run in, and the startup warning when the configured
+    one cannot be used (None when all is well or none was asked for)."""
+    if not kind or kind.lower() in ("none", "off"):
+        return None, None
+    fallback = "using the bash_wrapper template instead" if has_wrapper else "running unsandboxed"
+    if kind.lower() != "bwrap":
+        valid = ", ".join(SANDBOXES)
+        return None, f"unknown permissions.sandbox '{kind}' (valid: {valid}); {fallback}"
+    executable = shutil.which("bwrap")
+    if executable is None:
+        return None, (
+            "permissions.sandbox is 'bwrap' but bubblewrap is not installed (Debian/Ubuntu:"
+            f" apt-get install bubblewrap); {fallback}"
+        )
+    sandbox = Bubblewrap(executable, Path(os.path.realpath(project)), network)
+    problem = _probe(tuple(sandbox.argv(sandbox.project)))
+    if problem:
+        return None, (
+            f"permissions.sandbox is 'bwrap' but bubblewrap cannot create its namespaces here"
+            f" ({problem}); {fallback}"
+        )
+    return sandbox, None
+
+
+@functools.lru_cache(maxsize=8)
+def _probe(argv: tuple[str, ...]) -> str:
+    """Run `true` in the sandbox once per set of flags; "" when it worked, else why not."""
+    try:
+        done = subprocess.run(
+            [*argv, "true"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=PROBE_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return str(exc) or type(exc).__name__
+    if done.returncode != 0:
+        lines = done.stderr.decode("utf-8", errors="replace").strip().splitlines()
+        return lines[-1] if lines else f"exit status {done.returncode}"
+    return ""
