@@ -22,6 +22,7 @@ How a call runs:
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import importlib
 import json
@@ -272,7 +273,15 @@ def _runtime(path: Path, n_ctx: int) -> _Runtime:
     )
     runtime = _Runtime(llama, formatter, [eos], load_seconds=time.monotonic() - started)
     _loaded[key] = runtime
+    atexit.register(_unload)  # close while llama_cpp's globals still exist (no __del__ noise)
     return runtime
+
+
+def _unload() -> None:
+    for runtime in _loaded.values():
+        with contextlib.suppress(Exception):  # best effort at interpreter exit
+            runtime.llama.close()
+    _loaded.clear()
 
 
 def _llama_cpp(name: str) -> Any:
