@@ -32,8 +32,8 @@ from .common import (
 )
 from .procs import kill_pids, live_pids_in_groups, live_pids_with, process_group, wait_until
 
-GONE_WITHIN_S = 5.0
-EXIT_WITHIN_S = 15.0
+GONE_WITHIN_S = 10.0
+EXIT_WITHIN_S = 30.0
 
 
 class Marker:

@@ -54,7 +54,7 @@ def probe() -> str | None:
 def _commands(outside: Path, sibling: Path, url: str, sleeper: str) -> list[tuple[str, str]]:
     fetch = (
         f'{shlex.quote(sys.executable)} -c "import urllib.request,sys;'
-        f" urllib.request.urlopen('{url}/api/tags', timeout=5);"
+        f" urllib.request.urlopen('{url}/api/tags', timeout=30);"
         " open('net-ok', 'w').close()\""
     )
     return [
@@ -68,7 +68,7 @@ def _commands(outside: Path, sibling: Path, url: str, sleeper: str) -> list[tupl
 
 def _run(box: Sandbox, commands: list[tuple[str, str]]) -> tuple[int, str]:
     calls = [
-        {"id": name, "name": "bash", "arguments": {"command": cmd, "timeout_secs": 20}}
+        {"id": name, "name": "bash", "arguments": {"command": cmd, "timeout_secs": 90}}
         for name, cmd in commands
     ]
     script = {"turns": [{"tool_calls": calls}, {"content": "done"}]}
@@ -79,7 +79,7 @@ def _run(box: Sandbox, commands: list[tuple[str, str]]) -> tuple[int, str]:
             env=box.env(),
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=300,
             stdin=subprocess.DEVNULL,
         )
     return proc.returncode, proc.stderr
