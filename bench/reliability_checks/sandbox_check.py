@@ -52,8 +52,11 @@ def probe() -> str | None:
 
 
 def _commands(outside: Path, sibling: Path, url: str, sleeper: str) -> list[tuple[str, str]]:
+    # The base interpreter, not the venv's symlink: a checkout under /tmp (CI clones
+    # there) is hidden inside the sandbox, whose /tmp is a private tmpfs.
+    python = os.path.realpath(sys.executable)
     fetch = (
-        f'{shlex.quote(sys.executable)} -c "import urllib.request,sys;'
+        f'{shlex.quote(python)} -c "import urllib.request,sys;'
         f" urllib.request.urlopen('{url}/api/tags', timeout=30);"
         " open('net-ok', 'w').close()\""
     )
