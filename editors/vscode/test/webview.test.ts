@@ -43,11 +43,14 @@ describe('chat webview in headless Chromium', () => {
   const pageErrors: string[] = [];
 
   const posted = (): Promise<Posted[]> => page.evaluate(() => (window as unknown as { __posted: Posted[] }).__posted);
-  const send = (events: unknown[]) =>
-    page.evaluate((list) => {
+  const settle = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 20))));
+  // window.postMessage delivers asynchronously: wait until the page has handled the events.
+  const send = async (events: unknown[]) => {
+    await page.evaluate((list) => {
       for (const event of list) window.postMessage({ type: 'event', event }, '*');
     }, events);
-  const settle = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 20))));
+    await settle();
+  };
 
   before(async () => {
     if (SKIP) return;
