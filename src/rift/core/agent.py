@@ -119,6 +119,7 @@ class Agent:
     extensions: Extensions | None = None
     """Plugins, personas, project hooks and MCP servers (extend/loader.py), set at startup."""
     _after_turn: asyncio.Task[None] | None = None
+    _session_store: SessionStore | None = None
 
     def __post_init__(self) -> None:
         self.broker = InteractionBroker(self.emit, attached=self.attached)
@@ -350,7 +351,9 @@ class Agent:
         self.approval.enabled = approve
 
     def list_sessions(self) -> Sessions:
-        return Sessions(items=SessionStore(self.config.paths.sessions_dir).list_items())
+        if self._session_store is None:  # kept: it caches parsed files by mtime and size
+            self._session_store = SessionStore(self.config.paths.sessions_dir)
+        return Sessions(items=self._session_store.list_items())
 
     async def list_models(self) -> Models:
         names = await list_all_models(self.config, self.model)
