@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from rift.errors import ModelError, ModelNotUsable, StreamError
-from rift.models import local_weights
+from rift.models import local_weights, repetition
 from rift.models.base import (
     ChatRequest,
     ContentDelta,
@@ -62,6 +62,7 @@ _NAME = re.compile(r'"name"\s*:\s*"([^"]*)"')
 CONTEXT_LENGTH = 32768
 """What the Qwen2.5-Coder models were trained for; rift's default budget is smaller."""
 MAX_OUTPUT_TOKENS = 2048
+_REPEAT_TAIL = max(repetition.MIN_SPAN, repetition.MAX_PERIOD * repetition.MIN_TIMES)
 _FINAL_TOOL = {
     "type": "function",
     "function": {
@@ -219,14 +220,16 @@ def _may_be_call(text: str) -> bool:
 
 
 def _unparsed_call(text: str) -> list[ToolCall]:
-    """Grammar output that does not parse was cut off (max tokens): report it as a
-    call with invalid arguments, so the model reads why and tries again."""
+    """Grammar output that does not parse was cut off (max tokens, or a repetition
+    stopped): report it as a call with invalid arguments, so the model reads why
+    and tries again. The whole text goes along (at most MAX_OUTPUT_TOKENS long): the
+    turn's error summarizes it and the stored history keeps only its head."""
     head = text.lstrip()
     if not head.startswith("{"):
         return []
     named = _NAME.search(head)
     name = named.group(1) if named else "unknown"
-    return [ToolCall(id=None, name=name, arguments=None, raw_arguments=text[:2000])]
+    return [ToolCall(id=None, name=name, arguments=None, raw_arguments=text)]
 
 
 # ------------------------------------------------------------ the worker side
@@ -321,6 +324,7 @@ def _generate(runtime: _Runtime, job: _Job, put: Any, stop: threading.Event) -> 
     output: list[str] = []
     started, first = time.monotonic(), 0.0
     reason = "stop"
+    watch = _RepeatWatch()
     for chunk in chunks:
         if stop.is_set():
             with contextlib.suppress(Exception):
@@ -332,6 +336,11 @@ def _generate(runtime: _Runtime, job: _Job, put: Any, stop: threading.Event) -> 
             output.append(choice["text"])
             put("text", choice["text"])
         reason = choice.get("finish_reason") or reason
+        if watch.looping(choice.get("text") or ""):
+            with contextlib.suppress(Exception):
+                chunks.close()
+            reason = "repetition"
+            break
     text = "".join(output)
     produced = len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)) + 1
     seconds = time.monotonic() - first if first else 0.0
@@ -344,6 +353,23 @@ def _generate(runtime: _Runtime, job: _Job, put: Any, stop: threading.Event) -> 
     )
     put("usage", Usage(prompt_tokens=len(prompt), output_tokens=produced, eval_duration_s=seconds))
     put("done", reason)
+
+
+class _RepeatWatch:
+    """Stops a generation that repeats itself (models/repetition.py) instead of letting
+    it run to the token cap: 2,048 tokens of one line took 9 minutes on two cores."""
+
+    def __init__(self) -> None:
+        self.tail = ""
+        self.unchecked = 0
+
+    def looping(self, piece: str) -> bool:
+        self.tail = (self.tail + piece)[-_REPEAT_TAIL:]
+        self.unchecked += len(piece)
+        if self.unchecked < repetition.CHECK_EVERY:
+            return False
+        self.unchecked = 0
+        return repetition.repeating_period(self.tail) > 0
 
 
 def _grammar(runtime: _Runtime, tools: list[dict[str, Any]]) -> Any:

@@ -33,6 +33,8 @@ _FINAL_PREFIX = re.compile(
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _FENCED = re.compile(r"```[a-zA-Z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
 _HEX = frozenset("0123456789abcdefABCDEF")
+REFUSED_REPEAT = "ERROR: repeated identical tool call refused"
+"""How the turn loop's refusal of a repeated call starts (core/hardening.REPEAT_REFUSAL)."""
 
 
 # ------------------------------------------------------------------ the schema
@@ -80,11 +82,15 @@ def step_tools(tools: list[dict[str, Any]], messages: Sequence[Message]) -> list
     - look first: until a tool has answered since the task arrived, only the
       observing tools (read, ls, grep) and the final answer are admitted;
     - edit only what you read: `edit`'s path is limited to paths that `read`
-      returned successfully in this conversation, and `edit` is absent before.
+      returned successfully in this conversation, and `edit` is absent before;
+    - do something else: after a call refused as a repeat, or two failures in a
+      row of the same tool, that tool is left out for one step (`blocked_tool`).
     """
     names = {_tool_name(tool) for tool in tools}
     if not _answered_since_task(messages) and names & set(OBSERVE):
         tools = [tool for tool in tools if _tool_name(tool) in OBSERVE]
+    blocked = blocked_tool(messages)
+    tools = [tool for tool in tools if _tool_name(tool) != blocked]
     seen = _read_paths(messages)
     admitted: list[dict[str, Any]] = []
     for tool in tools:
@@ -94,6 +100,31 @@ def step_tools(tools: list[dict[str, Any]], messages: Sequence[Message]) -> list
             tool = _path_enum(tool, seen)
         admitted.append(tool)
     return admitted
+
+
+def blocked_tool(messages: Sequence[Message]) -> str:
+    """The tool the next step may not call ("" for none).
+
+    A 1.5B model told that its call was refused as a repeat sends it again, and
+    again, until the turn stops after 7 failures; a word in the prompt does not
+    stop it, leaving the tool out of the grammar does. The same goes for a tool
+    that failed twice running (the same refused write with new content each time).
+    """
+    results: list[tuple[str, str]] = []
+    for message in reversed(messages):
+        if message["role"] == "tool":
+            results.append((message.get("tool_name", ""), message.get("content", "")))
+        elif message["role"] == "user" and not message.get("content", "").startswith("[system]"):
+            break
+        if len(results) == 2:
+            break
+    if not results:
+        return ""
+    name, text = results[0]
+    if text.startswith(REFUSED_REPEAT):
+        return name
+    failed = [tool for tool, content in results if content.startswith("ERROR")]
+    return name if len(failed) == 2 and failed[0] == failed[1] else ""
 
 
 def _tool_name(tool: dict[str, Any]) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from rift.errors import ToolError
+from rift.tools import guard
 from rift.tools.base import (
     Tool,
     ToolContext,
@@ -79,7 +80,9 @@ def _render(lines: list[str], offset: int, limit: int) -> str:
 
 
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    raw = require_str(args, "path")
+    # `repo/x.py` inside `repo/` read as x.py, silently: a note here could be copied
+    # into the file by a model that writes read output back; edit and write say it.
+    raw, _ = guard.project_relative(ctx.cwd, require_str(args, "path"))
     offset = max(optional_int(args, "offset", 1) or 1, 1)
     limit = max(optional_int(args, "limit", DEFAULT_LIMIT) or DEFAULT_LIMIT, 1)
     text = await _load(raw, ctx)
