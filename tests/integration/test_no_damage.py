@@ -184,9 +184,8 @@ def test_malformed_arguments_are_summarized_not_echoed(harness: Any, calc: Path)
 
 
 def test_a_reply_that_repeats_itself_is_stopped(harness: Any) -> None:
-    server = harness.server(
-        [{"content": "Here is the plan:\n", "content_repeat": {"text": "do it again\n", "count": 5000}}]
-    )
+    loop = {"text": "do it again\n", "count": 5000}
+    server = harness.server([{"content": "Here is the plan:\n", "content_repeat": loop}])
     run = harness.run("plan", server)
     assert run.code == 0, run.describe()
     assert "began repeating itself; rift stopped the reply" in run.stderr
