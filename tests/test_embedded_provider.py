@@ -10,7 +10,13 @@ import pytest
 
 from rift.errors import ModelNotUsable
 from rift.models.base import ChatRequest, ContentDelta, ModelEvent, ToolCall
-from rift.models.embedded import EmbeddedProvider, _ReplyAssembler, _template_messages
+from rift.core.hardening import bad_arguments
+from rift.models.embedded import (
+    EmbeddedProvider,
+    _ReplyAssembler,
+    _RepeatWatch,
+    _template_messages,
+)
 
 
 def replay(assembler: _ReplyAssembler, pieces: list[str]) -> list[ModelEvent]:
@@ -100,3 +106,22 @@ def test_without_the_extra_the_provider_refuses_with_the_install_command(
 
     with pytest.raises(ModelNotUsable, match="not installed"):
         asyncio.run(first_event())
+
+
+def test_a_generation_that_repeats_itself_is_stopped_long_before_the_cap() -> None:
+    watch = _RepeatWatch()
+    head = '{"name": "write", "arguments": {"path": "calc.py", "content": "def add(a, b):\\n'
+    pieces = [head] + ["    return a + b\\n"] * 400
+    stopped_at = next(i for i, piece in enumerate(pieces) if watch.looping(piece))
+    assert stopped_at < 60  # of 400 pieces: about 1,000 characters instead of 8,000
+    assert not any(_RepeatWatch().looping(p) for p in [head, "    return a + b\\n" * 3])
+
+
+def test_a_stopped_repetition_ends_as_broken_arguments_summarized_for_the_model() -> None:
+    text = '{"name": "write", "arguments": {"path": "a.py", "content": "' + "x = 1\\n" * 300
+    [event] = replay(_ReplyAssembler(constrained=True, offered=True), [text])
+    assert isinstance(event, ToolCall) and event.arguments is None
+    assert event.raw_arguments == text  # whole: the summary needs to see the repetition
+    message = bad_arguments(event.name, event.raw_arguments)
+    assert "x = 1" not in message
+    assert "repeats the same text over and over" in message
