@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from rift.core.hardening import bad_arguments
 from rift.errors import ModelNotUsable
 from rift.models.base import ChatRequest, ContentDelta, ModelEvent, ToolCall
-from rift.core.hardening import bad_arguments
 from rift.models.embedded import (
     EmbeddedProvider,
-    _ReplyAssembler,
     _RepeatWatch,
+    _ReplyAssembler,
     _template_messages,
 )
 

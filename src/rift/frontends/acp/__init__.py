@@ -33,8 +33,10 @@ def run(env: Mapping[str, str], overrides: Overrides) -> int:
     try:
         import acp  # noqa: F401  (the optional dependency; checked before stdout is taken)
     except ImportError:
+        from rift.models.local_weights import install_command
+
         print(
-            "rift: --acp needs the Agent Client Protocol SDK: pip install 'rift[acp]'",
+            f"rift: --acp needs the Agent Client Protocol SDK: {install_command('acp')}",
             file=sys.stderr,
         )
         return 2
