@@ -95,9 +95,10 @@ def test_template_messages_carry_calls_as_objects_and_tool_results() -> None:
 def test_without_the_extra_the_provider_refuses_with_the_install_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # as on a machine without it
+    for runtime in ("llama_cpp", "cyllama"):  # as on a machine without either
+        monkeypatch.setitem(sys.modules, runtime, None)
     provider = EmbeddedProvider(tmp_path)
-    with pytest.raises(ModelNotUsable, match=r"rift\[local\]\) not installed.*pip install"):
+    with pytest.raises(ModelNotUsable, match=r"'local' extra\) is not installed.*pip install"):
         asyncio.run(provider.show(""))
 
     async def first_event() -> object:

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-HEAVY = ("textual", "llama_cpp", "mcp", "acp", "rich")
+HEAVY = ("textual", "llama_cpp", "cyllama", "mcp", "acp", "rich")
 
 
 def _modules_after(code: str) -> set[str]:
