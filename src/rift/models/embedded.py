@@ -359,3 +359,10 @@ def loaded_seconds() -> float:
 def loaded_runtime() -> str:
     """Which runtime runs the loaded model ("" when none is loaded); for tests and stats."""
     return next((r.name for r in _loaded.values()), "")
+
+
+def prefix_reused() -> int | None:
+    """Prompt tokens the last call found in the KV cache; None when the runtime does not
+    say (llama-cpp-python reuses the prefix inside `Llama`, out of sight)."""
+    reused = next((getattr(r, "reused", None) for r in _loaded.values()), None)
+    return reused if isinstance(reused, int) else None
