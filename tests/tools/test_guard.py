@@ -43,6 +43,13 @@ def test_a_small_model_may_rewrite_a_tiny_file_and_create_new_ones(
     assert (proj / "new.py").read_text() == LONG
 
 
+def test_a_write_that_changes_nothing_says_so(proj: Path, ctx: ToolContext) -> None:
+    (proj / "m.py").write_text(LONG)
+    out = call(WRITE, ctx, path="m.py", content=LONG.rstrip("\n"))
+    assert not out.ok
+    assert "nothing would change" in out.text
+
+
 def test_other_models_may_rewrite_an_existing_file(proj: Path, ctx: ToolContext) -> None:
     (proj / "m.py").write_text(LONG)
     assert call(WRITE, ctx, path="m.py", content=LONG.replace("return 3", "return 33")).ok

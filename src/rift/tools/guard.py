@@ -34,7 +34,7 @@ _NUMBERED = re.compile(r"^( *)(\d+)\t")
 _READ_WIDTH = 5
 _WHOLE_FENCE = re.compile(r"\A\s*```[A-Za-z0-9_+.-]*[ \t]*\n(.*?)\n?```[ \t]*\n?\s*\Z", re.DOTALL)
 _FENCED_TYPES = frozenset({".md", ".markdown", ".rst", ".txt", ".mdx"})
-TINY_FILE_LINES = 12
+TINY_FILE_LINES = 6
 """An existing file this short may be rewritten whole even by a small model."""
 
 

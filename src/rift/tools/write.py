@@ -80,6 +80,11 @@ def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: st
     problem = guard.content_problem(content, old or "", "write")
     if problem is not None:
         return problem
+    if old is not None and content.rstrip("\n") == old.rstrip("\n"):
+        return (
+            f"write refused: the content is {raw}'s current text, so nothing would change. "
+            "Make the change the task asks for; for an existing file, use edit."
+        )
     small = bool(ctx.extras.get("small_model"))
     if small and old is not None and content != old and not guard.is_tiny(old):
         return (
