@@ -43,9 +43,9 @@ def test_a_small_model_may_rewrite_a_tiny_file_and_create_new_ones(
     assert (proj / "new.py").read_text() == LONG
 
 
-def test_a_write_that_changes_nothing_says_so(proj: Path, ctx: ToolContext) -> None:
+def test_a_small_models_write_that_changes_nothing_says_so(proj: Path, small: ToolContext) -> None:
     (proj / "m.py").write_text(LONG)
-    out = call(WRITE, ctx, path="m.py", content=LONG.rstrip("\n"))
+    out = call(WRITE, small, path="m.py", content=LONG.rstrip("\n"))
     assert not out.ok
     assert "nothing would change" in out.text
 

@@ -138,7 +138,7 @@ def bad_arguments(name: str, raw: str) -> str:
         why = "it is not valid JSON"
     seen = f"; keys seen: {', '.join(keys)}" if keys else ""
     return (
-        f"the arguments for {name} were not a JSON object ({len(raw):,} characters; {why}{seen})."
+        f"the arguments for {name} are not valid JSON ({len(raw):,} characters; {why}{seen})."
         " Send one short, complete JSON object; to change a file, prefer edit with a small"
         " old_string over rewriting it."
     )

@@ -75,17 +75,19 @@ def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: st
     file longer than a few lines is changed with edit: every file a 1.5B model
     damaged on the task bench came from a whole-file write (the read output
     written back, fences, lost lines), while its edits were right. Rewriting a
-    tiny file stays allowed, since retyping it is as cheap as an edit.
+    tiny file stays allowed, since retyping it is as cheap as an edit. A small
+    model also writes a file back unchanged and calls the task done; that write
+    is refused too, so it learns that nothing happened.
     """
     problem = guard.content_problem(content, old or "", "write")
     if problem is not None:
         return problem
-    if old is not None and content.rstrip("\n") == old.rstrip("\n"):
+    small = bool(ctx.extras.get("small_model"))
+    if small and old is not None and content.rstrip("\n") == old.rstrip("\n"):
         return (
             f"write refused: the content is {raw}'s current text, so nothing would change. "
             "Make the change the task asks for; for an existing file, use edit."
         )
-    small = bool(ctx.extras.get("small_model"))
     if small and old is not None and content != old and not guard.is_tiny(old):
         return (
             f"write refused: {raw} already exists ({old.count(chr(10))} lines), and write would "
