@@ -274,13 +274,20 @@ def test_a_stuck_nudge_after_the_refusal_does_not_lift_the_block() -> None:
 
 def test_two_failures_in_a_row_of_one_tool_block_it_for_a_step() -> None:
     messages = [*TASK, read_call("c0", "calc.py"), result("c0", "1\tx = 1")]
-    messages += failed("c1", "write", "ERROR: write refused: calc.py already exists")
+    messages += failed("c1", "edit", "ERROR: old_string not found in calc.py")
     assert blocked_tool(messages) == ""  # one failure: the model may correct itself
-    messages += failed("c2", "write", "ERROR: write refused: calc.py already exists")
-    assert blocked_tool(messages) == "write"
-    assert "write" not in names(step_tools(SMALL, messages))
-    messages += failed("c3", "edit", "ERROR: old_string not found")
+    messages += failed("c2", "edit", "ERROR: old_string not found in calc.py")
+    assert blocked_tool(messages) == "edit"
+    assert "edit" not in names(step_tools(SMALL, messages))
+    messages += failed("c3", "bash", "ERROR: exit 1")
     assert blocked_tool(messages) == ""  # a different tool failed last
+
+
+def test_a_refused_whole_file_write_steers_the_next_step_to_edit() -> None:
+    messages = [*TASK, read_call("c0", "calc.py"), result("c0", "1\tx = 1")]
+    messages += failed("c1", "write", "ERROR: write refused: calc.py already exists")
+    assert blocked_tool(messages) == "write"
+    assert names(step_tools(SMALL, messages)) == ["read", "edit", "bash", "ls", "grep"]
 
 
 def test_a_new_task_lifts_the_block() -> None:

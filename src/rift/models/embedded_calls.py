@@ -35,6 +35,8 @@ _FENCED = re.compile(r"```[a-zA-Z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
 _HEX = frozenset("0123456789abcdefABCDEF")
 REFUSED_REPEAT = "ERROR: repeated identical tool call refused"
 """How the turn loop's refusal of a repeated call starts (core/hardening.REPEAT_REFUSAL)."""
+REFUSED_WRITE = "ERROR: write refused:"
+"""How tools/write.py's guard refusals start: the small model is steered to edit at once."""
 
 
 # ------------------------------------------------------------------ the schema
@@ -108,7 +110,9 @@ def blocked_tool(messages: Sequence[Message]) -> str:
     A 1.5B model told that its call was refused as a repeat sends it again, and
     again, until the turn stops after 7 failures; a word in the prompt does not
     stop it, leaving the tool out of the grammar does. The same goes for a tool
-    that failed twice running (the same refused write with new content each time).
+    that failed twice running, and for write right after the guard refused a
+    whole-file write: seen on the task bench, the model's next step was the same
+    file written back again, never the edit the refusal asked for.
     """
     results: list[tuple[str, str]] = []
     for message in reversed(messages):
@@ -121,7 +125,7 @@ def blocked_tool(messages: Sequence[Message]) -> str:
     if not results:
         return ""
     name, text = results[0]
-    if text.startswith(REFUSED_REPEAT):
+    if text.startswith((REFUSED_REPEAT, REFUSED_WRITE)):
         return name
     failed = [tool for tool, content in results if content.startswith("ERROR")]
     return name if len(failed) == 2 and failed[0] == failed[1] else ""
