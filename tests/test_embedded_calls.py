@@ -12,6 +12,7 @@ from rift.models.embedded_calls import (
     FINAL_ANSWER,
     FinalAnswerStream,
     blocked_tool,
+    final_admitted,
     parse_reply,
     step_tools,
     tool_choice_schema,
@@ -294,3 +295,30 @@ def test_a_new_task_lifts_the_block() -> None:
     messages = [*TASK, read_call("c1", "calc.py"), result("c1", REFUSED)]
     messages.append({"role": "user", "content": "now something else"})
     assert blocked_tool(messages) == ""
+
+
+def test_a_task_asking_for_a_change_cannot_be_answered_before_a_look() -> None:
+    task: list[Message] = [*TASK[:1], {"role": "user", "content": "Change TIMEOUT to 30."}]
+    assert not final_admitted(task)
+    schema = tool_choice_schema(step_tools(SMALL, task), final_admitted(task))
+    assert FINAL_ANSWER not in [b["properties"]["name"]["const"] for b in schema["anyOf"]]
+    looked = [*task, read_call("c1", "config.py"), result("c1", "    1\tTIMEOUT = 10")]
+    assert final_admitted(looked)
+    assert (
+        FINAL_ANSWER
+        in tool_names_schema(SMALL, final_admitted(looked))["properties"]["name"]["enum"]
+    )
+
+
+@pytest.mark.parametrize(
+    "prompt", ["What does calc.py do?", "Without using any tool, say hello in one short sentence."]
+)
+def test_a_question_or_a_no_tools_request_may_be_answered_at_once(prompt: str) -> None:
+    assert final_admitted([*TASK[:1], {"role": "user", "content": prompt}])
+
+
+def test_with_no_tool_left_the_final_answer_stays() -> None:
+    assert (
+        tool_choice_schema([], final=False)["anyOf"][0]["properties"]["name"]["const"]
+        == FINAL_ANSWER
+    )

@@ -51,6 +51,7 @@ from rift.models.embedded_backends import Backend
 from rift.models.embedded_calls import (
     FINAL_ANSWER,
     FinalAnswerStream,
+    final_admitted,
     parse_reply,
     step_tools,
     tool_choice_schema,
@@ -270,7 +271,8 @@ def _generate(runtime: Backend, job: _Job, put: Any, stop: threading.Event) -> N
     schema = None
     if job.constrain:
         admitted = step_tools(request.tools, request.messages)
-        schema = (tool_choice_schema(admitted), tool_names_schema(admitted))
+        final = final_admitted(request.messages)
+        schema = (tool_choice_schema(admitted, final), tool_names_schema(admitted, final))
     max_tokens = min(room, request.num_predict or MAX_OUTPUT_TOKENS)
     temperature = 0.2 if request.temperature is None else request.temperature
     pieces = runtime.stream(prompt, max_tokens, temperature, schema)

@@ -51,19 +51,21 @@ def _closed(schema: dict[str, Any]) -> dict[str, Any]:
     return params
 
 
-def tool_choice_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
+def tool_choice_schema(tools: list[dict[str, Any]], final: bool = True) -> dict[str, Any]:
     """The JSON schema of one step: a call to one of `tools`, or the final answer.
 
     One `anyOf` branch per tool pins `name` to the tool and `arguments` to that
     tool's own parameters, so the model cannot pair `read` with `command`.
-    `final_answer` carries the reply in `arguments.text`.
+    `final_answer` carries the reply in `arguments.text`; it is left out when
+    `final` is False (see `final_admitted`), unless no tool is left at all.
     """
     branches: list[dict[str, Any]] = []
     for tool in tools:
         function = tool.get("function", tool)
         branches.append(_branch(function["name"], _closed(function.get("parameters") or {})))
     answer = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
-    branches.append(_branch(FINAL_ANSWER, _closed(answer)))
+    if final or not branches:
+        branches.append(_branch(FINAL_ANSWER, _closed(answer)))
     return {"anyOf": branches}
 
 
@@ -102,6 +104,35 @@ def step_tools(tools: list[dict[str, Any]], messages: Sequence[Message]) -> list
             tool = _path_enum(tool, seen)
         admitted.append(tool)
     return admitted
+
+
+_ACTION = re.compile(
+    r"\b(fix|add|change|rename|remove|delete|replace|update|set|make|create|write|edit|"
+    r"correct|insert|move|convert|implement|refactor)\b",
+    re.IGNORECASE,
+)
+_CHAT = re.compile(r"without (using )?(any )?tools?|do not use|don't use|just (say|tell)", re.I)
+
+
+def final_admitted(messages: Sequence[Message]) -> bool:
+    """Whether this step may end the turn with a final answer.
+
+    Not on the first step of a task that asks for a change: asked to change a
+    constant, the 1.5B model answered "Changed TIMEOUT from 10 to 30" at once,
+    having touched nothing. A question, or a task that says to use no tools, may
+    still be answered straight away.
+    """
+    if _answered_since_task(messages):
+        return True
+    task = next(
+        (
+            m.get("content", "")
+            for m in reversed(messages)
+            if m["role"] == "user" and not m.get("content", "").startswith("[system]")
+        ),
+        "",
+    )
+    return not _ACTION.search(task) or bool(_CHAT.search(task))
 
 
 def blocked_tool(messages: Sequence[Message]) -> str:
@@ -172,10 +203,11 @@ def _path_enum(tool: dict[str, Any], paths: list[str]) -> dict[str, Any]:
     return narrowed
 
 
-def tool_names_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
+def tool_names_schema(tools: list[dict[str, Any]], final: bool = True) -> dict[str, Any]:
     """The looser schema (`name` from an enum, any `arguments` object), a fallback
     for parameter schemas the grammar converter cannot handle."""
-    names = [tool.get("function", tool)["name"] for tool in tools] + [FINAL_ANSWER]
+    names = [tool.get("function", tool)["name"] for tool in tools]
+    names += [FINAL_ANSWER] if final or not names else []
     return {
         "type": "object",
         "properties": {"name": {"enum": names}, "arguments": {"type": "object"}},
