@@ -86,6 +86,10 @@ class PermissionsConfig:
     switch it on, never off."""
     sandbox_network: bool = False
     """Let sandboxed commands use the network (user config only; a project may only say no)."""
+    allow_credentials: bool = False
+    """Lift the built-in Read guard on credential stores (core/credentials.py); user config only."""
+    own_dirs: tuple[Path, ...] = ()
+    """rift's own config and data dirs, guarded with the credential stores."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +240,7 @@ class _Merger:
         self.bash_wrapper: str | None = None
         self.sandbox: str | None = None
         self.sandbox_network = False
+        self.allow_credentials = False
         self.hooks: list[str] = []
         self.project_hooks: list[str] = []
         self.warnings: list[str] = []
@@ -281,6 +286,8 @@ class _Merger:
             self.sandbox = perms["sandbox"]
         if isinstance(perms.get("sandbox_network"), bool):
             self.sandbox_network = perms["sandbox_network"]
+        if isinstance(perms.get("allow_credentials"), bool):
+            self.allow_credentials = perms["allow_credentials"]
         hooks = _dict(data.get("hooks"))
         self.hooks += _str_list(hooks.get("post_edit"))
         for name, raw in _dict(data.get("providers")).items():
@@ -301,7 +308,7 @@ class _Merger:
                 self.warnings.append(f"{where}: ignoring '{key}' (allowed in the user config only)")
         perms = _dict(data.get("permissions"))
         self._permission_lists(perms)
-        for key in ("allow", "bash_allow", "bash_wrapper"):
+        for key in ("allow", "bash_allow", "bash_wrapper", "allow_credentials"):
             if key in perms:
                 self.warnings.append(
                     f"{where}: ignoring 'permissions.{key}' (a project may only tighten"
@@ -443,6 +450,8 @@ def load_config(
             bash_wrapper=merger.bash_wrapper,
             sandbox=merger.sandbox,
             sandbox_network=merger.sandbox_network,
+            allow_credentials=merger.allow_credentials,
+            own_dirs=(paths.config_dir, paths.data_dir),
         ),
         post_edit_hooks=tuple(merger.hooks),
         project_post_edit_hooks=tuple(merger.project_hooks),

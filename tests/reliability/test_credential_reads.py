@@ -67,7 +67,15 @@ def _calls(files: dict[str, Path]) -> list[dict[str, Any]]:
         calls.append({"id": f"l-{name}", "name": "ls", "arguments": {"path": folder}})
         calls.append({"id": f"b-{name}", "name": "bash", "arguments": {"command": f"cat {path}"}})
     calls.append({"id": "glob", "name": "glob", "arguments": {"pattern": "**", "path": str(_home())}})
-    return calls
+    return _interleaved(calls)
+
+
+def _interleaved(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A harmless call after each attack, so rift's stop-after-N-failures guard never trips."""
+    out: list[dict[str, Any]] = []
+    for i, call in enumerate(calls):
+        out += [call, {"id": f"ok{i}", "name": "bash", "arguments": {"command": f"echo ok-{i}"}}]
+    return out
 
 
 def test_credential_stores_never_reach_the_model(
@@ -82,7 +90,7 @@ def test_credential_stores_never_reach_the_model(
 
     assert result.returncode in (0, 1), result.stderr
     later = _later_requests(server)
-    assert "visible-in-project" in later  # the project's own .env stays readable
+    assert "visible-in-project" in later, result.stdout + result.stderr  # the project's own .env stays readable
     assert "blocked by permission rule" in later
     assert SECRET not in later
     assert "7c1d2e3f4a5b" not in later
@@ -146,6 +154,7 @@ def test_edit_on_a_read_denied_file_is_no_oracle(project: Path, fake_server: Any
     calls.append(
         {"id": "hint2", "name": "edit", "arguments": {"path": "app.envv", "old_string": "a", "new_string": "b"}}
     )
+    calls = _interleaved(calls)
     server = fake_server({"turns": [{"tool_calls": calls}, {"content": "done"}]})
 
     result = run_rift(["-p", "go", "--host", server.url, "-m", "fake-model"], project)
@@ -153,12 +162,13 @@ def test_edit_on_a_read_denied_file_is_no_oracle(project: Path, fake_server: Any
     assert result.returncode in (0, 1), result.stderr
     results = [m for m in server.requests()[-1]["messages"] if m.get("role") == "tool"]
     assert len(results) == len(calls)
-    for message in results[: len(guesses)]:
+    attacks = results[::2]
+    for message in attacks[: len(guesses)]:
         assert "blocked by permission rule" in message["content"]
     later = _later_requests(server)
     assert "7c1d2e3f4a5b" not in later
     assert "Closest match" not in later
-    for message in results[len(guesses) :]:  # "Did you mean" never names a denied file
+    for message in attacks[len(guesses) :]:  # "Did you mean" never names a denied file
         assert "no such file" in message["content"]
         assert "secrets/" not in message["content"]
     assert (project / "secrets" / "app.env").read_text(encoding="utf-8").endswith(f"{SECRET}\n")

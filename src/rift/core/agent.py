@@ -123,12 +123,8 @@ class Agent:
 
     def __post_init__(self) -> None:
         self.broker = InteractionBroker(self.emit, attached=self.attached)
-        rules = Rules(
-            allow=self.config.permissions.allow,
-            ask=self.config.permissions.ask,
-            deny=self.config.permissions.deny,
-            cwd=self.config.cwd,
-            home=self.config.paths.home,
+        rules = Rules.from_config(
+            self.config.permissions, cwd=self.config.cwd, home=self.config.paths.home
         )
         gate = PermissionGate(
             rules,
@@ -183,7 +179,9 @@ class Agent:
     def refresh_system_prompt(self) -> None:
         prompt = build_system_prompt(
             self.config.cwd,
-            instructions=load_project_instructions(self.config.cwd),
+            instructions=load_project_instructions(
+                self.config.cwd, readable=lambda path: self.gate.check_read(path) is None
+            ),
             skills=[(s.name, s.description) for s in self.skills.values()],
             roles=sorted(self.config.models),
             personas=[(p.name, p.description) for p in self.subagents.personas.values()],

@@ -39,6 +39,7 @@ from rift.core.bash_forms import (
     removes_root,
     split_bash_segments,
 )
+from rift.core.credentials import CredentialGuard, default_roots
 
 if TYPE_CHECKING:
     from rift.config import PermissionsConfig
@@ -239,6 +240,7 @@ class Rules:
         cwd: Path,
         home: Path,
         case_insensitive: bool | None = None,
+        guarded: Sequence[Path] | None = None,
     ) -> None:
         """Parse the three lists once; malformed rules become `warnings`, not errors.
 
@@ -248,13 +250,18 @@ class Rules:
             home: Where a leading `~/` in a path rule points.
             case_insensitive: Path matching ignores case; defaults to the platform's
                 usual filesystem (Windows, macOS).
+            guarded: The credential stores Read-denied before any rule (core/credentials.py);
+                None means the defaults under `home`, () switches the guard off.
         """
         self._cwd, self._home = cwd, home
-        self._flags = (
-            re.IGNORECASE
-            if (_DEFAULT_CASE_INSENSITIVE if case_insensitive is None else case_insensitive)
-            else 0
-        )
+        fold = _DEFAULT_CASE_INSENSITIVE if case_insensitive is None else case_insensitive
+        self._flags = re.IGNORECASE if fold else 0
+        if guarded is None:
+            self._guard = CredentialGuard.build(default_roots(home), cwd, fold_case=fold)
+        elif guarded:
+            self._guard = CredentialGuard.build(guarded, cwd, fold_case=fold)
+        else:
+            self._guard = CredentialGuard.off()
         self._lists: dict[RuleList, list[Rule]] = {}
         warnings: list[str] = []
         named: tuple[tuple[RuleList, Sequence[str]], ...] = (
@@ -270,8 +277,11 @@ class Rules:
 
     @classmethod
     def from_config(cls, perms: PermissionsConfig, *, cwd: Path, home: Path) -> Rules:
-        """Rules from the merged config's permissions section."""
-        return cls(perms.allow, perms.ask, perms.deny, cwd=cwd, home=home)
+        """Rules from the merged config's permissions section (its credential guard included)."""
+        guarded: tuple[Path, ...] = ()
+        if not perms.allow_credentials:
+            guarded = default_roots(home, perms.own_dirs)
+        return cls(perms.allow, perms.ask, perms.deny, cwd=cwd, home=home, guarded=guarded)
 
     def add_allow(self, rule: str) -> str | None:
         """Grant a session allow rule ("always allow"); returns a warning if malformed."""
@@ -298,15 +308,37 @@ class Rules:
         canonicalised here, so `..` and symlinks cannot step around a rule.
         """
         candidates = path_candidates(path, self._cwd)
+        verdict = self._decide(tool, lambda rule: self._path_matches(rule, candidates), ("deny",))
+        if verdict.kind == "none" and tool.lower() in _FAMILIES["read"]:
+            verdict = self._guarded(tool, [candidates[-1]])
+        if verdict.kind != "none":
+            return verdict
+        return self._decide(tool, lambda rule: self._path_matches(rule, candidates), ("ask", "allow"))
 
-        def matches(pattern: str) -> bool:
-            return any(
-                re.fullmatch(_glob(p, path=True), c, re.DOTALL | self._flags)
-                for p in _path_patterns(pattern, self._cwd, self._home)
-                for c in candidates
+    def _path_matches(self, rule: Rule, candidates: Sequence[str]) -> bool:
+        return any(
+            re.fullmatch(_glob(p, path=True), c, re.DOTALL | self._flags)
+            for p in _path_patterns(rule.pattern or "", self._cwd, self._home)
+            for c in candidates
+        )
+
+    def _guarded(self, tool: str, reals: Iterable[str]) -> Verdict:
+        """The credential guard's deny for the first guarded path the user did not lift.
+
+        Lifting takes an allow rule of the user's own config (a project cannot add
+        allow rules) that covers `tool` and names the path; session grants do not count.
+        """
+        for real in reals:
+            rule = self._guard.rule_for(real)
+            if rule is None:
+                continue
+            lifted = any(
+                r.pattern is not None and r.covers(tool) and self._path_matches(r, [real])
+                for r in self._lists["allow"]
             )
-
-        return self._decide(tool, lambda rule: matches(rule.pattern or ""))
+            if not lifted:
+                return Verdict("deny", rule)
+        return NO_VERDICT
 
     def verdict_for_text(self, tool: str, candidates: Sequence[str]) -> Verdict:
         """Verdict for any other tool whose subject (a URL, an argument) is flat-globbed."""
@@ -326,6 +358,10 @@ class Rules:
                 return Verdict("deny", rule.text)
         if any(removes_root(form) for form in forms):
             return Verdict("deny", "Bash(rm -rf /)")
+        named = (p for form in forms for p in self._guard.paths_in_command(form, self._home))
+        guarded = self._guarded("read", named)
+        if guarded.kind == "deny":
+            return guarded
         restricted = self._decide(
             "bash",
             lambda rule: any(_bash_match(rule.pattern or "", f) for f in forms),
@@ -360,6 +396,13 @@ class Rules:
                 if rule.covers(tool) and (rule.pattern is None or matches(rule)):
                     return Verdict(kind, rule.text)
         return NO_VERDICT
+
+
+def read_allowed(perms: PermissionsConfig, *, cwd: Path, home: Path) -> Callable[[Path], bool]:
+    """The Read rules as a predicate, for what rift reads into a prompt itself (skills,
+    personas) before an agent and its gate exist."""
+    rules = Rules.from_config(perms, cwd=cwd, home=home)
+    return lambda path: rules.verdict_for_path("read", path).kind != "deny"
 
 
 # ------------------------------------------------------------- suggestions

@@ -171,16 +171,17 @@ class SessionStore:
 
 def _read_item(path: Path, st: os.stat_result) -> SessionItem | None:
     try:
-        data = json.loads(path.read_bytes())
-        messages = [_coerce_message(m) for m in _messages_field(data)]
+        data, messages = _parse(path.read_bytes())
     except (OSError, ValueError):
         return None
     starts = [text for m in messages if (text := prompt_text(m)) is not None]
     title = starts[0].strip().splitlines()[0][:TITLE_CHARS] if starts else "(empty session)"
     raw_saved = data.get("saved_at")
     if isinstance(raw_saved, int | float) and not isinstance(raw_saved, bool):
-        saved_at = int(raw_saved)
+        saved_at = int(raw_saved)  # finite: _parse refuses NaN and infinities
     else:
+        saved_at = int(st.st_mtime)
+    if not 0 <= saved_at < 1 << 53:  # what a JSON client can hold exactly
         saved_at = int(st.st_mtime)
     return SessionItem(
         path=str(path),
@@ -228,8 +229,7 @@ def load_session(path: Path) -> LoadedSession:
     if not raw.strip():
         return LoadedSession([], None, notice="session has no saved turns yet — starting fresh")
     try:
-        data = json.loads(raw)
-        messages = [_coerce_message(m) for m in _messages_field(data)]
+        data, messages = _parse(raw)
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         return _set_aside(path, str(exc))
     model = data.get("model")
@@ -258,6 +258,38 @@ def _set_aside(path: Path, reason: str) -> LoadedSession:
             f"session file {path} is unreadable ({reason}); backed up to {backup} — starting fresh"
         )
     return LoadedSession([], None, warning=warning)
+
+
+def _parse(raw: bytes) -> tuple[dict[str, Any], list[Message]]:
+    """A session document and its messages, from standard JSON only.
+
+    Session files are rift's own, but anything may land in the sessions dir, and
+    `--continue` opens the newest file blindly. Non-standard numbers (`NaN`,
+    `Infinity`, `1e999`) and nesting deep enough to exhaust the parser's
+    recursion limit raise ValueError like any other malformed file, so the
+    caller sets the file aside instead of crashing on it now and on every
+    later `--continue`.
+
+    Raises:
+        ValueError: not a session file.
+    """
+    try:
+        data = json.loads(raw, parse_constant=_refuse_constant, parse_float=_finite_float)
+        messages = [_coerce_message(m) for m in _messages_field(data)]
+    except RecursionError as exc:
+        raise ValueError("nested too deeply to be a session") from exc
+    return data, messages
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not standard JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} is out of range")
+    return value
 
 
 def _messages_field(data: Any) -> list[Any]:

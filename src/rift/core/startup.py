@@ -15,6 +15,7 @@ from pathlib import Path
 from rift.config import Config
 from rift.core.agent import Agent, ModelBinding, bind_model
 from rift.core.events import Event, Info, Warning
+from rift.core.permissions import read_allowed
 from rift.core.session import SessionStore, load_session
 from rift.errors import ServerUnreachable
 from rift.extend.loader import Extensions
@@ -69,7 +70,10 @@ async def start_agent(
     extensions = Extensions.load(config)
     skills = dict(
         sorted(
-            {**extensions.skills, **discover_skills(config.cwd, config.paths.config_dir)}.items()
+            {
+                **extensions.skills,
+                **discover_skills(config.cwd, config.paths.config_dir, _readable(config)),
+            }.items()
         )
     )
     agent = Agent(
@@ -97,6 +101,10 @@ async def start_agent(
     if not options.attached:
         await extensions.wait_mcp()  # a one-shot turn gets its MCP tools from the start
     return Started(agent=agent, resumed=resumed, notices=notices)
+
+
+def _readable(config: Config) -> Callable[[Path], bool]:
+    return read_allowed(config.permissions, cwd=config.cwd, home=config.paths.home)
 
 
 async def _bind_or_fall_back(config: Config) -> tuple[ModelBinding, list[Event]]:

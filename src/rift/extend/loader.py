@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from rift.config import Config, McpServerConfig
 from rift.core.events import Event, Info, Warning
+from rift.core.permissions import read_allowed
 from rift.core.subagents import Persona
 from rift.extend.mcp import McpManager
 from rift.extend.personas import discover_personas
@@ -75,7 +76,11 @@ class Extensions:
             config=config,
             store=store,
             plugins=plugins,
-            personas=discover_personas(config.cwd, config.paths.config_dir),
+            personas=discover_personas(
+                config.cwd,
+                config.paths.config_dir,
+                read_allowed(config.permissions, cwd=config.cwd, home=config.paths.home),
+            ),
         )
         ext.notices = [Warning(text) for text in [*warnings, *store.warnings]]
         return ext

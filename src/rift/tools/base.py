@@ -225,11 +225,12 @@ _HINT_WALK_LIMIT = 5000
 _HINT_SKIP_DIRS = frozenset({".git", "node_modules", "target", "__pycache__", ".venv", "venv"})
 
 
-def not_found_message(cwd: Path, raw: str) -> str:
+def not_found_message(cwd: Path, raw: str, gate: Gate | None = None) -> str:
     """The ENOENT error: a bounded walk under the cwd suggests up to 5 likely paths.
 
     Models often guess a path one directory off or with the wrong extension;
-    naming the real file saves a round of ls/glob calls.
+    naming the real file saves a round of ls/glob calls. Paths the gate's Read
+    rules deny are never suggested (a hint must not reveal what exists there).
     """
     wanted = Path(raw).name
     if not wanted:
@@ -245,7 +246,10 @@ def not_found_message(cwd: Path, raw: str) -> str:
             seen += 1
             if seen > _HINT_WALK_LIMIT:
                 break
-            rel = os.path.relpath(os.path.join(dirpath, name), cwd)
+            full = os.path.join(dirpath, name)
+            if gate is not None and gate.check_read(Path(full)) is not None:
+                continue
+            rel = os.path.relpath(full, cwd)
             low = name.lower()
             if name == wanted:
                 exact.append(rel)

@@ -44,7 +44,7 @@ async def _load(raw: str, ctx: ToolContext) -> str:
     try:
         data = path.read_bytes() if fs is None else (await fs.read_text(path)).encode("utf-8")
     except FileNotFoundError as exc:
-        raise ToolError(not_found_message(ctx.cwd, raw)) from exc
+        raise ToolError(not_found_message(ctx.cwd, raw, ctx.gate)) from exc
     except OSError as exc:
         raise ToolError(f"cannot read {raw}: {exc.strerror or exc}") from exc
     if is_binary(data):
