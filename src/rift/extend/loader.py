@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from rift.config import Config, McpServerConfig
 from rift.core.events import Event, Info, Warning
+from rift.core.interaction import visible
 from rift.core.permissions import read_allowed
 from rift.core.subagents import Persona
 from rift.extend.mcp import McpManager
@@ -82,7 +83,7 @@ class Extensions:
                 read_allowed(config.permissions, cwd=config.cwd, home=config.paths.home),
             ),
         )
-        ext.notices = [Warning(text) for text in [*warnings, *store.warnings]]
+        ext.notices = [Warning(visible(text)) for text in [*warnings, *store.warnings]]
         return ext
 
     @property
@@ -161,10 +162,10 @@ class Extensions:
         return list(fresh)
 
     def _info(self, text: str) -> None:
-        self._say(Info(text))
+        self._say(Info(visible(text)))  # names and commands come from the repository
 
     def _warn(self, text: str) -> None:
-        self._say(Warning(text))
+        self._say(Warning(visible(text)))
 
     def _say(self, event: Event) -> None:
         if self._live and self._agent is not None:
@@ -189,11 +190,9 @@ class Extensions:
             offers.append((f"MCP server '{server.name}'", partial(self._offer_server, server)))
         for label, offer in offers:
             if not agent.approval.enabled:
-                agent.emit(
-                    Info(
-                        f"project {label} stays untrusted while auto-approve is on"
-                        " (turn approval on and restart rift to be asked)"
-                    )
+                self._info(
+                    f"project {label} stays untrusted while auto-approve is on"
+                    " (turn approval on and restart rift to be asked)"
                 )
                 continue
             task = asyncio.create_task(offer())
