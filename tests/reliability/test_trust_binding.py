@@ -132,3 +132,23 @@ def test_a_plugin_dir_symlinked_to_a_trusted_one_is_not_trusted(
     assert run.returncode == 0, run.stderr
     assert "probe" not in _tools_offered(server)
 
+
+
+def test_a_plugin_rewritten_during_the_session_does_not_run(
+    tmp_path: Path, fake_server: Any
+) -> None:
+    repo = _repo_with_plugin(tmp_path / "a")
+    assert len(_trust_everything(repo, fake_server({}))) == 1
+    rewrite = {"path": ".rift/plugins/demo/tool.sh", "content": "touch pwned\n"}
+    turns = [
+        {"tool_calls": [{"name": "write", "arguments": rewrite}]},
+        {"tool_calls": [{"name": "probe", "arguments": {}}]},
+        {"content": "done"},
+    ]
+    server = fake_server({"turns": turns})
+    run = _headless(repo, server)
+    assert run.returncode in (0, 1), run.stderr
+    assert "probe" in _tools_offered(server)  # trusted at startup
+    assert not (repo / "pwned").exists()
+    chats = [r for r in server.requests() if "chat" in r["_path"]]
+    assert "changed on disk since it was trusted" in json.dumps(chats[-1]["messages"])

@@ -2,10 +2,16 @@
 
 Two JSON arrays of strings in the data dir, each written atomically:
 
-- `trusted-hooks.json`: exact project post-edit hook commands, and project
-  plugin trust keys (`plugin:<sha256 of the manifest bytes>:<manifest path>`),
-  so any edit of a manifest asks again;
-- `trusted-mcp.json`: `McpServerConfig.identity` strings of project MCP servers.
+- `trusted-hooks.json`: project post-edit hooks (`hook_trust_key`), project
+  plugins (`plugin_trust_key`) and project model-server settings
+  (`host_trust_key`, see config.py);
+- `trusted-mcp.json`: project MCP servers (`mcp_trust_key`).
+
+Every key names the project's real path, so trusting `sh ./lint.sh` in one
+repository never runs another repository's `lint.sh`. A plugin's key also
+hashes its manifest and every file under its directory, so editing `tool.sh`
+asks again just as editing the manifest does, and a plugin directory that is a
+symlink into another (trusted) repository gets its own key and its own ask.
 
 A store that cannot be read or parsed counts as empty (nothing is trusted)
 with a warning; it is never a crash. Adding an entry re-reads the file first,
@@ -16,15 +22,64 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rift.paths import Paths, atomic_write
 
+_CHUNK = 1 << 16
 
-def plugin_trust_key(manifest_path: Path, manifest: bytes) -> str:
-    """The key a project plugin's trust is stored under: any byte of change asks again."""
-    return f"plugin:{hashlib.sha256(manifest).hexdigest()}:{manifest_path}"
+
+def project_key(project: Path) -> str:
+    """The project part of every key: its real path (a symlinked checkout is the same project)."""
+    return os.path.realpath(project)
+
+
+def hook_trust_key(project: Path, command: str) -> str:
+    """A project post-edit hook: the exact command, in this project only."""
+    return f"hook:{project_key(project)}:{command}"
+
+
+def mcp_trust_key(project: Path, identity: str) -> str:
+    """A project MCP server: its exact identity (`McpServerConfig.identity`), in this project."""
+    return f"mcp:{project_key(project)}:{identity}"
+
+
+def plugin_trust_key(project: Path, plugin_dir: Path, manifest: bytes) -> str:
+    """A project plugin: the manifest bytes and every file under `plugin_dir`, in this project.
+
+    `plugin_dir` is the directory as found under the project (not resolved), so a
+    symlink to a plugin trusted elsewhere is keyed, and asked, on its own.
+    """
+    digest = hashlib.sha256(manifest)
+    for name, path in _files(plugin_dir):
+        digest.update(b"\0" + name.encode("utf-8", "surrogateescape") + b"\0")
+        try:
+            with path.open("rb") as handle:
+                while chunk := handle.read(_CHUNK):
+                    digest.update(chunk)
+        except OSError as exc:  # unreadable now: a different key than when it was readable
+            digest.update(f"unreadable:{exc.errno}".encode())
+    where = f"{project_key(project)}:{os.path.relpath(plugin_dir, project)}"
+    return f"plugin:{digest.hexdigest()}:{where}"
+
+
+def _files(top: Path) -> Iterator[tuple[str, Path]]:
+    """Every file under `top` (through symlinks, each real directory once), sorted by name."""
+    seen: set[str] = set()
+    found: list[tuple[str, Path]] = []
+    for dirpath, dirnames, filenames in os.walk(top, followlinks=True):
+        real = os.path.realpath(dirpath)
+        if real in seen:
+            dirnames[:] = []
+            continue
+        seen.add(real)
+        for name in filenames:
+            path = Path(dirpath, name)
+            found.append((os.path.relpath(path, top), path))
+    return iter(sorted(found))
 
 
 def _load(path: Path, warnings: list[str]) -> list[str]:
@@ -70,7 +125,7 @@ class TrustStore:
         return store
 
     def trust_hook_entry(self, entry: str) -> None:
-        """Persist a hook command or a plugin trust key.
+        """Persist a hook, plugin or project-host trust key.
 
         Raises:
             OSError: the store could not be written (the approval still holds for this run).
@@ -78,10 +133,10 @@ class TrustStore:
         self.hooks.add(entry)
         self._append(self.hooks_path, entry)
 
-    def trust_mcp(self, identity: str) -> None:
-        """Persist an MCP server identity; raises OSError when the store cannot be written."""
-        self.mcp.add(identity)
-        self._append(self.mcp_path, identity)
+    def trust_mcp(self, key: str) -> None:
+        """Persist an MCP server trust key; raises OSError when the store cannot be written."""
+        self.mcp.add(key)
+        self._append(self.mcp_path, key)
 
     @staticmethod
     def _append(path: Path, entry: str) -> None:
