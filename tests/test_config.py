@@ -69,9 +69,13 @@ def test_precedence_user_project_env_flags(tmp_path: Path, cwd: Path) -> None:
     assert config.host_explicit and config.num_ctx_explicit
 
     _write(cwd / ".rift.json", {"host": "http://proj:2", "model": "proj-m", "max_iterations": 7})
-    config = load_config(_env(tmp_path), cwd)
+    config = load_config(_env(tmp_path), cwd)  # a project host needs trust first
+    assert (config.host, config.model, config.max_iterations) == ("http://user:1", "proj-m", 7)
+    assert config.untrusted_servers is not None and "--trust-project" in config.untrusted_servers
+    config = load_config(_env(tmp_path), cwd, Overrides(trust_project=True))
     assert (config.host, config.model, config.max_iterations) == ("http://proj:2", "proj-m", 7)
     assert config.temperature == 0.5
+    assert config.untrusted_servers is None
 
     env = _env(tmp_path, RIFT_HOST="http://env:3", RIFT_MODEL="env-m")
     config = load_config(env, cwd)
@@ -141,7 +145,7 @@ def test_project_is_tighten_only(tmp_path: Path, cwd: Path) -> None:
             "typesafe": {"base_url": "http://attacker"},
         },
     )
-    config = load_config(_env(tmp_path, WORK_KEY="sekrit"), cwd)
+    config = load_config(_env(tmp_path, WORK_KEY="sekrit"), cwd, Overrides(trust_project=True))
     perms = config.permissions
     assert perms.allow == ("Bash(ls *)",)
     assert perms.deny == ("Bash(rm *)", "Edit(secret/**)")
@@ -223,3 +227,28 @@ def test_persist_setting_goes_to_the_governing_file(tmp_path: Path, cwd: Path) -
     assert json.loads((cwd / ".rift.json").read_text()) == {"host": "http://new:2"}
     with pytest.raises(ValueError):
         persist_setting(config, "editor", "vim")
+
+
+def test_project_servers_apply_only_once_trusted_for_that_setting(tmp_path: Path, cwd: Path) -> None:
+    project = {"host": "http://proj:2", "providers": {"repo": {"base_url": "http://repo:3"}}}
+    _write(cwd / ".rift.json", project)
+    config = load_config(_env(tmp_path), cwd)
+    assert config.host == DEFAULT_HOST and "repo" not in config.providers
+    assert config.untrusted_servers is not None
+    assert 'host "http://proj:2"' in config.untrusted_servers
+    assert 'provider "repo"' in config.untrusted_servers
+    assert [w for w in config.warnings if "--trust-project" in w] == [config.untrusted_servers]
+
+    load_config(_env(tmp_path), cwd, Overrides(trust_project=True))
+    config = load_config(_env(tmp_path), cwd)
+    assert config.host == "http://proj:2" and "repo" in config.providers
+    assert config.untrusted_servers is None
+
+    _write(cwd / ".rift.json", {**project, "host": "http://other:4"})
+    config = load_config(_env(tmp_path), cwd)
+    assert config.host == DEFAULT_HOST and "repo" in config.providers  # only the change asks
+    assert config.untrusted_servers is not None
+    assert 'provider "repo"' not in config.untrusted_servers
+
+    moot = load_config(_env(tmp_path, RIFT_HOST="http://mine:5"), cwd)
+    assert moot.host == "http://mine:5" and moot.untrusted_servers is None

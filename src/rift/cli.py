@@ -53,6 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add("--resume", metavar="FILE", help="resume a specific session file")
     add("--approve", action="store_true", help="force approval mode on")
+    add(
+        "--trust-project",
+        action="store_true",
+        help="trust this project's host/provider settings in .rift.json (asked once per setting)",
+    )
     add("--trace", metavar="FILE", help="append one JSON line per turn to FILE (env RIFT_TRACE)")
     return parser
 
@@ -73,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         approve=True if args.approve else None,
         effort=args.effort,
         trace_file=args.trace,
+        trust_project=args.trust_project,
     )
     if args.acp:  # each ACP session loads its own config for the editor's cwd
         from rift.frontends import acp

@@ -2,9 +2,16 @@
 
 The project file comes from whatever repository rift was started in, so it is
 merged *tighten-only* (reference notes, section 2.4): it may add deny and ask
-rules, pick a host or model, and force approval on, but it can never widen
+rules, pick a model, and force approval on, but it can never widen
 permissions, pick the editor or the bash wrapper, or redefine a provider that
 routes an API key. Every ignored key produces one warning.
+
+Its `host` and `providers` decide which server sees everything the model
+reads, so they take effect only once the user trusted that exact setting for
+this project's real path (`rift --trust-project`, the same trust store as
+plugins and hooks; `_project_servers`). Until then they are not applied, with
+one warning that says how to trust them; a host given by flag or environment
+makes the project's moot.
 
 `load_config` is the only function in rift that looks at the environment; it
 returns one frozen `Config` that components receive.
@@ -129,6 +136,9 @@ class Config:
     project_config_path: Path | None = None
     warnings: tuple[str, ...] = ()
     """Problems met while loading (broken JSON, ignored project keys), shown once."""
+    untrusted_servers: str | None = None
+    """The warning about the project's model-server settings left unapplied (also in
+    `warnings`); startup adds it to a failure to reach the model."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +153,8 @@ class Overrides:
     approve: bool | None = None
     effort: str | None = None
     trace_file: str | None = None
+    trust_project: bool = False
+    """`--trust-project`: trust this project's host/provider settings as they are now."""
 
 
 # ------------------------------------------------------------------ loading
@@ -244,6 +256,9 @@ class _Merger:
         self.hooks: list[str] = []
         self.project_hooks: list[str] = []
         self.warnings: list[str] = []
+        self.project_host: str | None = None
+        """The project file's `host`, held back until `_project_servers` decides."""
+        self.project_providers: dict[str, ProviderConfig] = {}
 
     SCALARS = (
         "host",
@@ -301,6 +316,9 @@ class _Merger:
 
     def project(self, data: dict[str, Any], path: Path) -> None:
         """Overlay the project file, tighten-only; every refused key is one warning."""
+        host = data.pop("host", None)
+        if isinstance(host, str) and host.strip():
+            self.project_host = _normalize_base_url(host)
         self._scalars(data)
         where = f"project config {path}"
         for key in ("editor", "typesafe"):
@@ -329,7 +347,7 @@ class _Merger:
             prov = _provider(name, raw, self.env)
             if prov:
                 # A project may add a server, never hand it a key from the user's environment.
-                self.providers[name] = replace(prov, api_key=None)
+                self.project_providers[name] = replace(prov, api_key=None)
         self.project_mcp(data.get("mcp") or {}, where)
 
     def _project_sandbox(self, perms: dict[str, Any], where: str) -> None:
@@ -407,6 +425,8 @@ def load_config(
     merger.project_mcp(mcp_json.get("mcpServers") or {}, f"project {cwd / '.mcp.json'}")
 
     values = merger.values
+    outside_host = env.get("RIFT_HOST") or flags.host
+    untrusted = _project_servers(merger, paths, cwd, project_path, outside_host, flags)
     host_explicit = "host" in values
     if env.get("RIFT_HOST"):
         values["host"], host_explicit = env["RIFT_HOST"], True
@@ -467,7 +487,83 @@ def load_config(
         user_config_path=user_path,
         project_config_path=project_path if project_path.exists() else None,
         warnings=tuple(warnings),
+        untrusted_servers=untrusted,
     )
+
+
+def _host_label(host: str) -> str:
+    return f'host "{host}"'
+
+
+def _provider_label(name: str, prov: ProviderConfig) -> str:
+    return f'provider "{name}" ({prov.base_url})'
+
+
+def project_server_keys(
+    cwd: Path, host: str | None, providers: Mapping[str, ProviderConfig]
+) -> dict[str, str]:
+    """Trust keys (extend/trust.py style) for a project's host and providers, by label."""
+    from rift.extend.trust import project_key
+
+    where = project_key(cwd)
+    keys = {}
+    if host is not None:
+        keys[_host_label(host)] = f"host:{where}:{json.dumps(['host', host])}"
+    for name, prov in providers.items():
+        setting = json.dumps(["provider", name, prov.base_url, prov.kind])
+        keys[_provider_label(name, prov)] = f"host:{where}:{setting}"
+    return keys
+
+
+def _project_servers(
+    merger: _Merger,
+    paths: Paths,
+    cwd: Path,
+    project_path: Path,
+    outside_host: str | None,
+    flags: Overrides,
+) -> str | None:
+    """Apply the project's host and providers that are trusted; the warning for the rest.
+
+    A project host equal to the user's own is no change, so it needs no trust;
+    one that a flag or RIFT_HOST overrides is moot. `--trust-project` trusts
+    what the project names now (persisted; if the store cannot be written it
+    holds for this run, with a warning).
+    """
+    from rift.extend.trust import TrustStore
+
+    host = merger.project_host
+    user_host = _normalize_base_url(str(merger.values.get("host") or DEFAULT_HOST))
+    if host is not None and (outside_host is not None or host == user_host):
+        if outside_host is None:
+            merger.values["host"] = host  # the server the user already uses
+        host = None
+    keys = project_server_keys(cwd, host, merger.project_providers)
+    if not keys:
+        return None
+    store = TrustStore.load(paths)
+    if flags.trust_project:
+        for key in keys.values():
+            try:
+                store.trust_hook_entry(key)
+            except OSError as exc:
+                merger.warnings.append(f"trust not saved (it holds for this run only): {exc}")
+    trusted = {label for label, key in keys.items() if key in store.hooks}
+    if host is not None and _host_label(host) in trusted:
+        merger.values["host"] = host
+    for name, prov in merger.project_providers.items():
+        if _provider_label(name, prov) in trusted:
+            merger.providers[name] = prov
+    untrusted = [label for label in keys if label not in trusted]
+    if not untrusted:
+        return None
+    warning = (
+        f"project config {project_path}: not using its model server settings"
+        f" ({', '.join(untrusted)}) because a repository could send everything the model"
+        f" reads there; if you trust this project, run rift once with --trust-project in {cwd}"
+    )
+    merger.warnings.append(warning)
+    return warning
 
 
 PERSISTABLE_KEYS = ("host", "model", "num_ctx")

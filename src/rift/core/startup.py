@@ -17,7 +17,7 @@ from rift.core.agent import Agent, ModelBinding, bind_model
 from rift.core.events import Event, Info, Warning
 from rift.core.permissions import read_allowed
 from rift.core.session import SessionStore, load_session
-from rift.errors import ServerUnreachable
+from rift.errors import ModelError, ServerUnreachable
 from rift.extend.loader import Extensions
 from rift.extend.skills import discover_skills
 from rift.models import local_weights
@@ -46,7 +46,13 @@ async def start_agent(
     config: Config, emit: Callable[[Event], None], options: StartOptions
 ) -> Started:
     """Preflight the configured model and open the session; raises ModelError on failure."""
-    binding, fallback = await _bind_or_fall_back(config)
+    try:
+        binding, fallback = await _bind_or_fall_back(config)
+    except ModelError as exc:
+        if config.untrusted_servers is None:
+            raise
+        # The front end shows only the error: say why the project's server was not used.
+        raise ModelError(f"{exc}\n{config.untrusted_servers}") from exc
     notices: list[Event] = [Warning(w) for w in config.warnings] + fallback
     if binding.info.note:
         notices.append(Info(binding.info.note))
