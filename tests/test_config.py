@@ -229,7 +229,9 @@ def test_persist_setting_goes_to_the_governing_file(tmp_path: Path, cwd: Path) -
         persist_setting(config, "editor", "vim")
 
 
-def test_project_servers_apply_only_once_trusted_for_that_setting(tmp_path: Path, cwd: Path) -> None:
+def test_project_servers_apply_only_once_trusted_for_that_setting(
+    tmp_path: Path, cwd: Path
+) -> None:
     project = {"host": "http://proj:2", "providers": {"repo": {"base_url": "http://repo:3"}}}
     _write(cwd / ".rift.json", project)
     config = load_config(_env(tmp_path), cwd)

@@ -26,10 +26,8 @@ HOOK = f"true{PAINT}echo harmless"
 
 
 def _texts(event: dict[str, Any]) -> list[str]:
-    return [event.get("question", ""), event.get("path", ""), event.get("tool", "")] + [
-        *event.get("detail", []),
-        *event.get("choices", []),
-    ]
+    fields = [event.get(key, "") for key in ("question", "path", "tool")]
+    return [*fields, *event.get("detail", []), *event.get("choices", [])]
 
 
 def _serve(project: Path, server: Any) -> ServeProcess:

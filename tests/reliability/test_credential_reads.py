@@ -63,10 +63,14 @@ def _calls(files: dict[str, Path]) -> list[dict[str, Any]]:
     for name, path in files.items():
         calls.append({"id": f"r-{name}", "name": "read", "arguments": {"path": str(path)}})
         folder = str(path.parent)
-        calls.append({"id": f"g-{name}", "name": "grep", "arguments": {"pattern": "SECRET", "path": folder}})
+        calls.append(
+            {"id": f"g-{name}", "name": "grep", "arguments": {"pattern": "SECRET", "path": folder}}
+        )
         calls.append({"id": f"l-{name}", "name": "ls", "arguments": {"path": folder}})
         calls.append({"id": f"b-{name}", "name": "bash", "arguments": {"command": f"cat {path}"}})
-    calls.append({"id": "glob", "name": "glob", "arguments": {"pattern": "**", "path": str(_home())}})
+    calls.append(
+        {"id": "glob", "name": "glob", "arguments": {"pattern": "**", "path": str(_home())}}
+    )
     return _interleaved(calls)
 
 
@@ -83,14 +87,16 @@ def test_credential_stores_never_reach_the_model(
 ) -> None:
     files = _plant(tmp_path)
     (project / ".env").write_text("PROJECT_ENV=visible-in-project\n", encoding="utf-8")
-    calls = _calls(files) + [{"id": "own", "name": "read", "arguments": {"path": ".env"}}]
+    calls = [*_calls(files), {"id": "own", "name": "read", "arguments": {"path": ".env"}}]
     server = fake_server({"turns": [{"tool_calls": calls}, {"content": "done"}]})
 
     result = run_rift(["-p", "go", "--host", server.url, "-m", "fake-model"], project)
 
     assert result.returncode in (0, 1), result.stderr
     later = _later_requests(server)
-    assert "visible-in-project" in later, result.stdout + result.stderr  # the project's own .env stays readable
+    assert "visible-in-project" in later, (
+        result.stdout + result.stderr
+    )  # the project's own .env stays readable
     assert "blocked by permission rule" in later
     assert SECRET not in later
     assert "7c1d2e3f4a5b" not in later
@@ -111,17 +117,15 @@ def test_the_user_can_lift_the_guard_in_their_own_config(
     result = run_rift(["-p", "go", "--host", server.url, "-m", "fake-model"], project)
 
     assert result.returncode == 0, result.stderr
-    results = [
-        m
-        for m in server.requests()[-1]["messages"]
-        if m.get("role") == "tool"
-    ]
+    results = [m for m in server.requests()[-1]["messages"] if m.get("role") == "tool"]
     assert len(results) == 2
     assert SECRET in results[0]["content"]  # lifted by the allow rule naming it
     assert SECRET not in results[1]["content"]  # ~/.ssh still guarded
 
 
-def test_allow_credentials_lifts_every_store(project: Path, tmp_path: Path, fake_server: Any) -> None:
+def test_allow_credentials_lifts_every_store(
+    project: Path, tmp_path: Path, fake_server: Any
+) -> None:
     files = _plant(tmp_path)
     write_json(files["config"], {"permissions": {"allow_credentials": True}})
     calls = [{"id": "ssh", "name": "read", "arguments": {"path": str(files["ssh"])}}]
@@ -152,7 +156,11 @@ def test_edit_on_a_read_denied_file_is_no_oracle(project: Path, fake_server: Any
     ]
     calls.append({"id": "hint", "name": "read", "arguments": {"path": "tokn.txt"}})
     calls.append(
-        {"id": "hint2", "name": "edit", "arguments": {"path": "app.envv", "old_string": "a", "new_string": "b"}}
+        {
+            "id": "hint2",
+            "name": "edit",
+            "arguments": {"path": "app.envv", "old_string": "a", "new_string": "b"},
+        }
     )
     calls = _interleaved(calls)
     server = fake_server({"turns": [{"tool_calls": calls}, {"content": "done"}]})

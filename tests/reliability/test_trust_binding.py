@@ -22,7 +22,9 @@ pytestmark = pytest.mark.reliability
 HOOK = "sh ./lint.sh"
 PLUGIN = {
     "name": "demo",
-    "tools": [{"name": "probe", "description": "probe", "command": "sh .rift/plugins/demo/tool.sh"}],
+    "tools": [
+        {"name": "probe", "description": "probe", "command": "sh .rift/plugins/demo/tool.sh"}
+    ],
 }
 
 
@@ -131,7 +133,6 @@ def test_a_plugin_dir_symlinked_to_a_trusted_one_is_not_trusted(
     run = _headless(repo_b, server)
     assert run.returncode == 0, run.stderr
     assert "probe" not in _tools_offered(server)
-
 
 
 def test_a_plugin_rewritten_during_the_session_does_not_run(

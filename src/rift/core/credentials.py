@@ -91,7 +91,9 @@ class CredentialGuard:
                 piece = _HOME_PREFIX.sub(home.as_posix(), piece)
                 name = piece.rstrip("/").rsplit("/", 1)[-1]
                 if "/" in piece or name.startswith(".env") or name == ".netrc":
-                    yield os.path.realpath(piece if piece.startswith("/") else f"{self.cwd}/{piece}")
+                    yield os.path.realpath(
+                        piece if piece.startswith("/") else f"{self.cwd}/{piece}"
+                    )
 
 
 def _under(path: str, root: str, fold_case: bool) -> bool:

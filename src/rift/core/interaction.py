@@ -26,7 +26,6 @@ from dataclasses import dataclass
 
 from rift.core.events import Ask, EditReview, EditReviewClosed, Event
 
-
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 """C0 (but tab), DEL, C1, and the bidirectional overrides that reorder what is shown."""
 _NAMED = {"\r": "\\r", "\n": "\\n"}

@@ -313,7 +313,9 @@ class Rules:
             verdict = self._guarded(tool, [candidates[-1]])
         if verdict.kind != "none":
             return verdict
-        return self._decide(tool, lambda rule: self._path_matches(rule, candidates), ("ask", "allow"))
+        return self._decide(
+            tool, lambda rule: self._path_matches(rule, candidates), ("ask", "allow")
+        )
 
     def _path_matches(self, rule: Rule, candidates: Sequence[str]) -> bool:
         return any(
