@@ -360,7 +360,8 @@ class Rules:
                 return Verdict("deny", rule.text)
         if any(removes_root(form) for form in forms):
             return Verdict("deny", "Bash(rm -rf /)")
-        named = (p for form in forms for p in self._guard.paths_in_command(form, self._home))
+        texts = (command, *forms)  # the raw words keep `$HOME/…`, which forms splice apart
+        named = (p for text in texts for p in self._guard.paths_in_command(text, self._home))
         guarded = self._guarded("read", named)
         if guarded.kind == "deny":
             return guarded
