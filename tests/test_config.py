@@ -225,6 +225,7 @@ def test_persist_setting_goes_to_the_governing_file(tmp_path: Path, cwd: Path) -
     assert persist_setting(config, "model", "b") == user_file(tmp_path)
     assert json.loads(user_file(tmp_path).read_text()) == {"model": "b", "theme": "dark"}
     assert json.loads((cwd / ".rift.json").read_text()) == {"host": "http://new:2"}
+    assert load_config(_env(tmp_path), cwd).host == "http://new:2"  # the user's choice: trusted
     with pytest.raises(ValueError):
         persist_setting(config, "editor", "vim")
 

@@ -19,6 +19,7 @@ returns one frozen `Config` that components receive.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -587,4 +588,16 @@ def persist_setting(config: Config, key: str, value: Any) -> Path:
     data = read_json_file(target, scratch)
     data[key] = value
     atomic_write(target, json.dumps(data, indent=2) + "\n")
+    if key == "host" and target == project and isinstance(value, str):
+        _trust_chosen_host(config, value)
     return target
+
+
+def _trust_chosen_host(config: Config, host: str) -> None:
+    """A host the user saved into the project file is their own choice: trust it there,
+    or the next start would refuse it as the repository's. Best effort, like persisting."""
+    from rift.extend.trust import TrustStore
+
+    keys = project_server_keys(config.cwd, _normalize_base_url(host), {})
+    with contextlib.suppress(OSError):
+        TrustStore.load(config.paths).trust_hook_entry(next(iter(keys.values())))
