@@ -96,3 +96,13 @@ def test_approval_asks_and_reviews_escape_paths_and_commands(
     finally:
         if serve.proc.poll() is None:
             serve.proc.kill()
+
+
+def test_visible_escapes_every_control_and_bidi_character_and_keeps_the_rest() -> None:
+    from rift.core.interaction import visible
+
+    assert visible("a\r\x1b[2Kb\n\x00\x7f\x9b\u202e\u2066z") == (
+        "a\\r\\x1b[2Kb\\n\\x00\\x7f\\x9b\\u202e\\u2066z"
+    )
+    assert visible("tab\there é ✓ 日本") == "tab\there é ✓ 日本"
+    assert not RAW.search(visible("".join(map(chr, range(0x2100)))))

@@ -81,19 +81,21 @@ class CredentialGuard:
             return "Read(.env* outside the project) (built-in credential guard)"
         return None
 
-    def paths_in_command(self, form: str, home: Path) -> Iterable[str]:
-        """Canonical paths that words of one bash form plausibly name (best effort)."""
+    def paths_in_command(self, texts: Iterable[str], home: Path) -> Iterable[str]:
+        """Canonical paths that words of a bash command's forms plausibly name (best effort)."""
         if not self.roots and not self.env_files:
             return
-        for word in form.split():
-            for piece in word.split("="):
-                piece = _REDIRECT.sub("", piece.strip("'\""))
-                piece = _HOME_PREFIX.sub(home.as_posix(), piece)
-                name = piece.rstrip("/").rsplit("/", 1)[-1]
-                if "/" in piece or name.startswith(".env") or name == ".netrc":
-                    yield os.path.realpath(
-                        piece if piece.startswith("/") else f"{self.cwd}/{piece}"
-                    )
+        pieces = {
+            _REDIRECT.sub("", piece.strip("'\""))
+            for text in texts
+            for word in text.split()
+            for piece in word.split("=")
+        }
+        for piece in sorted(pieces):
+            piece = _HOME_PREFIX.sub(home.as_posix(), piece)
+            name = piece.rstrip("/").rsplit("/", 1)[-1]
+            if "/" in piece or name.startswith(".env") or name == ".netrc":
+                yield os.path.realpath(piece if piece.startswith("/") else f"{self.cwd}/{piece}")
 
 
 def _under(path: str, root: str, fold_case: bool) -> bool:

@@ -360,8 +360,8 @@ class Rules:
                 return Verdict("deny", rule.text)
         if any(removes_root(form) for form in forms):
             return Verdict("deny", "Bash(rm -rf /)")
-        texts = (command, *forms)  # the raw words keep `$HOME/…`, which forms splice apart
-        named = (p for text in texts for p in self._guard.paths_in_command(text, self._home))
+        # The raw words keep `$HOME/…`, which the forms splice apart.
+        named = self._guard.paths_in_command((command, *forms), self._home)
         guarded = self._guarded("read", named)
         if guarded.kind == "deny":
             return guarded
