@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +39,27 @@ def _user_config(extra: dict[str, Any]) -> Path:
     return path
 
 
+@pytest.fixture
+def logged_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """`python -m rift.testing.fake_server --log`: its URL and the request log it writes."""
+    script, log = tmp_path / "script.json", tmp_path / "requests.jsonl"
+    script.write_text(json.dumps({"turns": [{"content": "ok"}]}), encoding="utf-8")
+    command = [sys.executable, "-m", "rift.testing.fake_server", "--script", str(script)]
+    proc = subprocess.Popen([*command, "--log", str(log)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        yield proc.stdout.readline().strip(), log
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
 def _bodies(server: Any) -> str:
     return "\n".join(json.dumps(r) for r in server.requests() if "chat" in r["_path"])
 
 
 def test_symlinked_instruction_files_do_not_reach_the_model(
-    project: Path, tmp_path: Path, fake_server: Any
+    project: Path, tmp_path: Path, logged_server: tuple[str, Path]
 ) -> None:
     config = _user_config({"permissions": {"deny": ["Read(private/**)"]}})
     outside = tmp_path / "outside.md"
@@ -58,12 +76,13 @@ def test_symlinked_instruction_files_do_not_reach_the_model(
     (project / ".rift" / "agents" / "spy.md").symlink_to(config)
     (project / ".rift" / "skills" / "fine.md").write_text(f"{VISIBLE} skill\n", encoding="utf-8")
     write_json(project / ".rift.json", {"host": "http://127.0.0.1:9"})
-    server = fake_server({"turns": [{"content": "ok"}]})
+    url, log = logged_server
 
-    result = run_rift(["-p", "hi", "--host", server.url, "-m", "fake-model"], project)
+    result = run_rift(["-p", "hi", "--host", url, "-m", "fake-model"], project)
 
     assert result.returncode == 0, result.stderr
-    sent = _bodies(server)
+    sent = log.read_text(encoding="utf-8")
+    assert '"/api/chat"' in sent
     assert f"{VISIBLE} skill" in sent  # the project's own files still arrive
     for secret in (SECRET, OUTSIDE, DENIED):
         assert secret not in sent
