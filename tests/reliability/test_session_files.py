@@ -61,6 +61,7 @@ def test_continue_and_resume_set_a_malformed_file_aside(
     resumed = run_rift([*base, "--resume", str(path)], project)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert "Traceback" not in resumed.stderr
+    assert resumed.stderr.count("is unreadable") == 1, resumed.stderr
 
 
 def test_list_sessions_survives_every_malformed_file(project: Path, fake_server: Any) -> None:

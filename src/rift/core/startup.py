@@ -68,6 +68,7 @@ async def start_agent(
     path = options.resume
     if path is None and options.continue_last:
         path = store.newest(config.cwd)
+        notices += [Warning(text) for text in store.set_aside]
     messages = []
     resumed = False
     if path is not None:
