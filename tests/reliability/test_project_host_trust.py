@@ -95,3 +95,19 @@ def test_the_same_host_from_a_flag_needs_no_trust_and_no_warning(
 
     assert result.returncode == 0, result.stderr
     assert "--trust-project" not in result.stderr
+
+
+def test_an_untrusted_project_host_is_one_warning_while_the_users_host_answers(
+    project: Path, fake_server: Any
+) -> None:
+    mine = fake_server({"turns": [{"content": "ok"}]})
+    repo = fake_server({"turns": [{"content": "ok"}]})
+    write_json(Path(os.environ["XDG_CONFIG_HOME"]) / "rift" / "config.json", {"host": mine.url})
+    write_json(project / ".rift.json", {"host": repo.url})
+
+    result = run_rift(["-p", "hi", "-m", "fake-model"], project)
+
+    assert result.returncode == 0, result.stderr
+    assert len(_chats(mine)) == 1
+    assert repo.requests() == []
+    assert result.stderr.count("--trust-project") == 1, result.stderr
