@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from rift.extend.trust import TrustStore, hook_trust_key, mcp_trust_key, plugin_trust_key
@@ -67,3 +68,16 @@ def test_keys_name_the_projects_real_path(tmp_path: Path) -> None:
     assert hook_trust_key(tmp_path / "a", "make") != hook_trust_key(tmp_path / "b", "make")
     assert hook_trust_key(tmp_path / "link", "make") == hook_trust_key(tmp_path / "a", "make")
     assert mcp_trust_key(tmp_path / "a", "[]") != mcp_trust_key(tmp_path / "b", "[]")
+
+
+def test_plugin_key_never_hangs_on_special_files_or_walks_a_linked_disk(tmp_path: Path) -> None:
+    project = tmp_path / "repo"
+    plugin = project / ".rift" / "plugins" / "demo"
+    plugin.mkdir(parents=True)
+    os.mkfifo(plugin / "fifo")
+    (plugin / "zero").symlink_to("/dev/zero")
+    (plugin / "root").symlink_to("/")
+    key = plugin_trust_key(project, plugin, b"{}")  # returns: nothing is opened or walked
+    (plugin / "root").unlink()
+    (plugin / "root").symlink_to("/tmp")
+    assert plugin_trust_key(project, plugin, b"{}") != key  # a re-pointed link counts

@@ -23,13 +23,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterator
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from rift.paths import Paths, atomic_write
 
 _CHUNK = 1 << 16
+MAX_HASHED_BYTES = 64 << 20
+"""Bytes of a plugin's files its key hashes; past it, files count by name only."""
+MAX_HASHED_ENTRIES = 20_000
 
 
 def project_key(project: Path) -> str:
@@ -47,6 +51,10 @@ def mcp_trust_key(project: Path, identity: str) -> str:
     return f"mcp:{project_key(project)}:{identity}"
 
 
+class _Digest(Protocol):
+    def update(self, data: bytes, /) -> None: ...
+
+
 def plugin_trust_key(project: Path, plugin_dir: Path, manifest: bytes) -> str:
     """A project plugin: the manifest bytes and every file under `plugin_dir`, in this project.
 
@@ -54,32 +62,48 @@ def plugin_trust_key(project: Path, plugin_dir: Path, manifest: bytes) -> str:
     symlink to a plugin trusted elsewhere is keyed, and asked, on its own.
     """
     digest = hashlib.sha256(manifest)
-    for name, path in _files(plugin_dir):
-        digest.update(b"\0" + name.encode("utf-8", "surrogateescape") + b"\0")
-        try:
-            with path.open("rb") as handle:
-                while chunk := handle.read(_CHUNK):
-                    digest.update(chunk)
-        except OSError as exc:  # unreadable now: a different key than when it was readable
-            digest.update(f"unreadable:{exc.errno}".encode())
+    _hash_tree(digest, plugin_dir, "", [MAX_HASHED_BYTES, MAX_HASHED_ENTRIES])
     where = f"{project_key(project)}:{os.path.relpath(plugin_dir, project)}"
     return f"plugin:{digest.hexdigest()}:{where}"
 
 
-def _files(top: Path) -> Iterator[tuple[str, Path]]:
-    """Every file under `top` (through symlinks, each real directory once), sorted by name."""
-    seen: set[str] = set()
-    found: list[tuple[str, Path]] = []
-    for dirpath, dirnames, filenames in os.walk(top, followlinks=True):
-        real = os.path.realpath(dirpath)
-        if real in seen:
-            dirnames[:] = []
-            continue
-        seen.add(real)
-        for name in filenames:
-            path = Path(dirpath, name)
-            found.append((os.path.relpath(path, top), path))
-    return iter(sorted(found))
+def _hash_tree(digest: _Digest, directory: Path, prefix: str, budget: list[int]) -> None:
+    """Names and contents under `directory`, sorted, within `budget` [bytes, entries].
+
+    A symlinked directory counts by its target text and is not entered (a link to
+    `/` must not mean hashing the disk); a file, linked or not, by its content
+    when it is a regular file, so a FIFO or /dev/zero can never hang startup.
+    Past the budget the rest counts by name only: best effort, and documented.
+    """
+    try:
+        entries = sorted(os.scandir(directory), key=lambda e: e.name)
+    except OSError as exc:
+        digest.update(f"\0{prefix}:unlistable:{exc.errno}".encode())
+        return
+    for entry in entries:
+        budget[1] -= 1
+        if budget[1] < 0:
+            return
+        name = prefix + entry.name
+        digest.update(b"\0" + name.encode("utf-8", "surrogateescape") + b"\0")
+        try:
+            if entry.is_symlink() and entry.is_dir():
+                digest.update(b"dirlink:" + os.fsencode(os.readlink(entry.path)))
+            elif entry.is_dir(follow_symlinks=False):
+                _hash_tree(digest, Path(entry.path), name + "/", budget)
+            elif stat.S_ISREG(os.stat(entry.path).st_mode):
+                _hash_file(digest, Path(entry.path), budget)
+            else:
+                digest.update(b"special")
+        except OSError as exc:  # unreadable now: a different key than when it was readable
+            digest.update(f"unreadable:{exc.errno}".encode())
+
+
+def _hash_file(digest: _Digest, path: Path, budget: list[int]) -> None:
+    with path.open("rb") as handle:
+        while budget[0] > 0 and (chunk := handle.read(min(_CHUNK, budget[0]))):
+            budget[0] -= len(chunk)
+            digest.update(chunk)
 
 
 def _load(path: Path, warnings: list[str]) -> list[str]:
