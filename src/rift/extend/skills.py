@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from rift.core.instructions import contained_file
+from rift.core.instructions import READ_LIMIT, contained_file
 
 Readable = Callable[[Path], bool]
 """The Read rules' answer for a path; project files must pass it."""
@@ -88,7 +88,8 @@ def read_contained(path: Path, root: Path, readable: Readable | None) -> str | N
     if real is None or (readable is not None and not readable(real)):
         return None
     try:
-        return real.read_text(encoding="utf-8", errors="replace")
+        with real.open("rb") as handle:
+            return handle.read(READ_LIMIT).decode("utf-8", errors="replace")
     except OSError:
         return None
 
