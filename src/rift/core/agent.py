@@ -153,8 +153,9 @@ class Agent:
             system_prompt=lambda: self.messages[0]["content"],
         )
         self.ctx.extras.update(skills=self.skills, tasks=self.tasks, subagents=self.subagents)
+        self.ctx.extras.update(broker=self.broker, config=self.config)  # ask_user, fetch, lsp
         if not self.tools:
-            self.tools = builtin_tools()
+            self.tools = builtin_tools(search=bool(self.config.search_url))
             self.tools["task"] = TASK_TOOL
             if self.skills:
                 self.tools["skill"] = SKILL_TOOL
