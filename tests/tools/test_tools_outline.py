@@ -55,7 +55,9 @@ def test_python_outline_has_classes_methods_and_line_numbers(ctx: ToolContext) -
 
 
 def test_half_edited_python_still_outlines(ctx: ToolContext) -> None:
-    (ctx.cwd / "broken.py").write_text("def ok(x):\n    return (\n\nclass Later:\n    def m(self): pass\n")
+    (ctx.cwd / "broken.py").write_text(
+        "def ok(x):\n    return (\n\nclass Later:\n    def m(self): pass\n"
+    )
     out = call(OUTLINE, ctx, path="broken.py")
     assert out.ok
     assert "def ok(x)" in out.text
@@ -93,7 +95,8 @@ def test_ast_fallback_outlines_valid_python_without_tree_sitter() -> None:
         (
             "main.go",
             "package main\n\ntype Server struct {\n\tport int\n}\n\n"
-            "func (s *Server) Run(ctx context.Context) error {\n\treturn nil\n}\n\nfunc main() {}\n",
+            "func (s *Server) Run(ctx context.Context) error {\n\treturn nil\n}\n\n"
+            "func main() {}\n",
             ["Server struct", "func (s *Server) Run(ctx context.Context) error", "func main()"],
         ),
         (
@@ -114,18 +117,20 @@ def test_other_languages(ctx: ToolContext, name: str, source: str, expected: lis
 
 def test_unsupported_type_and_denied_path(ctx: ToolContext, gate: RecordingGate) -> None:
     (ctx.cwd / "notes.txt").write_text("hello\n")
-    with pytest.raises(ToolError, match="outline supports .* not notes.txt"):
+    with pytest.raises(ToolError, match=r"outline supports .* not notes.txt"):
         call(OUTLINE, ctx, path="notes.txt")
     secret = ctx.cwd / "secret"
     secret.mkdir()
     (secret / "keys.py").write_text("def key(): pass\n")
     gate.denied_paths.add(secret)
-    with pytest.raises(ToolError, match="blocked by permission rule"):
+    with pytest.raises(ToolError, match=r"blocked by permission rule"):
         call(OUTLINE, ctx, path="secret/keys.py")
 
 
 def _big_module(functions: int) -> str:
-    return "".join(f"def f{i}(x):\n    y = x\n    z = y\n    return z\n\n" for i in range(functions))
+    return "".join(
+        f"def f{i}(x):\n    y = x\n    z = y\n    return z\n\n" for i in range(functions)
+    )
 
 
 def test_unbounded_read_of_a_big_source_file_returns_its_outline(ctx: ToolContext) -> None:

@@ -32,7 +32,14 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from rift.errors import ToolError
-from rift.tools.base import Tool, ToolContext, ToolOutput, middle_truncate, optional_int, require_str
+from rift.tools.base import (
+    Tool,
+    ToolContext,
+    ToolOutput,
+    middle_truncate,
+    optional_int,
+    require_str,
+)
 
 DEFAULT_MAX_BYTES = 20_000
 MAX_MAX_BYTES = 100_000

@@ -16,7 +16,7 @@ from rift.tools.base import Tool, ToolContext, ToolOutput, require_str
 MAX_RESULTS = 8
 SNIPPET_CAP = 240
 TIMEOUT = 20.0
-UNCONFIGURED = "web search is not configured: set \"search_url\" (a SearXNG instance) in the config"
+UNCONFIGURED = 'web search is not configured: set "search_url" (a SearXNG instance) in the config'
 
 
 def _clip(text: str, cap: int) -> str:
