@@ -281,4 +281,7 @@ def test_web_search_is_offered_only_with_a_search_url(
     assert run.returncode == 0, run.stderr
     requests = server.chat_requests()
     assert "web_search" in _tool_names(requests[0])
+    # The whole tool set (task and agent included) keeps the first request small.
+    schemas = json.dumps(requests[0]["tools"], ensure_ascii=False, separators=(",", ":"))
+    assert len(schemas.encode()) < 6 * 1024
     assert _tool_result(requests[1]).startswith("- Result 0\n  https://example.com/0")

@@ -13,7 +13,7 @@ from rift.config import Config
 from rift.errors import ToolError
 from rift.paths import Paths
 from rift.tools.base import ToolContext
-from rift.tools.repo_map import MAX_FILES, imported_words
+from rift.tools.repo_map import CACHED_ROOTS, MAX_FILES, imported_words
 from rift.tools.repo_map import TOOL as REPO_MAP
 
 
@@ -108,3 +108,13 @@ def test_imported_words() -> None:
     assert imported_words("from a.b import c, d\nimport os, sys\n") >= {"a", "b", "c", "d", "os"}
     assert {"core", "pkg"} <= imported_words("import { x } from '../pkg/core.js'")
     assert {"crate", "engine"} <= imported_words("use crate::engine::Run;\nmod engine;\n")
+
+
+def test_only_the_most_recent_repositories_keep_a_cache(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    for i in range(CACHED_ROOTS + 3):
+        repo = tmp_path / f"repo{i}"
+        _touch(repo / "a.py", f"def f{i}(): pass\n", age=1)
+        call(REPO_MAP, _ctx(repo, home))
+    stores = list((home / ".local/share/rift/outline-cache").glob("*.json"))
+    assert len(stores) == CACHED_ROOTS

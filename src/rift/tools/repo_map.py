@@ -33,6 +33,8 @@ CANDIDATES = 200
 """Only the newest this many source files are considered (keeps a huge repo cheap)."""
 OUTPUT_CAP = 24_000
 SYMBOLS_PER_FILE = 25
+CACHED_ROOTS = 32
+"""Outline caches kept on disk, one per repository root mapped, least recently used dropped."""
 READ_CAP = 1_000_000
 """Bigger files (generated bundles) are listed without an outline."""
 
@@ -107,10 +109,23 @@ class OutlineCache:
         stale = set(self.entries) - keep
         for rel in stale:
             del self.entries[rel]
-        if self.file is None or not (self.dirty or stale):
+        if self.file is None:
+            return
+        if not (self.dirty or stale):
+            with contextlib.suppress(OSError):
+                os.utime(self.file)  # used: keeps its place in the LRU
             return
         with contextlib.suppress(OSError):
             atomic_write(self.file, json.dumps(self.entries))
+            self.dirty = False
+            _prune(self.file.parent)
+
+
+def _prune(store: Path) -> None:
+    """Keep the outline caches of the most recently mapped repositories only (LRU)."""
+    files = sorted(store.glob("*.json"), key=lambda f: f.stat().st_mtime_ns, reverse=True)
+    for old in files[CACHED_ROOTS:]:
+        old.unlink(missing_ok=True)
 
 
 _MEMORY: dict[Path, OutlineCache] = {}
