@@ -35,12 +35,14 @@ PAGE = (
 class _Handler(BaseHTTPRequestHandler):
     routes: ClassVar[dict[str, tuple[int, dict[str, str], bytes]]] = {}
     hits: ClassVar[list[str]] = []
+    hosts: ClassVar[list[str]] = []
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def do_GET(self) -> None:
         self.hits.append(self.path)
+        self.hosts.append(self.headers.get("Host", ""))
         status, headers, body = self.routes.get(self.path, (404, {}, b"not here"))
         self.send_response(status)
         for key, value in headers.items():
@@ -56,6 +58,7 @@ def site() -> Iterator[str]:
     base = f"http://127.0.0.1:{server.server_address[1]}"
     html = {"Content-Type": "text/html; charset=utf-8"}
     _Handler.hits = []
+    _Handler.hosts = []
     _Handler.routes = {
         "/page": (200, html, PAGE.encode()),
         "/plain": (200, {"Content-Type": "text/plain"}, b"just text\n"),
@@ -221,3 +224,15 @@ def test_url_candidates() -> None:
         "http://127.0.0.1:8080/x?q=1",
     ]
     assert url_candidates("http://[::1]:9/")[0] == "[::1]"
+
+
+def test_the_connection_goes_to_the_checked_address_under_the_real_host_name(
+    proj: Path, site: str
+) -> None:
+    """A name is resolved once: the checked address is dialled (no second lookup that a
+    rebinding DNS server could answer differently), the server still sees its name."""
+    port = site.rsplit(":", 1)[1]
+    ctx = _ctx(proj, allow=("Fetch(localhost)",))
+    out = _fetch(ctx, url=f"http://localhost:{port}/plain")
+    assert out.text == f"[200 text/plain] http://localhost:{port}/plain\n\njust text\n"
+    assert _Handler.hosts == [f"localhost:{port}"]

@@ -8,10 +8,11 @@ other non-public ranges (the cloud metadata service, a router's admin page)
 are refused unless an allow rule names that host: a prompt-injected page must
 not be able to make the agent reach inside the user's network.
 
-Known limit: the address is checked, then httpx resolves the name again to
-connect, so a DNS server that answers differently the second time (DNS
-rebinding) is not caught; `Fetch(...)` deny rules and the sandbox are the
-backstop there.
+The connection then goes to an address that was checked, never to a fresh
+lookup (the URL's host becomes that IP; the Host header and TLS SNI keep the
+name, so certificates are still verified against it): a DNS server that
+answers "public" for the check and "127.0.0.1" for the connect (DNS
+rebinding) gets nowhere.
 
 HTML becomes Markdown-ish text with html2text, chosen by measurement on a docs
 page and a blog post: it imports in ~35 ms with no dependencies, drops script,
@@ -59,21 +60,30 @@ def _public(address: str) -> bool:
     return ip.is_global and not ip.is_multicast
 
 
-async def private_address(host: str, port: int) -> str | None:
-    """The first non-public address `host` resolves to, or None when all are public.
-
-    Every address counts: a name with one public and one loopback record could
-    be connected either way.
-    """
+async def resolve(host: str, port: int) -> list[str]:
+    """Every address `host` resolves to, in the resolver's order, without duplicates."""
     try:
         infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as exc:
         raise ToolError(f"cannot resolve {host}: {exc}") from exc
-    for info in infos:
-        address = str(info[4][0])
-        if not _public(address):
-            return address
-    return None
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def first_private(addresses: list[str]) -> str | None:
+    """The first non-public address, or None. Every address counts: a name with one
+    public and one loopback record could be connected either way."""
+    return next((a for a in addresses if not _public(a)), None)
+
+
+def _pinned(url: str, address: str) -> tuple[str, dict[str, str], dict[str, Any]]:
+    """`url` aimed at `address`, with the Host header and SNI still naming its host."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    literal = f"[{address}]" if ":" in address else address
+    netloc = literal if parts.port is None else f"{literal}:{parts.port}"
+    target = parts._replace(netloc=netloc).geturl()
+    shown = parts.netloc.rsplit("@", 1)[-1]
+    return target, {"Host": shown}, {"sni_hostname": host}
 
 
 def _check_url(url: str) -> tuple[str, int]:
@@ -111,9 +121,23 @@ def _body_text(content_type: str, raw: bytes, encoding: str | None) -> str:
     return text
 
 
-async def _get(client: Any, url: str) -> tuple[Any, bytes, bool]:
-    """One GET without following redirects; the body read is capped at DOWNLOAD_CAP."""
-    async with client.stream("GET", url) as response:
+async def _get(client: Any, url: str, addresses: list[str]) -> tuple[Any, bytes, bool]:
+    """One GET to the first checked address that connects, without following redirects;
+    the body read is capped at DOWNLOAD_CAP."""
+    import httpx
+
+    for n, address in enumerate(addresses):
+        target, headers, extensions = _pinned(url, address)
+        try:
+            return await _read(client.stream("GET", target, headers=headers, extensions=extensions))
+        except httpx.ConnectError:
+            if n == len(addresses) - 1:
+                raise
+    raise ToolError(f"cannot resolve {url}")
+
+
+async def _read(request: Any) -> tuple[Any, bytes, bool]:
+    async with request as response:
         chunks: list[bytes] = []
         size = 0
         cut = False
@@ -131,12 +155,13 @@ async def _follow(client: Any, url: str, ctx: ToolContext) -> tuple[Any, bytes, 
     approved: set[str] = set()
     for _hop in range(MAX_REDIRECTS + 1):
         host, port = _check_url(url)
-        private = await private_address(host, port)
+        addresses = await resolve(host, port)
+        private = first_private(addresses)
         refusal = await ctx.gate.authorize_fetch(url, private, approved=host.lower() in approved)
         if refusal is not None:
             raise ToolError(refusal)
         approved.add(host.lower())
-        response, body, cut = await asyncio.wait_for(_get(client, url), TIMEOUT * 2)
+        response, body, cut = await asyncio.wait_for(_get(client, url, addresses), TIMEOUT * 2)
         location = response.headers.get("location")
         if response.status_code not in _REDIRECTS or not location:
             return response, body, cut, url
