@@ -65,6 +65,8 @@ def site() -> Iterator[str]:
         "/big": (200, {"Content-Type": "text/plain"}, b"a" * 30_000 + b"END"),
         "/blob": (200, {"Content-Type": "application/octet-stream"}, b"\0\1\2" * 100),
         "/missing": (404, {"Content-Type": "text/plain"}, b"gone"),
+        "/odd-charset": (200, {"Content-Type": "text/plain; charset=x-no-such"}, b"caf\xc3\xa9"),
+        "/untyped-nul": (200, {}, b"PK\x03\x04\x00\x00binary"),
         "/hop": (302, {"Location": "/page"}, b""),
         "/to-localhost": (302, {"Location": base.replace("127.0.0.1", "localhost") + "/page"}, b""),
         "/to-metadata": (302, {"Location": "http://169.254.169.254/latest/meta-data/"}, b""),
@@ -113,6 +115,8 @@ def test_text_binary_status_and_cap(proj: Path, site: str) -> None:
     assert _fetch(ctx, url=f"{site}/plain").text == f"[200 text/plain] {site}/plain\n\njust text\n"
     blob = _fetch(ctx, url=f"{site}/blob")
     assert "(binary content, 300 bytes, not shown)" in blob.text
+    assert _fetch(ctx, url=f"{site}/odd-charset").text.endswith("\n\ncafé")
+    assert "(binary content, 12 bytes, not shown)" in _fetch(ctx, url=f"{site}/untyped-nul").text
     missing = _fetch(ctx, url=f"{site}/missing")
     assert not missing.ok
     assert missing.text.startswith("[404 text/plain]")

@@ -37,6 +37,7 @@ from rift.tools.base import (
     Tool,
     ToolContext,
     ToolOutput,
+    is_binary,
     middle_truncate,
     optional_int,
     require_str,
@@ -113,9 +114,13 @@ def html_to_text(html: str) -> str:
 
 def _body_text(content_type: str, raw: bytes, encoding: str | None) -> str:
     kind = content_type.split(";", 1)[0].strip().lower()
-    if kind and not kind.startswith(_TEXT_TYPES) and not kind.endswith(("+json", "+xml")):
+    textual = kind.startswith(_TEXT_TYPES) or kind.endswith(("+json", "+xml"))
+    if (kind and not textual) or is_binary(raw):
         return f"(binary content, {len(raw)} bytes, not shown)"
-    text = raw.decode(encoding or "utf-8", errors="replace")
+    try:
+        text = raw.decode(encoding or "utf-8", errors="replace")
+    except LookupError:  # a charset Python does not know
+        text = raw.decode("utf-8", errors="replace")
     if kind in _HTML_TYPES or (not kind and "<html" in text[:1000].lower()):
         return html_to_text(text)
     return text
