@@ -265,6 +265,10 @@ def test_web_search_explains_a_403_and_an_unconfigured_url(ctx: ToolContext, sea
     ctx.extras["config"] = Config()
     with pytest.raises(ToolError, match=r"search_url"):
         call(WEB_SEARCH, ctx, query="x")
+    for broken in ("http://[not-a-host", "ftp://example.invalid", "http://127.0.0.1:1"):
+        ctx.extras["config"] = Config(search_url=broken)
+        with pytest.raises(ToolError, match=r"web search failed: cannot reach"):
+            call(WEB_SEARCH, ctx, query="x")
 
 
 def test_web_search_is_offered_only_with_a_search_url(

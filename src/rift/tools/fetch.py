@@ -189,7 +189,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
             timeout=TIMEOUT, headers=headers, follow_redirects=False
         ) as client:
             response, body, cut, final = await _follow(client, url, ctx)
-    except httpx.HTTPError as exc:
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
         raise ToolError(f"fetch {url} failed: {exc or type(exc).__name__}") from exc
     except TimeoutError as exc:
         raise ToolError(f"fetch {url} timed out") from exc

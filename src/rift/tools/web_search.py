@@ -57,7 +57,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     try:
         async with httpx.AsyncClient(timeout=TIMEOUT, headers=headers) as client:
             response = await client.get(url, params={"q": query, "format": "json"})
-    except httpx.HTTPError as exc:
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
         raise ToolError(f"web search failed: cannot reach {url}: {exc}") from exc
     if response.status_code == 403:
         raise ToolError(
