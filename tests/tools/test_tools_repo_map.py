@@ -44,13 +44,14 @@ def test_most_imported_files_come_first(tmp_path: Path, proj: Path) -> None:
     _touch(proj / "web/index.ts", "import { x } from '../pkg/core';\nexport function serve() {}\n",
            age=30)  # fmt: skip
     _touch(proj / "README.md", "# not source\n", age=1)
+    _touch(proj / "pkg/__init__.py", "", age=2)  # imported (as pkg) but says nothing
     out = call(REPO_MAP, _ctx(proj, tmp_path / "home"))
     assert out.ok
     # core: imported by 4 files; util: by 1; then the rest newest first.
     assert _sections(out.text) == ["pkg/core.py", "pkg/util.py", "app.py", "cli.py", "web/index.ts"]
     assert "=== pkg/core.py ===\n    1\tclass Engine\n    2\t  def run(self)\n" in out.text
     assert out.text.rstrip().endswith(
-        "(5 of 5 source files shown, most imported first; outline or read a file for more)"
+        "(5 of 6 source files shown, most imported first; outline or read a file for more)"
     )
 
 

@@ -179,7 +179,7 @@ def rank(files: list[FileInfo]) -> list[tuple[FileInfo, int]]:
 
 def _section(info: FileInfo) -> str:
     symbols = info.symbols[:SYMBOLS_PER_FILE]
-    body = _outline.render(symbols) if symbols else "(no symbols)"
+    body = _outline.render(symbols)
     more = len(info.symbols) - len(symbols)
     if more > 0:
         body += f"\n      … {more} more (outline {info.rel})"
@@ -207,7 +207,8 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     parts: list[str] = []
     size = 0
     shown = 0
-    for info, _degree in rank(infos)[:wanted]:
+    outlined = [(info, degree) for info, degree in rank(infos) if info.symbols]
+    for info, _degree in outlined[:wanted]:  # an empty __init__.py says nothing
         section = _section(info)
         size += len(section.encode("utf-8"))
         if size > OUTPUT_CAP and parts:
