@@ -123,3 +123,26 @@ def test_the_users_own_skill_symlinked_out_of_the_config_dir_is_refused(
     sent = _bodies(server)
     assert f"{VISIBLE} mine" in sent
     assert OUTSIDE not in sent
+
+
+def test_remember_never_copies_a_symlinked_memory_target_into_the_prompt(
+    project: Path, tmp_path: Path, fake_server: Any
+) -> None:
+    outside = tmp_path / "notes.txt"
+    outside.write_text(f"- {OUTSIDE}\n", encoding="utf-8")
+    (project / ".rift").mkdir()
+    (project / ".rift" / "memory.md").symlink_to(outside)
+    calls = [
+        {"name": "remember", "arguments": {"fact": OUTSIDE}},  # an oracle: "already remembered"?
+        {"name": "remember", "arguments": {"fact": "tests run with make check"}},
+    ]
+    turns = [{"tool_calls": calls}, {"content": "ok"}, {"content": "ok"}]
+    server = fake_server({"turns": turns})
+    base = ["--host", server.url, "-m", "fake-model"]
+
+    first = run_rift(["-p", "remember", *base], project)
+    second = run_rift(["-p", "hi", *base], project)
+
+    assert first.returncode in (0, 1) and second.returncode == 0, first.stderr + second.stderr
+    assert OUTSIDE not in _bodies(server).replace(f'"fact": "{OUTSIDE}"', "")
+    assert outside.read_text(encoding="utf-8") == f"- {OUTSIDE}\n"

@@ -4,13 +4,16 @@ Facts land in `.rift/memory.md`, which core/instructions.py reads into the
 system prompt, so they must stay short and few: one line per entry, exact
 duplicates refused, the file capped (reference 4.1). The change is gated as
 an edit of that file (deny rules, approval, review) and journaled for /undo.
+A memory file that is a symlink out of the project, or that the Read rules
+deny, is never read: the duplicate check would make it an oracle and the
+append would copy it into the prompt.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from rift.core.instructions import MEMORY_FILE
+from rift.core.instructions import MEMORY_FILE, contained_file
 from rift.errors import ToolError
 from rift.paths import atomic_write
 from rift.tools.base import Tool, ToolContext, ToolOutput
@@ -38,6 +41,12 @@ def _fact(args: dict[str, Any]) -> str:
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     fact = _fact(args)
     path = ctx.cwd / MEMORY_FILE
+    if (path.exists() or path.is_symlink()) and contained_file(path, ctx.cwd) is None:
+        # A repository's `memory.md -> ~/notes` must not be read (an oracle) or copied in.
+        raise ToolError(f"{MEMORY_FILE} is not a regular file inside the project; not touching it")
+    denied = ctx.gate.check_read(path)
+    if denied is not None:
+        raise ToolError(denied)
     prior = snapshot(path, str(MEMORY_FILE))
     old = "" if prior is None else prior.decode("utf-8", errors="replace")
     entries = {line[2:].strip() for line in old.splitlines() if line.startswith("- ")}
