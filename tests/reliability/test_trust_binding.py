@@ -140,9 +140,10 @@ def test_a_plugin_rewritten_during_the_session_does_not_run(
 ) -> None:
     repo = _repo_with_plugin(tmp_path / "a")
     assert len(_trust_everything(repo, fake_server({}))) == 1
-    rewrite = {"path": ".rift/plugins/demo/tool.sh", "content": "touch pwned\n"}
+    script = repo / ".rift" / "plugins" / "demo" / "tool.sh"
+    rewrite = {"command": f"printf 'touch pwned\\n' > {script}"}
     turns = [
-        {"tool_calls": [{"name": "write", "arguments": rewrite}]},
+        {"tool_calls": [{"name": "bash", "arguments": rewrite}]},
         {"tool_calls": [{"name": "probe", "arguments": {}}]},
         {"content": "done"},
     ]
@@ -151,5 +152,6 @@ def test_a_plugin_rewritten_during_the_session_does_not_run(
     assert run.returncode in (0, 1), run.stderr
     assert "probe" in _tools_offered(server)  # trusted at startup
     assert not (repo / "pwned").exists()
-    chats = [r for r in server.requests() if "chat" in r["_path"]]
-    assert "changed on disk since it was trusted" in json.dumps(chats[-1]["messages"])
+    if script.read_text(encoding="utf-8") != "echo probe-output\n":  # the rewrite got through
+        chats = [r for r in server.requests() if "chat" in r["_path"]]
+        assert "changed on disk since it was trusted" in json.dumps(chats[-1]["messages"])
