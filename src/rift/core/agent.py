@@ -46,14 +46,8 @@ from rift.core.turn import Turn, TurnSetup
 from rift.errors import RiftError
 from rift.extend.skills import Skill
 from rift.models.base import Message, Provider
-from rift.models.registry import (
-    Preflight,
-    Route,
-    list_all_models,
-    make_provider,
-    preflight,
-    resolve,
-)
+from rift.models.registry import Preflight, Route, connect, list_all_models, with_thinking
+from rift.models.thinking import describe as describe_thinking
 from rift.paths import atomic_write
 from rift.tools import builtin_tools
 from rift.tools.agent import TOOL as AGENT_TOOL
@@ -83,14 +77,7 @@ class ModelBinding:
 
 async def bind_model(name: str, config: Config) -> ModelBinding:
     """Resolve, connect and preflight a model; raises ModelError when it is not usable."""
-    route = resolve(name, config)
-    provider = make_provider(route, config.read_timeout, cache_dir=config.paths.cache_dir)
-    try:
-        checked = await preflight(provider, route, config.num_ctx, config.num_ctx_explicit)
-    except BaseException:
-        await provider.aclose()
-        raise
-    return ModelBinding(route, provider, checked)
+    return ModelBinding(*await connect(name, config))
 
 
 @dataclass
@@ -159,7 +146,7 @@ class Agent:
             if self.skills:
                 self.tools["skill"] = SKILL_TOOL
             self.tools["agent"] = AGENT_TOOL
-            if self.binding.route.provider_kind == "embedded":
+            if self.binding.route.traits.small_model:
                 with_tools(self, SMALL_TOOLSET)  # a 1.5B model chooses well among six
         if not self.messages or self.messages[0]["role"] != "system":
             self.messages.insert(0, {"role": "system", "content": ""})
@@ -187,7 +174,7 @@ class Agent:
             skills=[(s.name, s.description) for s in self.skills.values()],
             roles=sorted(self.config.models),
             personas=[(p.name, p.description) for p in self.subagents.personas.values()],
-            small_model=self.binding.route.provider_kind == "embedded",
+            small_model=self.binding.route.traits.small_model,
         )
         self.messages[0] = {"role": "system", "content": prompt}
 
@@ -223,7 +210,7 @@ class Agent:
             meter=self.meter,
             max_iterations=self.config.max_iterations,
             lean_schema=self.config.tool_schema == "lean",
-            detect_truncation=b.route.provider_kind == "ollama",
+            detect_truncation=b.route.traits.reports_truncation,
         )
 
     # ---------------------------------------------------------------- a turn
@@ -346,6 +333,12 @@ class Agent:
         )
         self.emit(self.context_gauge())
         return True
+
+    def set_thinking(self, arg: str) -> str:
+        """`/think on|off|auto|<level>` (empty: report only); ValueError for a bad word."""
+        if arg.strip():
+            self.binding.info = with_thinking(self.binding.route, self.binding.info, arg)
+        return describe_thinking(self.binding.info.think)
 
     def set_approval(self, approve: bool) -> None:
         self.approval.enabled = approve

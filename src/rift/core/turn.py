@@ -21,6 +21,7 @@ from rift.core import hardening
 from rift.core.context import (
     TokenMeter,
     enforce_budget,
+    strip_old_thinking,
     truncation_suspected,
     truncation_warning,
 )
@@ -40,7 +41,7 @@ from rift.core.reply import Reply, assistant_message, stream_reply
 from rift.core.text import scrub
 from rift.core.trace import call_target
 from rift.errors import ToolError
-from rift.models.base import ChatRequest, Message, Provider, ToolCall, Usage
+from rift.models.base import ChatRequest, Message, Provider, Reasoning, ToolCall, Usage
 from rift.tools import canonical_name
 from rift.tools.base import Tool, ToolContext, ToolOutput
 
@@ -57,7 +58,7 @@ class TurnSetup:
     model: str
     num_ctx: int
     temperature: float
-    think: bool | None
+    think: Reasoning
     tools: Mapping[str, Tool]
     ctx: ToolContext
     meter: TokenMeter
@@ -161,7 +162,7 @@ class Turn:
         self.counters["compact_summaries"] += compaction.summaries
         request = ChatRequest(
             model=s.model,
-            messages=list(self.messages),
+            messages=strip_old_thinking(self.messages),
             tools=schemas,
             num_ctx=s.num_ctx,
             temperature=s.temperature,
