@@ -3,6 +3,7 @@ judged by the request bodies it sent and what a user sees."""
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -280,3 +281,68 @@ def test_builtin_anthropic_without_a_key_is_one_clear_line(
     run = harness.run("hi", server, "-m", "anthropic/claude-sonnet-4-5")
     assert run.code == 2, run.describe()
     assert "ANTHROPIC_API_KEY" in run.stderr and "Traceback" not in run.stderr
+
+
+# ------------------------------------------------------------ 9. attachments
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
+VISION = {"name": "fake-model", "capabilities": ["tools", "vision"], "context_length": 32768}
+
+
+@pytest.mark.parametrize("openai", [False, True])
+def test_attached_image_and_text_reach_a_vision_model(harness: Any, openai: bool) -> None:
+    (harness.project / "shot.png").write_bytes(PNG)
+    (harness.project / "notes.md").write_text("the notes say 42\n")
+    server = harness.server([{"content": "seen"}], models=[VISION])
+    run = harness.run("look", server, "--attach", "shot.png", "--attach", "notes.md", openai=openai)
+    assert run.code == 0, run.describe()
+    user = server.chat_requests()[0]["messages"][-1]
+    encoded = base64.b64encode(PNG).decode()
+    if openai:
+        text, image = user["content"]
+        assert text["type"] == "text" and "the notes say 42" in text["text"]
+        assert image["image_url"]["url"] == f"data:image/png;base64,{encoded}"
+    else:
+        assert user["images"] == [encoded]
+        assert user["content"].startswith("look") and "the notes say 42" in user["content"]
+
+
+def test_attached_image_is_not_sent_to_a_model_without_vision(harness: Any) -> None:
+    (harness.project / "shot.png").write_bytes(PNG)
+    server = harness.server([{"content": "ok"}], models=[PLAIN])
+    run = harness.run("look", server, "--attach", "shot.png")
+    assert run.code == 0, run.describe()
+    assert "images" not in server.chat_requests()[0]["messages"][-1]
+    assert "does not report vision: 1 image not sent" in run.stderr
+
+
+def test_anthropic_gets_image_blocks(harness: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    (harness.project / "shot.png").write_bytes(PNG)
+    server = harness.server([{"content": "ok"}], models=[CLAUDE], wire="anthropic")
+    anthropic_config(harness, server)
+    run = harness.run("look", server, "-m", "claude/claude-sonnet-4-5", "--attach", "shot.png")
+    assert run.code == 0, run.describe()
+    image, text = server.chat_requests()[0]["messages"][-1]["content"]
+    assert image["source"] == {
+        "type": "base64",
+        "media_type": "image/png",
+        "data": base64.b64encode(PNG).decode(),
+    }
+    assert text["text"] == "look"
+
+
+def test_oversized_missing_or_binary_attachments_are_one_line(harness: Any) -> None:
+    (harness.project / "big.png").write_bytes(b"\x00" * (10 * 1024 * 1024 + 1))
+    (harness.project / "blob.bin").write_bytes(b"\x00\x01\x02")
+    server = harness.server([{"content": "ok"}])
+    for name, expected in (
+        ("big.png", "capped at 10 MB"),
+        ("nope.txt", "cannot attach nope.txt"),
+        ("blob.bin", "neither text nor an image"),
+    ):
+        run = harness.run("look", server, "--attach", name)
+        assert run.code == 2, run.describe()
+        assert expected in run.stderr and "Traceback" not in run.stderr
+        assert len(run.stderr.strip().splitlines()) == 1
+    assert server.chat_requests() == []

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -45,6 +45,7 @@ from rift.core.trace import append_trace, trace_record
 from rift.core.turn import Turn, TurnSetup
 from rift.errors import RiftError
 from rift.extend.skills import Skill
+from rift.models.attachments import images_for
 from rift.models.base import Message, Provider
 from rift.models.registry import Preflight, Route, connect, list_all_models, with_thinking
 from rift.models.thinking import describe as describe_thinking
@@ -215,9 +216,13 @@ class Agent:
 
     # ---------------------------------------------------------------- a turn
 
-    async def run_turn(self, text: str) -> TurnStats:
+    async def run_turn(self, text: str, images: Sequence[str] = ()) -> TurnStats:
         """Run one turn and everything that belongs to its end, in the protocol's order."""
         text = scrub(text)  # from any front end: an editor's `\ud800`, a non-UTF-8 argv
+        vision = self.binding.route.traits.vision and self.binding.info.vision
+        images, refusal = images_for(images, self.model, vision)
+        if refusal:
+            self.emit(Warning(refusal))
         self.busy = True
         try:
             if self._after_turn is not None:
@@ -228,7 +233,7 @@ class Agent:
             turn = Turn(self.turn_setup(), self.messages, self.emit)
             failed = True
             try:
-                stats = await turn.run(text)
+                stats = await turn.run(text, images)
                 failed = False
             except RiftError as exc:
                 self.emit(Warning(f"error: {exc}"))

@@ -14,7 +14,7 @@ import asyncio
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from rift.core import hardening
@@ -93,11 +93,14 @@ class Turn:
         self.tool_log: list[tuple[str, bool, str]] = []
         """(tool, ok, target) per call, for traces."""
 
-    async def run(self, prompt: str) -> TurnStats:
+    async def run(self, prompt: str, images: Sequence[str] = ()) -> TurnStats:
         """Run the turn to its end; cancellation is absorbed after cleaning up."""
         started = time.monotonic()
         self._prompt = prompt
-        self.messages.append({"role": "user", "content": prompt})
+        message: Message = {"role": "user", "content": prompt}
+        if images:
+            message["images"] = list(images)
+        self.messages.append(message)
         try:
             for n in range(1, self.s.max_iterations + 1):
                 if await self._step(n):

@@ -17,7 +17,7 @@ import dataclasses
 import json
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from rift.config import Config
@@ -86,7 +86,11 @@ def _salient(args: dict[str, Any]) -> str:
 
 
 async def _run(
-    config: Config, prompt: str, renderer: HeadlessRenderer, options: StartOptions
+    config: Config,
+    prompt: str,
+    renderer: HeadlessRenderer,
+    options: StartOptions,
+    images: Sequence[str] = (),
 ) -> tuple[int, dict[str, Any]]:
     try:
         started = await start_agent(config, renderer, options)
@@ -99,7 +103,7 @@ async def _run(
     task = asyncio.current_task()
     _on_sigterm(task.cancel if task is not None else None)
     try:
-        stats: TurnStats = await agent.run_turn(prompt)
+        stats: TurnStats = await agent.run_turn(prompt, images)
     finally:
         _on_sigterm(None)
         await agent.aclose()
@@ -127,9 +131,15 @@ def _on_sigterm(handler: Callable[[], object] | None) -> None:
             loop.add_signal_handler(signal.SIGTERM, handler)
 
 
-def run(config: Config, prompt: str, output_format: str, options: StartOptions) -> int:
+def run(
+    config: Config,
+    prompt: str,
+    output_format: str,
+    options: StartOptions,
+    images: Sequence[str] = (),
+) -> int:
     renderer = HeadlessRenderer(json_mode=output_format == "json")
-    code, result = asyncio.run(_run(config, prompt, renderer, options))
+    code, result = asyncio.run(_run(config, prompt, renderer, options, images))
     if renderer.json_mode and result:
         print(json.dumps(result, ensure_ascii=False))
     return code
