@@ -346,3 +346,44 @@ def test_oversized_missing_or_binary_attachments_are_one_line(harness: Any) -> N
         assert expected in run.stderr and "Traceback" not in run.stderr
         assert len(run.stderr.strip().splitlines()) == 1
     assert server.chat_requests() == []
+
+
+# ------------------------------------------------------ 10. greedy retry
+
+
+def test_headless_turn_without_a_tool_call_is_retried_greedily_once(harness: Any) -> None:
+    server = harness.server(
+        [
+            {"content": "Here is the fix:\n```python\nx = 2\n```"},
+            {"content": "You could change x to 2."},
+            {
+                "tool_calls": [
+                    {"name": "write", "arguments": {"path": "a.py", "content": "x = 2\n"}}
+                ]
+            },
+            {"content": "Fixed."},
+        ]
+    )
+    (harness.project / "a.py").write_text("x = 1\n")
+    trace = harness.project.parent / "trace.jsonl"
+    run = harness.run("fix the bug in a.py", server, "--trace", str(trace))
+    assert run.code == 0, run.describe()
+    assert (harness.project / "a.py").read_text() == "x = 2\n"
+    bodies = server.chat_requests()
+    assert [b["options"]["temperature"] for b in bodies] == [0.2, 0.2, 0.0, 0.0]
+    retried = bodies[2]["messages"]
+    assert retried[-1] == {"role": "user", "content": "fix the bug in a.py"}
+    assert not any(m["role"] == "assistant" for m in retried)
+    record = json.loads(trace.read_text().splitlines()[-1])
+    assert record["failures"]["greedy_retries"] == 1
+    assert record["failures"]["apply_nudges"] == 1
+
+
+def test_greedy_retry_happens_once(harness: Any) -> None:
+    server = harness.server(
+        [{"content": "```python\nx = 2\n```"}, {"content": "no"}, {"content": "still no"}]
+    )
+    run = harness.run("fix the bug in a.py", server)
+    assert run.code == 0, run.describe()
+    assert len(server.chat_requests()) == 3
+    assert run.result["reply"].endswith("still no")

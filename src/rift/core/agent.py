@@ -212,6 +212,7 @@ class Agent:
             max_iterations=self.config.max_iterations,
             lean_schema=self.config.tool_schema == "lean",
             detect_truncation=b.route.traits.reports_truncation,
+            headless=not self.attached,
         )
 
     # ---------------------------------------------------------------- a turn

@@ -65,6 +65,8 @@ class TurnSetup:
     max_iterations: int
     lean_schema: bool = False
     detect_truncation: bool = False
+    headless: bool = False
+    """Nobody is watching: a turn that never calls a tool gets one greedy retry."""
 
 
 class TurnStopped(Exception):
@@ -84,7 +86,7 @@ class Turn:
         self._gen_seconds = 0.0
         self._repeats = hardening.RepeatGuard()
         self._failures = 0
-        self._changed = self._nudged = self._stuck_nudge_due = False
+        self._changed = self._nudged = self._stuck_nudge_due = self._greedy = False
         self._open_calls: list[tuple[str, str]] = []
         self.cancelled = False
         self.outcome = "answered"
@@ -140,13 +142,31 @@ class Turn:
                 self.counters["apply_nudges"] += 1
                 self.messages.append({"role": "user", "content": hardening.APPLY_NUDGE})
                 return False
-            return True
+            return not self._greedy_retry()
         for call in reply.calls:
             await self._execute(call)
         if self._stuck_nudge_due:  # after every result: tool messages must follow their call
             self._stuck_nudge_due = False
             self.messages.append({"role": "user", "content": hardening.STUCK_NUDGE})
         return False
+
+    def _greedy_retry(self) -> bool:
+        """Headless, once per turn: the apply nudge got no tool call either, so the turn is
+        cut back to its prompt and re-run at temperature 0 (reference 7.5: sampling noise
+        is a common reason a small model answers in prose instead of acting)."""
+        if not self.s.headless or not self._nudged or self._greedy or self.tool_log:
+            return False
+        prompts = [
+            i
+            for i, m in enumerate(self.messages)
+            if m["role"] == "user" and m["content"] == self._prompt
+        ]
+        if not prompts:
+            return False
+        self._greedy = True
+        self.counters["greedy_retries"] += 1
+        del self.messages[prompts[-1] + 1 :]
+        return True
 
     async def _query(self, with_tools: bool) -> Reply:
         """One model call over the budget-checked history."""
@@ -168,7 +188,7 @@ class Turn:
             messages=strip_old_thinking(self.messages),
             tools=schemas,
             num_ctx=s.num_ctx,
-            temperature=s.temperature,
+            temperature=0.0 if self._greedy else s.temperature,
             think=s.think,
         )
         unscaled = s.meter.unscaled(self.messages, schemas)
