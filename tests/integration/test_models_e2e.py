@@ -387,3 +387,47 @@ def test_greedy_retry_happens_once(harness: Any) -> None:
     assert run.code == 0, run.describe()
     assert len(server.chat_requests()) == 3
     assert run.result["reply"].endswith("still no")
+
+
+# ------------------------------------------------------------------ 11. cost
+
+
+def test_json_output_estimates_cost_from_the_builtin_anthropic_rates(
+    harness: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    server = harness.server(
+        [
+            {"tool_calls": [{"name": "ls", "arguments": {}}], "usage": {"prompt_tokens": 1000}},
+            {"content": "ok", "usage": {"prompt_tokens": 3000, "output_tokens": 500}},
+        ],
+        models=[CLAUDE],
+        wire="anthropic",
+    )
+    anthropic_config(harness, server)
+    run = harness.run("hi", server, "-m", "claude/claude-sonnet-4-5")
+    assert run.code == 0, run.describe()
+    stats = run.result["stats"]
+    assert stats["billed_prompt_tokens"] == 4000  # both calls of the tool loop are billed
+    expected = (4000 * 3.0 + stats["output_tokens"] * 15.0) / 1e6  # claude-sonnet-4 rates
+    assert run.result["estimated_cost_usd"] == pytest.approx(expected)
+
+
+def test_user_pricing_prices_a_provider_model_and_local_models_cost_nothing(
+    harness: Any,
+) -> None:
+    server = harness.server(
+        [{"content": "a", "usage": {"prompt_tokens": 2_000_000, "output_tokens": 1_000_000}}] * 2
+    )
+    harness.write_config(
+        {
+            "providers": {"box": {"base_url": server.v1_url}},
+            "pricing": {"fake": {"input": 0.5, "output": 1.5}},
+        }
+    )
+    priced = harness.run("hi", server, "-m", "box/fake-model")
+    assert priced.code == 0, priced.describe()
+    assert priced.result["estimated_cost_usd"] == pytest.approx(2 * 0.5 + 1 * 1.5)
+    local = harness.run("hi", server)  # the default host: a local model
+    assert local.code == 0, local.describe()
+    assert local.result["estimated_cost_usd"] == 0

@@ -2,7 +2,7 @@
 
 No person is attached, so approval never blocks and an `ask` rule refuses.
 With `--output-format json`, stdout carries exactly one object at the end:
-`{model, reply, tools: [{name, ok}], stats, session}`.
+`{model, reply, tools: [{name, ok}], stats, estimated_cost_usd, session}`.
 
 SIGTERM cancels the turn just as Ctrl-C does (asyncio.run turns SIGINT into a
 cancellation), so a running command's process group is killed rather than
@@ -33,6 +33,7 @@ from rift.core.events import (
 )
 from rift.core.startup import StartOptions, start_agent
 from rift.errors import ModelError
+from rift.models.pricing import estimated_cost_usd
 
 EXIT_OK, EXIT_TURN_FAILED, EXIT_STARTUP, EXIT_CANCELLED = 0, 1, 2, 130
 
@@ -114,6 +115,9 @@ async def _run(
         "reply": renderer.reply,
         "tools": renderer.tools,
         "stats": dataclasses.asdict(stats),
+        "estimated_cost_usd": estimated_cost_usd(
+            config, agent.model, stats.billed_prompt_tokens, stats.output_tokens
+        ),
         "session": str(agent.session_path),
     }
     if agent.interrupted:
