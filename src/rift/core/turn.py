@@ -191,7 +191,7 @@ class Turn:
             temperature=0.0 if self._greedy else s.temperature,
             think=s.think,
         )
-        unscaled = s.meter.unscaled(self.messages, schemas)
+        unscaled = s.meter.unscaled(request.messages, schemas)  # what was really sent
         reply = await stream_reply(s.provider, request, s.tools, self.emit, self.counters)
         if reply.usage is not None:
             self._count_usage(reply.usage, unscaled, reply.generation_seconds)
