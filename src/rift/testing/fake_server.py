@@ -83,7 +83,8 @@ same records. Command line::
     python -m rift.testing.fake_server --script FILE [--port N] [--log FILE]
 
 prints its base URL (`http://127.0.0.1:PORT`) as the first stdout line and
-serves until killed. Use `URL` for Ollama and `URL/v1` for OpenAI clients.
+serves until killed. Use `URL` for Ollama and `URL/v1` for OpenAI clients; an
+Anthropic client (a provider of `kind: "anthropic"`) takes `URL` or `URL/v1`.
 """
 
 from __future__ import annotations
