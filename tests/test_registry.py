@@ -313,3 +313,10 @@ def test_embedded_num_ctx_is_8192_unless_set_explicitly() -> None:
     assert run(preflight(stub, route, 4096, False)).num_ctx == 4096
     explicit = run(preflight(stub, route, 16384, True))
     assert (explicit.num_ctx, explicit.note) == (16384, "")
+
+
+def test_discovery_skips_a_provider_that_cannot_connect() -> None:
+    with FakeModelServer({"models": [{"name": "local-one"}]}) as fake:
+        # anthropic/… is active but no ANTHROPIC_API_KEY: listing goes on without it
+        names = run(list_all_models(config(fake.url), "anthropic/claude-sonnet-4-5"))
+    assert [n for n in names if not n.startswith("embedded/")] == ["local-one"]

@@ -78,10 +78,10 @@ def _image_block(image: str) -> dict[str, Any]:
 
 
 def _user_blocks(message: Message) -> list[dict[str, Any]]:
+    """Images first, then the text; an empty text block is refused by the API, so none."""
     blocks = [_image_block(i) for i in message.get("images") or []]
-    text = message.get("content", "")
-    if text or not blocks:
-        blocks.append({"type": "text", "text": text})
+    if message.get("content"):
+        blocks.append({"type": "text", "text": message["content"]})
     return blocks
 
 
@@ -148,14 +148,14 @@ def to_anthropic(messages: list[Message]) -> tuple[list[dict[str, Any]], list[di
             continue
         if role == "assistant":
             wire_role, blocks = "assistant", _assistant_blocks(message, ids)
-            if not blocks:
-                continue  # an empty reply: the API refuses empty content
         elif role == "tool":
             call_id = ids.result(message.get("tool_call_id"), message.get("tool_name"))
             result = {"type": "tool_result", "tool_use_id": call_id}
             wire_role, blocks = "user", [{**result, "content": message.get("content", "")}]
         else:
             wire_role, blocks = "user", _user_blocks(message)
+        if not blocks:
+            continue  # an empty message: the API refuses empty content
         if out and out[-1]["role"] == wire_role:
             out[-1]["content"] += blocks
         else:
@@ -203,7 +203,7 @@ def chat_body(request: ChatRequest) -> dict[str, Any]:
         body["thinking"] = {"type": "enabled", "budget_tokens": budget}
         body["max_tokens"] = max_tokens + budget  # the budget counts against max_tokens
     elif request.temperature is not None:
-        body["temperature"] = request.temperature
+        body["temperature"] = min(request.temperature, 1.0)  # the API's range is 0-1
     return body
 
 

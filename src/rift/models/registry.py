@@ -353,10 +353,8 @@ async def list_all_models(config: Config, current_addressable: str) -> list[str]
     found: list[str] = []
     async with make_client(PROBE_TIMEOUT_S, connect_timeout=PROBE_TIMEOUT_S) as client:
         for prefix, route in _discovery_routes(config, current_addressable):
-            if route.provider_kind == EMBEDDED:
-                continue
-            provider = make_provider(route, PROBE_TIMEOUT_S, client=client)
             try:
+                provider = make_provider(route, PROBE_TIMEOUT_S, client=client)
                 async with asyncio.timeout(PROBE_TIMEOUT_S):
                     names = await provider.list_models()
             except (ModelError, TimeoutError):
