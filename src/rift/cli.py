@@ -111,5 +111,4 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rift: {exc}", file=sys.stderr)
         return 2
     options = StartOptions(attached=False, continue_last=args.continue_last, resume=resume)
-    prompt = attached.prompt(args.prompt)
-    return printer.run(config, prompt, args.output_format, options, attached.images)
+    return printer.run(config, args.prompt, args.output_format, options, attached)
