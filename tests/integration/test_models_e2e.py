@@ -431,3 +431,13 @@ def test_user_pricing_prices_a_provider_model_and_local_models_cost_nothing(
     local = harness.run("hi", server)  # the default host: a local model
     assert local.code == 0, local.describe()
     assert local.result["estimated_cost_usd"] == 0
+
+
+def test_attached_text_is_not_read_as_the_request(harness: Any) -> None:
+    """A file that says "fix" is material, not an order: no apply nudge, no greedy retry."""
+    (harness.project / "notes.md").write_text("TODO: fix the parser and add tests\n")
+    server = harness.server([{"content": "```\nsummary\n```"}, {"content": "unused"}])
+    run = harness.run("summarize these notes", server, "--attach", "notes.md")
+    assert run.code == 0, run.describe()
+    assert len(server.chat_requests()) == 1
+    assert "fix the parser" in server.chat_requests()[0]["messages"][-1]["content"]
