@@ -436,7 +436,7 @@ def test_user_pricing_prices_a_provider_model_and_local_models_cost_nothing(
 def test_attached_text_is_not_read_as_the_request(harness: Any) -> None:
     """A file that says "fix" is material, not an order: no apply nudge, no greedy retry."""
     (harness.project / "notes.md").write_text("TODO: fix the parser and add tests\n")
-    server = harness.server([{"content": "```\nsummary\n```"}, {"content": "unused"}])
+    server = harness.server([{"content": "The parser needs work."}, {"content": "unused"}])
     run = harness.run("summarize these notes", server, "--attach", "notes.md")
     assert run.code == 0, run.describe()
     assert len(server.chat_requests()) == 1
