@@ -210,7 +210,8 @@ async def detect_protocol(route: Route, config: Config) -> tuple[Route, str]:
     base = route.base_url
     note = ""
     if base not in _DETECTED:
-        async with make_client(PROBE_TIMEOUT_S, connect_timeout=PROBE_TIMEOUT_S) as client:
+        tls = base.startswith("https:")  # plain http skips loading the CA bundle (~40 ms)
+        async with make_client(PROBE_TIMEOUT_S, connect_timeout=PROBE_TIMEOUT_S, tls=tls) as client:
             ollama = await _answers(client, f"{base}/api/tags", "models")
             openai = not ollama and ollama is not None
             if openai:
