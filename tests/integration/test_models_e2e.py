@@ -15,10 +15,6 @@ THINKER = {"name": "fake-model", "capabilities": ["tools", "thinking"], "context
 PLAIN = {"name": "fake-model", "capabilities": ["tools"], "context_length": 32768}
 
 
-def chat_bodies(server: Any) -> list[dict[str, Any]]:
-    return [r for r in server.chat_requests()]
-
-
 def schema_keywords(value: Any) -> list[str]:
     """Every JSON-schema keyword at any depth; property *names* are not keywords."""
     if isinstance(value, list):
@@ -42,7 +38,7 @@ def test_effort_flag_reaches_ollama_as_graded_think(harness: Any) -> None:
     server = harness.server([{"content": "ok"}], models=[THINKER])
     run = harness.run("hi", server, "--effort", "high")
     assert run.code == 0, run.describe()
-    assert chat_bodies(server)[0]["think"] == "high"
+    assert server.chat_requests()[0]["think"] == "high"
 
 
 def test_effort_config_key_reaches_openai_servers(harness: Any) -> None:
@@ -50,7 +46,7 @@ def test_effort_config_key_reaches_openai_servers(harness: Any) -> None:
     server = harness.server([{"content": "ok"}], models=[THINKER])
     run = harness.run("hi", server, openai=True)
     assert run.code == 0, run.describe()
-    body = chat_bodies(server)[0]
+    body = server.chat_requests()[0]
     assert body["reasoning_effort"] == "low"
     assert body["chat_template_kwargs"] == {"enable_thinking": True}
 
@@ -59,7 +55,7 @@ def test_effort_is_not_sent_to_a_model_that_cannot_think(harness: Any) -> None:
     server = harness.server([{"content": "ok"}], models=[PLAIN])
     run = harness.run("hi", server, "--effort", "max")
     assert run.code == 0, run.describe()
-    assert chat_bodies(server)[0]["think"] is False
+    assert server.chat_requests()[0]["think"] is False
 
 
 def test_ollama_refusing_a_level_gets_think_true(harness: Any) -> None:
@@ -67,7 +63,7 @@ def test_ollama_refusing_a_level_gets_think_true(harness: Any) -> None:
     server = harness.server([refusal, {"content": "ok"}], models=[THINKER])
     run = harness.run("hi", server, "--effort", "medium")
     assert run.code == 0, run.describe()
-    assert [b["think"] for b in chat_bodies(server)] == ["medium", True]
+    assert [b["think"] for b in server.chat_requests()] == ["medium", True]
 
 
 def test_openai_server_refusing_template_kwargs_is_retried_without_them(harness: Any) -> None:
@@ -75,7 +71,7 @@ def test_openai_server_refusing_template_kwargs_is_retried_without_them(harness:
     server = harness.server([refusal, {"content": "ok"}], models=[THINKER])
     run = harness.run("hi", server, "--effort", "high", openai=True)
     assert run.code == 0, run.describe()
-    first, second = chat_bodies(server)
+    first, second = server.chat_requests()
     assert "chat_template_kwargs" in first and "chat_template_kwargs" not in second
     assert second["reasoning_effort"] == "high"
 
@@ -99,7 +95,7 @@ def test_old_turns_thinking_is_not_resent_but_the_current_turns_is(harness: Any)
     assert harness.run("first task", server).code == 0
     run = harness.run("second task", server, "-c")
     assert run.code == 0, run.describe()
-    bodies = chat_bodies(server)
+    bodies = server.chat_requests()
     assert len(bodies) == 3
     second_turn = [json.dumps(b["messages"]) for b in bodies[1:]]
     assert all("OLD-REASONING" not in text for text in second_turn)
@@ -119,12 +115,12 @@ def test_openai_provider_reads_openai_api_key_but_a_project_one_does_not(
     harness.write_config({"providers": {"openai": {"base_url": server.v1_url}}})
     run = harness.run("hi", server, "-m", "openai/fake-model")
     assert run.code == 0, run.describe()
-    assert chat_bodies(server)[0]["_auth"] == "Bearer sk-from-env"
+    assert server.chat_requests()[0]["_auth"] == "Bearer sk-from-env"
     harness.write_config({})
     harness.write_project_config({"providers": {"openai": {"base_url": server.v1_url}}})
     run = harness.run("hi", server, "-m", "openai/fake-model")
     assert run.code == 0, run.describe()
-    assert "_auth" not in chat_bodies(server)[1]
+    assert "_auth" not in server.chat_requests()[1]
 
 
 def test_provider_api_key_env_is_sent(harness: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -135,7 +131,7 @@ def test_provider_api_key_env_is_sent(harness: Any, monkeypatch: pytest.MonkeyPa
     )
     run = harness.run("hi", server, "-m", "gpu/fake-model")
     assert run.code == 0, run.describe()
-    assert chat_bodies(server)[0]["_auth"] == "Bearer k-123"
+    assert server.chat_requests()[0]["_auth"] == "Bearer k-123"
 
 
 # --------------------------------------------------------- 4. malformed rules
@@ -161,7 +157,7 @@ def test_lean_schema_has_no_descriptions_inside_parameters(
     server = harness.server([{"content": "ok"}])
     run = harness.run("hi", server)
     assert run.code == 0, run.describe()
-    tools = chat_bodies(server)[0]["tools"]
+    tools = server.chat_requests()[0]["tools"]
     assert tools
     keys = schema_keywords([t["function"]["parameters"] for t in tools])
     assert "properties" in keys and "description" not in keys
