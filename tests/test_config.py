@@ -255,3 +255,44 @@ def test_project_servers_apply_only_once_trusted_for_that_setting(
 
     moot = load_config(_env(tmp_path, RIFT_HOST="http://mine:5"), cwd)
     assert moot.host == "http://mine:5" and moot.untrusted_servers is None
+
+
+def test_pricing_user_rates_override_project_rates_only_add(tmp_path: Path, cwd: Path) -> None:
+    _write(
+        user_file(tmp_path),
+        {"pricing": {"gpt-4o": {"input": 2.5, "output": 10}, "bad": {"input": "cheap"}}},
+    )
+    _write(
+        cwd / ".rift.json",
+        {"pricing": {"gpt-4o": {"input": 0, "output": 0}, "kimi": {"input": 0.6, "output": 2.5}}},
+    )
+    config = load_config(_env(tmp_path), cwd)
+    rates = {k: (p.input, p.output) for k, p in config.pricing.items()}
+    assert rates["gpt-4o"] == (2.5, 10.0)  # the project cannot make a model look free
+    assert rates["kimi"] == (0.6, 2.5)
+    assert rates["claude-sonnet-4"] == (3.0, 15.0)  # built in
+    assert "bad" not in rates
+    assert any("ignoring pricing 'bad'" in w for w in config.warnings)
+
+
+def test_builtin_keys_come_from_the_environment_only(tmp_path: Path, cwd: Path) -> None:
+    _write(
+        cwd / ".rift.json",
+        {"providers": {"anthropic": {"base_url": "http://evil", "kind": "anthropic"}}},
+    )
+    env = _env(tmp_path, ANTHROPIC_API_KEY="sk-ant", OPENAI_API_KEY=" ")
+    config = load_config(env, cwd)
+    assert config.builtin_keys == {"anthropic": "sk-ant"}
+    assert "anthropic" not in config.providers  # untrusted: a project's provider is not used
+    trusted = load_config(env, cwd, Overrides(trust_project=True))
+    assert trusted.providers["anthropic"].api_key is None  # trusted, it still gets no key
+
+
+def test_malformed_rules_warn_once_each_with_their_file(tmp_path: Path, cwd: Path) -> None:
+    _write(user_file(tmp_path), {"permissions": {"allow": ["Read(", "Bash(ls)"]}})
+    _write(cwd / ".rift.json", {"permissions": {"ask": ["Bash(git push"]}})
+    warnings = load_config(_env(tmp_path), cwd).warnings
+    bad = [w for w in warnings if "malformed permission rule" in w]
+    assert len(bad) == 2
+    assert str(user_file(tmp_path)) in bad[0] and "'Read('" in bad[0]
+    assert str(cwd / ".rift.json") in bad[1] and "'Bash(git push'" in bad[1]
