@@ -118,7 +118,7 @@ def test_openai_provider_reads_openai_api_key_but_a_project_one_does_not(
     assert server.chat_requests()[0]["_auth"] == "Bearer sk-from-env"
     harness.write_config({})
     harness.write_project_config({"providers": {"openai": {"base_url": server.v1_url}}})
-    run = harness.run("hi", server, "-m", "openai/fake-model")
+    run = harness.run("hi", server, "-m", "openai/fake-model", "--trust-project")
     assert run.code == 0, run.describe()
     assert "_auth" not in server.chat_requests()[1]
 
