@@ -23,14 +23,16 @@ class RawPeer:
     """`rift --acp` on pipes: write lines, read the JSON messages that come back."""
 
     def __init__(self, project: Path, host: str) -> None:
-        self.proc = subprocess.Popen(
-            [*rift_argv(), "--acp", "--host", host, "-m", MODEL],
-            cwd=project,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=dict(os.environ),
-        )
+        self.stderr_path = project.parent / "rift-acp-raw.stderr"
+        with self.stderr_path.open("wb") as stderr:
+            self.proc = subprocess.Popen(
+                [*rift_argv(), "--acp", "--host", host, "-m", MODEL],
+                cwd=project,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                env=dict(os.environ),
+            )
         self.inbox: queue.Queue[dict[str, Any]] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -55,6 +57,9 @@ class RawPeer:
     def call(self, request_id: int, method: str, params: Any) -> dict[str, Any]:
         self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
         return self.reply(request_id)
+
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(errors="replace")
 
     def close(self) -> int:
         assert self.proc.stdin is not None
@@ -105,3 +110,31 @@ def test_malformed_requests_get_errors_and_the_connection_keeps_serving(
     finally:
         code = peer.close()
     assert code == 0
+
+
+def test_json_rpc_strictness(project: Path, fake_server: Any) -> None:
+    """Ids that JSON-RPC forbids, a missing or wrong `jsonrpc`, an unknown auth method and
+    an unknown notification: each is answered (or ignored) the way JSON-RPC 2.0 says."""
+    server = fake_server({"turns": []})
+    peer = RawPeer(project, server.url)
+    try:
+        init = {"protocolVersion": 1}
+        for bad_id in (1.5, {"n": 1}, [1], True):
+            peer.send({"jsonrpc": "2.0", "id": bad_id, "method": "initialize", "params": init})
+            error = peer.reply(None)
+            assert error["error"]["code"] == -32600, bad_id
+        peer.send({"id": 11, "method": "initialize", "params": init})
+        assert peer.reply(11)["error"]["code"] == -32600
+        peer.send({"jsonrpc": "1.0", "id": 12, "method": "initialize", "params": init})
+        assert peer.reply(12)["error"]["code"] == -32600
+        peer.send({"jsonrpc": "2.0", "method": "no/such/notification", "params": {}})
+        peer.send({"jsonrpc": "2.0", "method": "_rift/unknown", "params": {}})
+        assert peer.call(13, "initialize", init)["result"]["protocolVersion"] == 1
+        unknown = peer.call(14, "authenticate", {"methodId": "no-such-method"})
+        assert unknown["error"]["code"] == -32602
+        assert "no-such-method" in unknown["error"]["message"]
+        assert peer.inbox.empty()  # the notifications got no answer
+    finally:
+        code = peer.close()
+    assert code == 0
+    assert "Traceback" not in peer.stderr()

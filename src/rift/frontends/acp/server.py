@@ -94,7 +94,8 @@ class RiftAcpAgent:
         )
 
     async def authenticate(self, method_id: str, **_: Any) -> AuthenticateResponse:
-        return AuthenticateResponse()  # rift talks to self-hosted models: nothing to log in to
+        """rift talks to self-hosted models and advertises no auth method: any id is unknown."""
+        raise request_error(-32602, f"unknown auth method '{method_id}' (rift needs no login)")
 
     # -------------------------------------------------------------- sessions
 
