@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from acp import (
-    PROTOCOL_VERSION,
     AuthenticateResponse,
     InitializeResponse,
     LoadSessionResponse,
@@ -28,23 +27,18 @@ from acp import (
 )
 from acp.interfaces import Client
 from acp.schema import (
-    AgentCapabilities,
     ClientCapabilities,
     Implementation,
     ListSessionsResponse,
-    McpCapabilities,
-    PromptCapabilities,
-    SessionCapabilities,
     SessionInfo,
-    SessionListCapabilities,
 )
+from pydantic import ValidationError
 
-from rift import __version__
 from rift.config import Config, Overrides, load_config
 from rift.core.session import SessionStore
 from rift.core.startup import StartOptions
 from rift.errors import ModelError
-from rift.extend.mcp import mcp_available
+from rift.frontends.acp.handshake import initialize_result
 from rift.frontends.acp.mapping import mcp_configs, mode_state, prompt_text
 from rift.frontends.acp.session import AcpSession, request_error
 from rift.frontends.acp.transport import SET_MODEL_EXTENSION
@@ -57,12 +51,20 @@ _SESSION_ID = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
 class RiftAcpAgent:
     """Implements `acp.interfaces.Agent` for rift."""
 
-    def __init__(self, env: Mapping[str, str], overrides: Overrides) -> None:
+    def __init__(
+        self,
+        env: Mapping[str, str],
+        overrides: Overrides,
+        handshake: dict[str, Any] | None = None,
+    ) -> None:
+        """`handshake`: the params of the `initialize` rift already answered (handshake.py)."""
         self._env = env
         self._overrides = overrides
         self._client: Client | None = None
         self._capabilities: ClientCapabilities | None = None
         self._sessions: dict[str, AcpSession] = {}
+        if handshake is not None:
+            self._greeted(handshake.get("clientCapabilities"), handshake.get("clientInfo"))
 
     def on_connect(self, conn: Client) -> None:
         self._client = conn
@@ -79,19 +81,16 @@ class RiftAcpAgent:
         self._capabilities = client_capabilities
         if client_info is not None:
             log.info("client: %s %s", client_info.name, client_info.version)
-        return InitializeResponse(
-            protocol_version=PROTOCOL_VERSION,
-            agent_capabilities=AgentCapabilities(
-                load_session=True,
-                prompt_capabilities=PromptCapabilities(
-                    image=False, audio=False, embedded_context=True
-                ),
-                mcp_capabilities=McpCapabilities(http=mcp_available(), sse=False),
-                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
-            ),
-            agent_info=Implementation(name="rift", title="rift", version=__version__),
-            auth_methods=[],
-        )
+        return InitializeResponse.model_validate(initialize_result())
+
+    def _greeted(self, capabilities: Any, info: Any) -> None:
+        """Take the client's capabilities from an `initialize` answered before the SDK loaded."""
+        try:
+            self._capabilities = ClientCapabilities.model_validate(capabilities or {})
+        except ValidationError as exc:
+            log.warning("client capabilities not understood, assuming none: %s", exc)
+        if isinstance(info, dict):
+            log.info("client: %s %s", info.get("name"), info.get("version"))
 
     async def authenticate(self, method_id: str, **_: Any) -> AuthenticateResponse:
         """rift talks to self-hosted models and advertises no auth method: any id is unknown."""

@@ -75,6 +75,7 @@ class StdioTransport:
         self._stdin = stdin
         self._stdout = stdout
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._pending: list[dict[str, Any]] = []
         self._closed = False
 
     def start(self) -> None:
@@ -95,8 +96,14 @@ class StdioTransport:
             self._closed = True
             raise ConnectionError(f"the editor stopped reading: {exc}") from exc
 
+    def push_back(self, message: dict[str, Any]) -> None:
+        """Return a message already taken (by the handshake) so `receive` yields it next."""
+        self._pending.append(message)
+
     async def receive(self) -> dict[str, Any] | None:
         """The next usable message; None at end of input."""
+        if self._pending:
+            return self._pending.pop(0)
         while True:
             item = await self._queue.get()
             if item is _EOF:
