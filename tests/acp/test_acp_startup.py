@@ -40,12 +40,9 @@ def test_the_handshake_path_imports_neither_the_sdk_nor_the_core() -> None:
 
 def test_the_early_answer_and_the_sdk_answer_agree(project: Path, fake_server: Any) -> None:
     server = fake_server({"turns": []})
-    peer = RawPeer(project, server.url)
-    try:
+    with RawPeer(project, server.url) as peer:
         params = {"protocolVersion": 1, "clientCapabilities": {"terminal": True}}
         early = peer.call(1, "initialize", params)["result"]
         again = peer.call(2, "initialize", params)["result"]
-    finally:
-        assert peer.close() == 0
     assert early == again
     assert early["agentInfo"]["name"] == "rift"

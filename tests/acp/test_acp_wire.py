@@ -17,10 +17,15 @@ import pytest
 pytest.importorskip("acp")
 
 from acp_harness import MODEL, rift_argv
+from acp_schema import WireChecker
 
 
 class RawPeer:
-    """`rift --acp` on pipes: write lines, read the JSON messages that come back."""
+    """`rift --acp` on pipes: write lines, read the JSON messages that come back.
+
+    Used as a context manager: on a clean exit stdin is closed, rift must exit 0
+    and every message it sent must pass the ACP schema.
+    """
 
     def __init__(self, project: Path, host: str) -> None:
         self.stderr_path = project.parent / "rift-acp-raw.stderr"
@@ -34,14 +39,19 @@ class RawPeer:
                 env=dict(os.environ),
             )
         self.inbox: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.checker = WireChecker()
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
-            self.inbox.put(json.loads(line))
+            message = json.loads(line)
+            self.checker.rift_sent(message)
+            self.inbox.put(message)
 
     def send(self, raw: bytes | dict[str, Any]) -> None:
+        if isinstance(raw, dict):
+            self.checker.client_sent(raw)
         data = raw if isinstance(raw, bytes) else json.dumps(raw).encode()
         assert self.proc.stdin is not None
         self.proc.stdin.write(data + b"\n")
@@ -66,6 +76,15 @@ class RawPeer:
         self.proc.stdin.close()
         return self.proc.wait(timeout=20)
 
+    def __enter__(self) -> RawPeer:
+        return self
+
+    def __exit__(self, kind: object, error: object, trace: object) -> None:
+        code = self.close()
+        if kind is None:
+            assert code == 0
+            assert self.checker.verify() > 0
+
 
 def test_malformed_requests_get_errors_and_the_connection_keeps_serving(
     project: Path, fake_server: Any
@@ -75,8 +94,7 @@ def test_malformed_requests_get_errors_and_the_connection_keeps_serving(
         {"name": "other-model", "capabilities": ["tools"], "context_length": 32768},
     ]
     server = fake_server({"models": models, "turns": [{"content": "still here"}]})
-    peer = RawPeer(project, server.url)
-    try:
+    with RawPeer(project, server.url) as peer:
         peer.send(b"this is not json {")
         assert peer.reply(None)["error"]["code"] == -32700
         peer.send(b"\xff\xfe\x00garbage")
@@ -107,17 +125,13 @@ def test_malformed_requests_get_errors_and_the_connection_keeps_serving(
         prompt = {"sessionId": sid, "prompt": [{"type": "text", "text": "are you there?"}]}
         assert peer.call(9, "session/prompt", prompt)["result"] == {"stopReason": "end_turn"}
         assert server.chat_requests()[-1]["model"] == "other-model"
-    finally:
-        code = peer.close()
-    assert code == 0
 
 
 def test_json_rpc_strictness(project: Path, fake_server: Any) -> None:
     """Ids that JSON-RPC forbids, a missing or wrong `jsonrpc`, an unknown auth method and
     an unknown notification: each is answered (or ignored) the way JSON-RPC 2.0 says."""
     server = fake_server({"turns": []})
-    peer = RawPeer(project, server.url)
-    try:
+    with RawPeer(project, server.url) as peer:
         init = {"protocolVersion": 1}
         for bad_id in (1.5, {"n": 1}, [1], True):
             peer.send({"jsonrpc": "2.0", "id": bad_id, "method": "initialize", "params": init})
@@ -134,7 +148,4 @@ def test_json_rpc_strictness(project: Path, fake_server: Any) -> None:
         assert unknown["error"]["code"] == -32602
         assert "no-such-method" in unknown["error"]["message"]
         assert peer.inbox.empty()  # the notifications got no answer
-    finally:
-        code = peer.close()
-    assert code == 0
     assert "Traceback" not in peer.stderr()
