@@ -3,7 +3,10 @@
 Order of decision (reference notes, section 5; spec `set_approval`):
 
     deny rule        → refused, in every mode, with or without a user
-    approval off     → allowed (ask rules are suppressed too: all-or-nothing)
+    session denial   → refused ("always deny … this session", in every mode)
+    mode "plan"      → refused (read-only: no writes, edits or bash)
+    approval off     → allowed (mode "auto"; ask rules are suppressed too: all-or-nothing)
+    mode accept-edits→ writes and edits allowed unless an ask rule matches; bash as in "ask"
     ask rule         → asked (allow/deny only); with no user attached, refused
     allow rule       → allowed (an allow rule must match *every* bash segment)
     session allowance→ allowed ("always allow … this session")
@@ -28,11 +31,35 @@ from rift.tools.base import WriteVerdict
 ASK_DIFF_LINES = 40
 
 
+MODES = ("ask", "accept-edits", "plan", "auto")
+"""Approval modes, shared by every front end (ACP session modes, serve, the TUI)."""
+
+
 @dataclass
 class Approval:
-    """The single approval flag shared by the root agent, its sub-agents and every front end."""
+    """The approval mode shared by the root agent, its sub-agents and every front end.
 
-    enabled: bool = True
+    `enabled` is the serve protocol's single flag (`set_approval`): on is "ask",
+    off is "auto"; the two finer modes read as on, since something still asks
+    or refuses in them.
+    """
+
+    mode: str = "ask"
+
+    @property
+    def enabled(self) -> bool:
+        return self.mode != "auto"
+
+    @enabled.setter
+    def enabled(self, on: bool) -> None:
+        self.mode = "ask" if on else "auto"
+
+
+def _plan_mode(kind: str) -> str:
+    return (
+        f"plan mode is on: this {kind} was not run. Only read and search now; present"
+        " the plan, and the user switches mode to carry it out."
+    )
 
 
 def denied_by_user(kind: str) -> str:
@@ -60,6 +87,11 @@ class PermissionGate:
     persist_rule: Callable[[str], None] | None = None
     """Saves an "always allow '<rule>'" answer to the user config; failures are ignored."""
     _session_kinds: set[str] = field(default_factory=set)
+    _denied_kinds: set[str] = field(default_factory=set)
+
+    def deny_for_session(self, tool: str) -> None:
+        """ "Always deny <tool> this session": refused from now on, whatever the mode."""
+        self._denied_kinds.add(tool)
 
     def check_read(self, path: Path) -> str | None:
         verdict = self.rules.verdict_for_path("read", path)
@@ -75,7 +107,12 @@ class PermissionGate:
             return WriteVerdict(
                 False, message=f"this {tool} was blocked by permission rule '{verdict.rule}'"
             )
-        if not self.approval.enabled:
+        if tool in self._denied_kinds:
+            return WriteVerdict(False, message=denied_by_user(tool))
+        mode = self.approval.mode
+        if mode == "plan":
+            return WriteVerdict(False, message=_plan_mode(tool))
+        if mode == "auto" or (mode == "accept-edits" and verdict.kind != "ask"):
             return WriteVerdict(True, content=new)
         shown = self._display(path)
         if verdict.kind == "ask":
@@ -94,6 +131,10 @@ class PermissionGate:
         verdict = self.rules.verdict_for_bash(command)
         if verdict.kind == "deny":
             return f"command blocked by permission rule '{verdict.rule}': {command}"
+        if "bash" in self._denied_kinds:
+            return denied_by_user("bash")
+        if self.approval.mode == "plan":
+            return _plan_mode("command")
         if not self.approval.enabled:
             return None
         head = command if len(command) <= 120 else command[:120] + "…"

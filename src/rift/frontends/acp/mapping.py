@@ -31,31 +31,41 @@ from rift.config import McpServerConfig
 
 # ------------------------------------------------------------------ modes
 
-MODE_ASK, MODE_AUTO = "ask", "auto"
 MODES = (
     SessionMode(
-        id=MODE_ASK,
+        id="ask",
         name="Ask",
         description="Ask before every write, edit and shell command",
     ),
     SessionMode(
-        id=MODE_AUTO,
+        id="accept-edits",
+        name="Accept edits",
+        description="Writes and edits apply at once; shell commands still ask",
+    ),
+    SessionMode(
+        id="plan",
+        name="Plan",
+        description="Read and search only: no writes, edits or shell commands",
+    ),
+    SessionMode(
+        id="auto",
         name="Auto",
         description="Write, edit and run commands without asking (deny rules still apply)",
     ),
 )
+"""The core's approval modes (core/gate.py MODES), in the same order, as ACP session modes."""
 
 
-def mode_of(approval: bool) -> str:
-    """rift has one approval flag; ACP sees it as two modes."""
-    return MODE_ASK if approval else MODE_AUTO
+def mode_asks(mode: str, tool: str) -> bool:
+    """Whether a gated tool may wait for a person in this mode (else it runs or fails at once)."""
+    return mode == "ask" or (mode == "accept-edits" and tool == "bash")
 
 
-def mode_state(approval: bool) -> SessionModeState:
-    return SessionModeState(current_mode_id=mode_of(approval), available_modes=list(MODES))
+def mode_state(mode: str) -> SessionModeState:
+    return SessionModeState(current_mode_id=mode, available_modes=list(MODES))
 
 
-def config_options(approval: bool, model: str, models: Sequence[str]) -> list[Any]:
+def config_options(mode: str, model: str, models: Sequence[str]) -> list[Any]:
     """The session's selectable settings: the mode and the model."""
     names = list(dict.fromkeys([model, *models]))
     return [
@@ -64,7 +74,7 @@ def config_options(approval: bool, model: str, models: Sequence[str]) -> list[An
             id="mode",
             name="Mode",
             category="mode",
-            current_value=mode_of(approval),
+            current_value=mode,
             options=[
                 SessionConfigSelectOption(value=m.id, name=m.name, description=m.description)
                 for m in MODES

@@ -108,7 +108,7 @@ class RiftAcpAgent:
         session = await self._open(cwd, StartOptions(attached=True), mcp_servers)
         return NewSessionResponse(
             session_id=session.session_id,
-            modes=mode_state(session.agent.approval.enabled),
+            modes=mode_state(session.mode),
             config_options=session.config_options(),
         )
 
@@ -128,7 +128,7 @@ class RiftAcpAgent:
             raise request_error(-32600, "that session is running a turn")
         await session.replay()
         return LoadSessionResponse(
-            modes=mode_state(session.agent.approval.enabled),
+            modes=mode_state(session.mode),
             config_options=session.config_options(),
         )
 

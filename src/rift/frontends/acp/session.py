@@ -22,12 +22,18 @@ from acp.schema import AllowedOutcome, ClientCapabilities, StopReason, ToolCallU
 from rift.config import Config, McpServerConfig
 from rift.core.agent import Agent
 from rift.core.events import Event, TurnStats
+from rift.core.gate import MODES
 from rift.core.session import history_for
 from rift.core.startup import StartOptions, start_agent
 from rift.errors import RiftError
 from rift.extend.skills import split_invocation
 from rift.frontends.acp.delegate import EditorFs, EditorTerminal
-from rift.frontends.acp.mapping import REJECT_ALWAYS, config_options, permission_choices
+from rift.frontends.acp.mapping import (
+    REJECT_ALWAYS,
+    config_options,
+    mode_asks,
+    permission_choices,
+)
 from rift.frontends.acp.updates import Outgoing, PermissionItem, Translator
 
 log = logging.getLogger("rift.acp")
@@ -52,8 +58,6 @@ class AcpSession:
     _cancelled: bool = False
     _mcp_waited: bool = False
     _asks: set[asyncio.Task[None]] = field(default_factory=set)
-    _rejected: set[str | None] = field(default_factory=set)
-    """Tools the person chose "always deny" for: later asks are refused without asking."""
 
     @property
     def session_id(self) -> str:
@@ -76,7 +80,7 @@ class AcpSession:
         translator = Translator(
             cwd=config.cwd,
             last_message=lambda: agent.messages[-1] if agent.messages else None,
-            approval=lambda: agent.approval.enabled,
+            may_ask=lambda tool: mode_asks(agent.approval.mode, tool),
         )
         session = cls(client=client, agent=agent, translator=translator)
         relay.append(session)
@@ -172,9 +176,6 @@ class AcpSession:
             broker.answer(ask.id, "")
             return
         tool = call.tool if call is not None else None
-        if tool in self._rejected:
-            broker.answer(ask.id, "deny")
-            return
         offered = permission_choices(ask.choices, tool)
         tool_call = ToolCallUpdate(
             tool_call_id=call.id if call is not None else f"ask_{ask.id}",
@@ -195,7 +196,7 @@ class AcpSession:
         option = outcome.option_id if isinstance(outcome, AllowedOutcome) else None
         answer = offered.answers.get(option, "deny") if option is not None else "deny"
         if option == REJECT_ALWAYS and tool is not None:
-            self._rejected.add(tool)
+            self.agent.gate.deny_for_session(tool)  # holds in every mode, asks or not
         if answer != "deny" and call is not None and call is self.translator.current:
             self._send(self.translator.running())
         broker.answer(ask.id, answer)
@@ -262,10 +263,14 @@ class AcpSession:
 
     # --------------------------------------------------------------- settings
 
+    @property
+    def mode(self) -> str:
+        return self.agent.approval.mode
+
     def set_mode(self, mode: str) -> None:
-        if mode not in ("ask", "auto"):
-            raise request_error(-32602, f"unknown mode '{mode}' (valid: ask, auto)")
-        self.agent.set_approval(mode == "ask")
+        if mode not in MODES:
+            raise request_error(-32602, f"unknown mode '{mode}' (valid: {', '.join(MODES)})")
+        self.agent.approval.mode = mode
 
     async def set_model(self, name: str) -> None:
         """The same preflight as serve's set_model; a refusal is an error reply."""
@@ -279,7 +284,7 @@ class AcpSession:
         await self.flush()
 
     def config_options(self) -> list[Any]:
-        return config_options(self.agent.approval.enabled, self.agent.model, self.models)
+        return config_options(self.mode, self.agent.model, self.models)
 
     # ---------------------------------------------------------------- closing
 

@@ -115,7 +115,8 @@ class Translator:
     cwd: Path
     last_message: Callable[[], Message | None]
     """The newest conversation message (the full text of the tool result just emitted)."""
-    approval: Callable[[], bool]
+    may_ask: Callable[[str], bool]
+    """Whether a gated tool may wait for approval in the session's mode now."""
     written: MutableMapping[Path, str] = field(default_factory=dict)
     """Texts the editor wrote for us (fs delegation), by path, until their call ends."""
     buffers: MutableMapping[Path, str] = field(default_factory=dict)
@@ -214,7 +215,7 @@ class Translator:
                 raw_input=args,
             )
         ]
-        if event.tool not in GATED or not self.approval():
+        if event.tool not in GATED or not self.may_ask(event.tool):
             out += self.running()
         return out
 
