@@ -52,6 +52,35 @@ def test_cancel_mid_stream_answers_cancelled(project: Path, fake_server: Any) ->
     assert "cancelled" in note and note.endswith("next")
 
 
+def test_a_prompt_sent_right_after_cancel_runs_once_the_cancelled_turn_ends(
+    project: Path, fake_server: Any
+) -> None:
+    server = fake_server(
+        {
+            "turns": [
+                {"content": "working", "never_end": " .", "chunk_delay": 0.05},
+                {"content": "the next one"},
+            ]
+        }
+    )
+    recorder = Recorder()
+
+    async def scenario() -> None:
+        async with connect(recorder, project, server) as rift:
+            sid = (await rift.conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            first = asyncio.create_task(
+                rift.conn.prompt(session_id=sid, prompt=[text_block("long job")])
+            )
+            await recorder.wait_for(lambda: "working" in recorder.text())
+            await rift.conn.cancel(session_id=sid)
+            second = await rift.conn.prompt(session_id=sid, prompt=[text_block("next")])
+            assert second.stop_reason == "end_turn"
+            assert (await first).stop_reason == "cancelled"
+
+    run(scenario())
+    assert recorder.text().endswith("the next one")
+
+
 def test_cancel_while_permission_pending_denies_and_answers_cancelled(
     project: Path, fake_server: Any
 ) -> None:

@@ -64,24 +64,36 @@ def _preload() -> None:
     import rift.frontends.acp.server  # noqa: F401
 
 
+async def _loaded(loading: asyncio.Future[None]) -> bool:
+    """Whether the preload worked; a broken SDK install is one line on stderr."""
+    try:
+        await loading
+    except ImportError as exc:
+        print(f"rift: --acp could not load the ACP SDK: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
 async def _serve(env: Mapping[str, str], overrides: Overrides, out: BinaryIO) -> int:
     from rift.frontends.acp.handshake import initialize_result, is_initialize
     from rift.frontends.acp.transport import StdioTransport
 
-    transport = StdioTransport(sys.stdin.buffer, out)
+    # The reader thread gets its own handle on fd 0: were it sys.stdin, leaving with the
+    # thread still blocked in a read would make the interpreter's shutdown abort.
+    transport = StdioTransport(os.fdopen(os.dup(0), "rb"), out)
     transport.start()
     loading = asyncio.get_running_loop().run_in_executor(None, _preload)
     first = await transport.receive()
     if first is None:
-        await loading
-        return 0
+        return 0 if await _loaded(loading) else 1
     handshake: dict[str, Any] | None = None
     if is_initialize(first):
         handshake = first["params"]
         await transport.send({"jsonrpc": "2.0", "id": first["id"], "result": initialize_result()})
     else:
         transport.push_back(first)  # the SDK answers it, errors included
-    await loading
+    if not await _loaded(loading):
+        return 1
 
     import acp
 

@@ -9,6 +9,7 @@ rift started in that directory would be.
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import logging
 import re
@@ -106,6 +107,7 @@ class RiftAcpAgent:
         **_: Any,
     ) -> NewSessionResponse:
         session = await self._open(cwd, StartOptions(attached=True), mcp_servers)
+        asyncio.get_running_loop().call_soon(session.go_live)  # once the response is out
         return NewSessionResponse(
             session_id=session.session_id,
             modes=mode_state(session.mode),
@@ -127,6 +129,7 @@ class RiftAcpAgent:
         elif session.busy:
             raise request_error(-32600, "that session is running a turn")
         await session.replay()
+        asyncio.get_running_loop().call_soon(session.announce)  # once the response is out
         return LoadSessionResponse(
             modes=mode_state(session.mode),
             config_options=session.config_options(),

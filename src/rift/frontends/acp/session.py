@@ -2,7 +2,10 @@
 
 The core emits synchronously; the editor is reached asynchronously. Events are
 translated on the spot (`updates.Translator`) and queued, and one pump task
-sends them in order. An `ask` becomes a `session/request_permission` in a task
+sends them in order. The pump starts when the session is live, i.e. after the
+`session/new` (or `session/load`) response is on the wire, so the commands, the
+context gauge and the title it opens with never arrive for a session the
+editor has not heard of yet. An `ask` becomes a `session/request_permission` in a task
 of its own, so the pump never waits on a person. A prompt's response is sent
 only after the queue is drained, so every update of a turn reaches the editor
 before the turn's `stopReason`.
@@ -11,13 +14,23 @@ before the turn's `stopReason`.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import logging
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from acp import PromptResponse, RequestError, update_agent_message_text, update_user_message_text
+from acp.helpers import update_available_commands
 from acp.interfaces import Client
-from acp.schema import AllowedOutcome, ClientCapabilities, StopReason, ToolCallUpdate
+from acp.schema import (
+    AllowedOutcome,
+    ClientCapabilities,
+    SessionInfoUpdate,
+    StopReason,
+    ToolCallUpdate,
+)
 
 from rift.config import Config, McpServerConfig
 from rift.core.agent import Agent
@@ -26,7 +39,7 @@ from rift.core.gate import MODES
 from rift.core.session import history_for
 from rift.core.startup import StartOptions, start_agent
 from rift.errors import RiftError
-from rift.extend.skills import split_invocation
+from rift.frontends.acp.commands import Invocation, available, parse
 from rift.frontends.acp.delegate import EditorFs, EditorTerminal
 from rift.frontends.acp.mapping import (
     REJECT_ALWAYS,
@@ -58,6 +71,10 @@ class AcpSession:
     _cancelled: bool = False
     _mcp_waited: bool = False
     _asks: set[asyncio.Task[None]] = field(default_factory=set)
+    _live: asyncio.Event = field(default_factory=asyncio.Event)
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Held by the running turn: a prompt sent after `session/cancel` waits for it."""
+    _titled: bool = False
 
     @property
     def session_id(self) -> str:
@@ -138,7 +155,37 @@ class AcpSession:
         for item in items:
             self._queue.put_nowait(item)
 
+    def go_live(self) -> None:
+        """The session's response is out: announce, and start sending.
+
+        The server calls this with `call_soon` from the request handler: the SDK
+        writes the response in the same step the handler returns (the stdio
+        transport never suspends in `send`), so it is on the wire first.
+        """
+        self.announce()
+        self._live.set()
+
+    def announce(self) -> None:
+        """The commands `/` offers, the context gauge and, once there is one, the title."""
+        self._send([update_available_commands(available(self.agent.skills))])
+        self._send(self.translator.feed(self.agent.context_gauge()))
+        if self._titled:
+            self._send([self._title_update()])
+
+    def _title_update(self) -> Any:
+        title = self.agent.list_sessions()
+        mine = next((i for i in title.items if Path(i.path) == self.agent.session_path), None)
+        saved = datetime.datetime.fromtimestamp(
+            mine.saved_at if mine else time.time(), tz=datetime.UTC
+        )
+        return SessionInfoUpdate(
+            session_update="session_info_update",
+            title=mine.title if mine else None,
+            updated_at=saved.isoformat().replace("+00:00", "Z"),
+        )
+
     async def _run_pump(self) -> None:
+        await self._live.wait()
         while True:
             item = await self._queue.get()
             try:
@@ -158,8 +205,11 @@ class AcpSession:
         await self._queue.join()
 
     async def replay(self) -> None:
-        """Send the stored conversation as message chunks (session/load)."""
-        for message in history_for(self.agent.messages):
+        """Send the stored conversation as message chunks, before session/load answers."""
+        self._live.set()
+        history = history_for(self.agent.messages)
+        self._titled = self._titled or any(m.role == "user" for m in history)
+        for message in history:
             if message.role == "user":
                 self._send([update_user_message_text(message.text)])
             else:
@@ -208,17 +258,28 @@ class AcpSession:
         return self.agent.busy or (self._turn is not None and not self._turn.done())
 
     async def prompt(self, text: str) -> PromptResponse:
-        """Run one turn to its end and say why it ended."""
-        if self.busy:
+        """Run one turn (or one command) to its end and say why it ended.
+
+        While a turn runs, another prompt is refused, unless the running turn
+        was cancelled: then the new one runs as soon as the cancelled one has
+        ended, as editors expect after `session/cancel`.
+        """
+        if self.busy and not self._cancelled:
             raise request_error(-32600, "a turn is already running in this session")
-        invocation = split_invocation(text)
-        if invocation is not None:
-            skill = self.agent.skills.get(invocation[0])
-            if skill is None:
-                raise request_error(-32602, f"unknown skill '{invocation[0]}'")
-            text = skill.expand(invocation[1])
-        if not text.strip():
-            return PromptResponse(stop_reason="end_turn")
+        async with self._lock:
+            invocation = parse(text, self.agent.skills)
+            if invocation is not None and invocation.own:
+                return await self._command(invocation)
+            if invocation is not None:
+                skill = self.agent.skills.get(invocation.name)
+                if skill is None:
+                    raise request_error(-32602, f"unknown skill '{invocation.name}'")
+                text = skill.expand(invocation.argument)
+            if not text.strip():
+                return PromptResponse(stop_reason="end_turn")
+            return await self._turn_to_end(text)
+
+    async def _turn_to_end(self, text: str) -> PromptResponse:
         self.agent.offer_trust()  # the project's plugins/hooks/servers: asked once, no wait
         self.translator.begin_turn()
         self._cancelled = False
@@ -231,8 +292,24 @@ class AcpSession:
             raise
         stats = None if task.cancelled() else task.result()
         self._send(self.translator.finish())
+        if not self._titled:
+            self._titled = True
+            self._send([self._title_update()])
         await self.flush()
         return PromptResponse(stop_reason=self._stop_reason(stats))
+
+    async def _command(self, invocation: Invocation) -> PromptResponse:
+        """rift's own `/command`: what it reports becomes the agent's message."""
+        self.translator.speak_notices = True
+        try:
+            if invocation.name == "undo":
+                self.agent.undo()
+            else:
+                raise request_error(-32601, f"/{invocation.name} is not available yet")
+        finally:
+            self.translator.speak_notices = False
+        await self.flush()
+        return PromptResponse(stop_reason="end_turn")
 
     async def _run_turn(self, text: str) -> TurnStats:
         if not self._mcp_waited:  # the first turn sees every MCP server's tools

@@ -30,11 +30,12 @@ from acp import (
     update_plan,
     update_tool_call,
 )
-from acp.schema import PlanEntry, ToolCallLocation, ToolCallStatus, ToolKind
+from acp.schema import PlanEntry, ToolCallLocation, ToolCallStatus, ToolKind, UsageUpdate
 
 from rift.core.events import (
     Ask,
     Content,
+    ContextGauge,
     Event,
     Info,
     Plan,
@@ -124,6 +125,8 @@ class Translator:
     current: ToolCallState | None = None
     facts: TurnFacts = field(default_factory=TurnFacts)
     last_warning: str = ""
+    speak_notices: bool = False
+    """While a `/command` runs, its info and warnings are the agent's message."""
     _count: int = 0
 
     def begin_turn(self) -> None:
@@ -142,10 +145,14 @@ class Translator:
             return [PermissionItem(event, self.current)]
         if isinstance(event, Plan):
             return [update_plan(_plan_entries(event))]
+        if isinstance(event, ContextGauge):
+            return [UsageUpdate(session_update="usage_update", used=event.used, size=event.limit)]
         if isinstance(event, Warning):
             self._warning(event.text)
         elif isinstance(event, Info):
             log.info("%s", event.text)
+        if self.speak_notices and isinstance(event, Warning | Info):
+            return [update_agent_message_text(event.text + "\n")]
         return []
 
     def finish(self) -> list[Outgoing]:
