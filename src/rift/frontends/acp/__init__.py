@@ -69,7 +69,7 @@ async def _loaded(loading: asyncio.Future[None]) -> bool:
     try:
         await loading
     except ImportError as exc:
-        print(f"rift: --acp could not load the ACP SDK: {exc}", file=sys.stderr)
+        print(f"rift: --acp could not start (a broken install?): {exc}", file=sys.stderr)
         return False
     return True
 

@@ -29,7 +29,7 @@ def initialize_result() -> dict[str, Any]:
             "loadSession": True,
             "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
             "mcpCapabilities": {"http": importlib.util.find_spec("mcp") is not None, "sse": False},
-            "sessionCapabilities": {"list": {}},
+            "sessionCapabilities": {"list": {}, "close": {}, "resume": {}, "fork": {}},
         },
         "agentInfo": {"name": "rift", "title": "rift", "version": __version__},
         "authMethods": [],

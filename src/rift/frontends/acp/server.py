@@ -29,8 +29,11 @@ from acp import (
 from acp.interfaces import Client
 from acp.schema import (
     ClientCapabilities,
+    CloseSessionResponse,
+    ForkSessionResponse,
     Implementation,
     ListSessionsResponse,
+    ResumeSessionResponse,
     SessionInfo,
 )
 from pydantic import ValidationError
@@ -43,7 +46,7 @@ from rift.frontends.acp.handshake import initialize_result
 from rift.frontends.acp.mapping import mcp_configs, mode_state, prompt_text
 from rift.frontends.acp.session import AcpSession, request_error
 from rift.frontends.acp.transport import SET_MODEL_EXTENSION
-from rift.paths import Paths
+from rift.paths import Paths, atomic_write
 
 log = logging.getLogger("rift.acp")
 _SESSION_ID = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
@@ -122,18 +125,60 @@ class RiftAcpAgent:
         additional_directories: list[str] | None = None,
         **_: Any,
     ) -> LoadSessionResponse:
-        session = self._sessions.get(session_id)
-        if session is None:
-            path = self._session_file(session_id)
-            session = await self._open(cwd, StartOptions(attached=True, resume=path), mcp_servers)
-        elif session.busy:
-            raise request_error(-32600, "that session is running a turn")
+        """Reopen a saved session and stream its conversation before answering."""
+        session = await self._reopen(cwd, session_id, mcp_servers)
         await session.replay()
         asyncio.get_running_loop().call_soon(session.announce)  # once the response is out
         return LoadSessionResponse(
+            modes=mode_state(session.mode), config_options=session.config_options()
+        )
+
+    async def resume_session(
+        self,
+        cwd: str,
+        session_id: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **_: Any,
+    ) -> ResumeSessionResponse:
+        """Reopen a saved session without replaying it: the editor still shows it."""
+        session = await self._reopen(cwd, session_id, mcp_servers)
+        asyncio.get_running_loop().call_soon(session.go_live)
+        return ResumeSessionResponse(
+            modes=mode_state(session.mode), config_options=session.config_options()
+        )
+
+    async def fork_session(
+        self,
+        cwd: str,
+        session_id: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **_: Any,
+    ) -> ForkSessionResponse:
+        """A new session that starts from a copy of a saved one (the original is untouched)."""
+        source = self._session_file(session_id)
+        copy = SessionStore(Paths.from_env(self._env).sessions_dir).reserve()
+        try:
+            atomic_write(copy, source.read_bytes())
+        except OSError as exc:
+            copy.unlink(missing_ok=True)
+            raise request_error(-32603, f"could not copy session '{session_id}': {exc}") from exc
+        session = await self._open(cwd, StartOptions(attached=True, resume=copy), mcp_servers)
+        asyncio.get_running_loop().call_soon(session.go_live)
+        return ForkSessionResponse(
+            session_id=session.session_id,
             modes=mode_state(session.mode),
             config_options=session.config_options(),
         )
+
+    async def close_session(self, session_id: str, **_: Any) -> CloseSessionResponse:
+        """Cancel what runs, save, and free the session's agent, tools and MCP servers."""
+        session = self._sessions.pop(session_id, None)
+        if session is None:
+            raise request_error(-32602, f"unknown session '{session_id}'")
+        await session.aclose()
+        return CloseSessionResponse()
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **_: Any
@@ -223,6 +268,16 @@ class RiftAcpAgent:
         if not path.is_file() or path.stat().st_size == 0:
             raise request_error(-32602, f"no saved session '{session_id}'")
         return path
+
+    async def _reopen(self, cwd: str, session_id: str, mcp_servers: list[Any] | None) -> AcpSession:
+        """The open session of that id, or the saved one opened anew."""
+        session = self._sessions.get(session_id)
+        if session is None:
+            path = self._session_file(session_id)
+            return await self._open(cwd, StartOptions(attached=True, resume=path), mcp_servers)
+        if session.busy:
+            raise request_error(-32600, "that session is running a turn")
+        return session
 
     async def _open(
         self, cwd: str, options: StartOptions, mcp_servers: list[Any] | None
