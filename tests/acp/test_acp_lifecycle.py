@@ -51,8 +51,8 @@ def test_close_frees_the_session_and_the_connection_goes_on(
             assert rift.init.agent_capabilities.session_capabilities.close is not None
 
     run(scenario())
-    saved = sorted(sessions_dir().glob("*.json"))
-    assert [_user_texts(p) for p in saved] == [["first"], ["second"]]
+    saved = sessions_dir().glob("*.json")
+    assert sorted(_user_texts(p) for p in saved) == [["first"], ["second"]]
 
 
 def test_resume_reopens_without_replaying(project: Path, fake_server: Any) -> None:
