@@ -54,7 +54,7 @@ def test_prompt_reads_and_writes_with_permission_denied_then_allowed(
             "turns": [
                 {"thinking": "let me look", **_call("read", path="notes.txt")},
                 _call("write", path="out.txt", content="hello\n"),
-                _call("write", path="out.txt", content="hello\n"),
+                _call("write", path="out.txt", content="hello, again\n"),
                 {"content": ["All ", "done."]},
             ]
         }
@@ -85,8 +85,8 @@ def test_prompt_reads_and_writes_with_permission_denied_then_allowed(
     assert [u.status for u in allowed] == ["pending", "in_progress", "completed"]
     diff = allowed[-1].content[0]
     assert diff.type == "diff" and diff.path == str(project / "out.txt")
-    assert diff.old_text is None and diff.new_text == "hello\n"
-    assert (project / "out.txt").read_text() == "hello\n"
+    assert diff.old_text is None and diff.new_text == "hello, again\n"
+    assert (project / "out.txt").read_text() == "hello, again\n"
     assert len(recorder.permissions) == 2
     tool_call, options = recorder.permissions[0]
     assert tool_call.tool_call_id == denied[0].tool_call_id

@@ -133,17 +133,64 @@ def test_iteration_limit_is_max_turn_requests(project: Path, fake_server: Any) -
     run(scenario())
 
 
-def test_a_turn_rift_stops_is_a_refusal(project: Path, fake_server: Any) -> None:
+def test_a_turn_rift_stops_ends_the_turn_and_says_why(project: Path, fake_server: Any) -> None:
+    """Never `refusal`: Zed deletes the user's message and the turn on it, while rift keeps
+    the turn in the model's context."""
     turns = [_call("read", path=f"missing-{n}.txt") for n in range(8)]
-    server = fake_server({"turns": turns})
+    server = fake_server({"turns": [*turns, {"content": "next turn"}]})
+    recorder = Recorder()
 
     async def scenario() -> None:
-        async with connect(Recorder(), project, server) as rift:
+        async with connect(recorder, project, server) as rift:
             sid = (await rift.conn.new_session(cwd=str(project), mcp_servers=[])).session_id
             done = await rift.conn.prompt(session_id=sid, prompt=[text_block("read them")])
-            assert done.stop_reason == "refusal"
+            assert done.stop_reason == "end_turn"
+            assert "7 tool calls in a row failed" in recorder.text()
 
     run(scenario())
+
+
+def test_a_rejected_change_is_not_asked_for_again_in_the_same_turn(
+    project: Path, fake_server: Any
+) -> None:
+    write = _call("write", path="a.txt", content="hello\n")
+    server = fake_server(
+        {
+            "turns": [
+                write,
+                {"content": "Here is the change:\n```\nhello\n```"},
+                write,
+                {"content": "left it alone"},
+            ]
+        }
+    )
+    recorder = Recorder(answers=["reject_once", "allow_once"])
+
+    async def scenario() -> None:
+        async with connect(recorder, project, server) as rift:
+            sid = (await rift.conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            done = await rift.conn.prompt(session_id=sid, prompt=[text_block("write a.txt")])
+            assert done.stop_reason == "end_turn"
+
+    run(scenario())
+    assert len(recorder.permissions) == 1
+    assert not (project / "a.txt").exists()
+
+
+def test_completed_tool_calls_carry_raw_output(project: Path, fake_server: Any) -> None:
+    (project / "notes.txt").write_text("alpha\nbeta\n")
+    server = fake_server({"turns": [_call("read", path="notes.txt"), {"content": "read it"}]})
+    recorder = Recorder()
+
+    async def scenario() -> None:
+        async with connect(recorder, project, server) as rift:
+            sid = (await rift.conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            await rift.conn.prompt(session_id=sid, prompt=[text_block("read notes")])
+
+    run(scenario())
+    (read,) = recorder.tool_calls().values()
+    assert read[-1].status == "completed"
+    assert "beta" in str(read[-1].raw_output)
 
 
 def test_a_model_error_is_a_json_rpc_error_and_the_session_goes_on(

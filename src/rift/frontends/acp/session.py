@@ -75,6 +75,8 @@ class AcpSession:
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     """Held by the running turn: a prompt sent after `session/cancel` waits for it."""
     _titled: bool = False
+    _refused: set[tuple[str, tuple[str, ...]]] = field(default_factory=set)
+    """This turn's refused asks (question and diff): the same change is not asked again."""
 
     @property
     def session_id(self) -> str:
@@ -226,6 +228,10 @@ class AcpSession:
             broker.answer(ask.id, "")
             return
         tool = call.tool if call is not None else None
+        change = (ask.question, tuple(ask.detail))
+        if change in self._refused:  # e.g. the model retrying after an apply nudge
+            broker.answer(ask.id, "deny")
+            return
         offered = permission_choices(ask.choices, tool)
         tool_call = ToolCallUpdate(
             tool_call_id=call.id if call is not None else f"ask_{ask.id}",
@@ -247,6 +253,8 @@ class AcpSession:
         answer = offered.answers.get(option, "deny") if option is not None else "deny"
         if option == REJECT_ALWAYS and tool is not None:
             self.agent.gate.deny_for_session(tool)  # holds in every mode, asks or not
+        if answer == "deny":
+            self._refused.add(change)
         if answer != "deny" and call is not None and call is self.translator.current:
             self._send(self.translator.running())
         broker.answer(ask.id, answer)
@@ -282,6 +290,7 @@ class AcpSession:
     async def _turn_to_end(self, text: str) -> PromptResponse:
         self.agent.offer_trust()  # the project's plugins/hooks/servers: asked once, no wait
         self.translator.begin_turn()
+        self._refused.clear()
         self._cancelled = False
         task = asyncio.create_task(self._run_turn(text))
         self._turn = task
@@ -324,8 +333,6 @@ class AcpSession:
             return "cancelled"
         if facts.error is not None:
             raise request_error(-32603, facts.error)
-        if facts.stopped:
-            return "refusal"
         if stats is not None and stats.iterations >= self.agent.config.max_iterations:
             return "max_turn_requests"
         return "end_turn"

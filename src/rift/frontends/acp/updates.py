@@ -106,7 +106,6 @@ class TurnFacts:
     """What the events of one turn said about how it ended."""
 
     error: str | None = None
-    stopped: bool = False
 
 
 @dataclass
@@ -147,6 +146,9 @@ class Translator:
             return [update_plan(_plan_entries(event))]
         if isinstance(event, ContextGauge):
             return [UsageUpdate(session_update="usage_update", used=event.used, size=event.limit)]
+        if isinstance(event, Warning) and event.text.startswith(STOP_PREFIX):
+            self._warning(event.text)  # the reason is the agent's last words, not a refusal
+            return [update_agent_message_text(f"\n\n[rift is {event.text}]")]
         if isinstance(event, Warning):
             self._warning(event.text)
         elif isinstance(event, Info):
@@ -183,8 +185,6 @@ class Translator:
         self.last_warning = text
         if text.startswith(ERROR_PREFIX) and self.facts.error is None:
             self.facts.error = text[len(ERROR_PREFIX) :].strip()
-        if text.startswith(STOP_PREFIX):
-            self.facts.stopped = True
         log.warning("%s", text)
 
     def _start(self, event: ToolStart) -> list[Outgoing]:
@@ -243,14 +243,21 @@ class Translator:
                     status=status,
                     content=[tool_diff_content(str(call.path), new, old)],
                     locations=[ToolCallLocation(path=str(call.path), line=line)],
+                    raw_output=self._result_text(event),
                 )
             ]
-        if call.terminal_id is not None:
-            return [update_tool_call(call.id, status=status)]
         text = self._result_text(event)
-        if call.kind == "execute":
-            text = f"```\n{text}\n```"
-        return [update_tool_call(call.id, status=status, content=[tool_content(text_block(text))])]
+        if call.terminal_id is not None:
+            return [update_tool_call(call.id, status=status, raw_output=text)]
+        shown = f"```\n{text}\n```" if call.kind == "execute" else text
+        return [
+            update_tool_call(
+                call.id,
+                status=status,
+                content=[tool_content(text_block(shown))],
+                raw_output=text,
+            )
+        ]
 
     def _result_text(self, event: ToolResult) -> str:
         message = self.last_message()
