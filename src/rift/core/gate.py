@@ -87,10 +87,13 @@ class PermissionGate:
     persist_rule: Callable[[str], None] | None = None
     """Saves an "always allow '<rule>'" answer to the user config; failures are ignored."""
     _session_kinds: set[str] = field(default_factory=set)
+    refusals: int = 0
+    """How many times a person said no (deny, a dismissed ask or review): the turn loop
+    reads it so it never asks the model to redo what the user just refused."""
     _denied_kinds: set[str] = field(default_factory=set)
 
     def deny_for_session(self, tool: str) -> None:
-        """ "Always deny <tool> this session": refused from now on, whatever the mode."""
+        """Refuse `tool` from now on, whatever the mode ("always deny … this session")."""
         self._denied_kinds.add(tool)
 
     def check_read(self, path: Path) -> str | None:
@@ -144,7 +147,7 @@ class PermissionGate:
             answer = await self.broker.ask(
                 f"Allow bash ('{verdict.rule}'): {head}", [], ["allow once", "deny"]
             )
-            return None if answer == "allow once" else denied_by_user("bash")
+            return None if answer == "allow once" else self._refused("bash")
         if verdict.kind == "allow" or "bash" in self._session_kinds or not self.broker.attached:
             return None
         pattern = suggest_bash_pattern(command)
@@ -159,14 +162,14 @@ class PermissionGate:
         if answer == "allow all bash this session":
             self._session_kinds.add("bash")
             return None
-        return denied_by_user("bash")
+        return self._refused("bash")
 
     # -------------------------------------------------------------- internals
 
     async def _review(self, tool: str, shown: str, old: str, new: str) -> WriteVerdict:
         decision = await self.broker.review(tool, shown, old, new, diff_segments(old, new))
         if decision is None or not decision.apply:
-            return WriteVerdict(False, message=denied_by_user(tool))
+            return WriteVerdict(False, message=self._refused(tool))
         content = new if decision.content is None else decision.content
         return WriteVerdict(True, content=content, partial=content != new)
 
@@ -188,11 +191,14 @@ class PermissionGate:
             answer = "allow"
         return self._write_answer(tool, path, new, answer)
 
-    @staticmethod
-    def _write_answer(tool: str, path: Path, new: str, answer: str | None) -> WriteVerdict:
+    def _write_answer(self, tool: str, path: Path, new: str, answer: str | None) -> WriteVerdict:
         if answer == "allow":
             return WriteVerdict(True, content=new)
-        return WriteVerdict(False, message=denied_by_user(tool))
+        return WriteVerdict(False, message=self._refused(tool))
+
+    def _refused(self, kind: str) -> str:
+        self.refusals += 1
+        return denied_by_user(kind)
 
     def _remember(self, rule: str) -> None:
         self.rules.add_allow(rule)
