@@ -80,9 +80,10 @@ def test_prompt_reads_and_writes_with_permission_denied_then_allowed(
     assert [u.status for u in read] == ["pending", "in_progress", "completed"]
     assert "beta" in read[-1].content[0].content.text
     assert denied[0].kind == "edit" and denied[0].status == "pending"
-    assert denied[0].content[0].new_text == "hello\n"  # the proposal, shown before asking
+    assert denied[1].content[0].new_text == "hello\n"  # the proposal, shown before asking
+    assert recorder.permissions[0][0].content[0].new_text == "hello\n"
     assert denied[-1].status == "failed"
-    assert [u.status for u in allowed] == ["pending", "in_progress", "completed"]
+    assert [u.status for u in allowed] == ["pending", None, "in_progress", "completed"]
     diff = allowed[-1].content[0]
     assert diff.type == "diff" and diff.path == str(project / "out.txt")
     assert diff.old_text is None and diff.new_text == "hello, again\n"

@@ -203,7 +203,7 @@ class RiftAcpAgent:
 
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
         session = self._session(session_id)
-        return await session.prompt(prompt_text(prompt, session.agent.config.cwd))
+        return await session.prompt(prompt_text(prompt, session.conv.config.cwd))
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         session = self._sessions.get(session_id)
