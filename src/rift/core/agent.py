@@ -228,7 +228,9 @@ class Agent:
 
     # ---------------------------------------------------------------- a turn
 
-    async def run_turn(self, text: str, words: str | None = None) -> Done:
+    async def run_turn(
+        self, text: str, words: str | None = None, images: tuple[str, ...] = ()
+    ) -> Done:
         """Run one turn and everything that belongs to its end, in the protocol's order.
 
         Call it through `Conversation.submit`, which marks the agent busy before the
@@ -248,7 +250,7 @@ class Agent:
             self.journal.begin_turn()
             turn = Turn(self.turn_setup(), self.messages, self.emit)
             try:
-                stats = await turn.run(text, words)
+                stats = await turn.run(text, words, images)
                 outcome, reason = turn.outcome, turn.reason
             except RiftError as exc:
                 self.emit(Warning(f"error: {exc}", code="error"))

@@ -62,6 +62,7 @@ class Prepared:
 
     text: str
     words: str
+    images: tuple[str, ...] = ()
 
 
 class Conversation:
@@ -125,6 +126,11 @@ class Conversation:
         return replay(self._agent.messages)
 
     @property
+    def sees(self) -> bool:
+        """The model reports vision: images in a prompt can reach it."""
+        return "vision" in self._agent.binding.info.info.capabilities
+
+    @property
     def mode(self) -> str:
         """The approval mode (core/gate.py MODES); `approve` is its serve-protocol flag."""
         return self._agent.approval.mode
@@ -155,11 +161,12 @@ class Conversation:
 
     # ------------------------------------------------------------------ turns
 
-    def submit(self, text: str) -> bool:
+    def submit(self, text: str, images: tuple[str, ...] = ()) -> bool:
         """Start a turn on `text`; False (and a warning) when it cannot start now.
 
         Skills (`/skill:name task`) and `@path` mentions are expanded here, once.
-        Empty text starts nothing and says nothing.
+        Empty text starts nothing and says nothing. `images` (data URLs) go with
+        the prompt; only a model that `sees` should get them.
         """
         if not text.strip():
             return False
@@ -168,6 +175,7 @@ class Conversation:
         prepared = self._prepare(text)
         if prepared is None:
             return False
+        prepared = dataclasses.replace(prepared, images=images)
         self._agent.offer_trust()  # the project's plugins/hooks/servers ask once, no wait
         self._agent.busy = True
         self._start(self._turn(prepared))
@@ -381,7 +389,7 @@ class Conversation:
         return None
 
     async def _turn(self, prepared: Prepared) -> Done:
-        return await self._agent.run_turn(prepared.text, prepared.words)
+        return await self._agent.run_turn(prepared.text, prepared.words, prepared.images)
 
     async def _switch(self, name: str) -> bool:
         try:

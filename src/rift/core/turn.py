@@ -97,7 +97,9 @@ class Turn:
         self.tool_log: list[tuple[str, bool, str]] = []
         """(tool, ok, target) per call, for traces."""
 
-    async def run(self, prompt: str, words: str | None = None) -> TurnStats:
+    async def run(
+        self, prompt: str, words: str | None = None, images: tuple[str, ...] = ()
+    ) -> TurnStats:
         """Run the turn to its end; cancellation is absorbed after cleaning up.
 
         `words` is what the person typed (without attached files or notes); the
@@ -106,7 +108,10 @@ class Turn:
         started = time.monotonic()
         self._words = prompt if words is None else words
         self._refusals_at_start = self.s.ctx.gate.refusals
-        self.messages.append({"role": "user", "content": prompt})
+        message: Message = {"role": "user", "content": prompt}
+        if images:
+            message["images"] = list(images)
+        self.messages.append(message)
         try:
             for n in range(1, self.s.max_iterations + 1):
                 if await self._step(n):

@@ -15,6 +15,7 @@ from urllib.parse import unquote, urlparse
 from acp.schema import (
     EmbeddedResourceContentBlock,
     HttpMcpServer,
+    ImageContentBlock,
     McpServerStdio,
     PermissionOption,
     PermissionOptionKind,
@@ -106,17 +107,33 @@ def uri_to_display(uri: str, cwd: Path) -> str:
         return str(path)
 
 
-def prompt_text(blocks: Sequence[Any], cwd: Path) -> str:
+@dataclass(frozen=True, slots=True)
+class PromptParts:
+    """A prompt as rift sends it: the message text and its images (data URLs)."""
+
+    text: str
+    images: tuple[str, ...] = ()
+
+
+def prompt_text(blocks: Sequence[Any], cwd: Path, sees: bool = False) -> PromptParts:
     """The user message for a prompt: its text, @-mentions for resources, context after.
 
     Resource links become `@path` mentions the model can open with `read`;
     embedded resources are mentioned inline too, and their text follows the
-    message in `<context>` blocks. Images and audio have no path into rift's
-    text-only turns yet, so a note says they were left out.
+    message in `<context>` blocks. Images (inline or as an embedded blob) go
+    with the message when the model `sees`; otherwise, like audio, a note says
+    they were left out.
     """
     text: list[str] = []
     context: list[str] = []
+    images: list[str] = []
     for block in blocks:
+        if isinstance(block, ImageContentBlock):
+            if sees:
+                images.append(f"data:{block.mime_type};base64,{block.data}")
+            else:
+                text.append("[image left out: this model cannot see images]")
+            continue
         if isinstance(block, TextContentBlock):
             text.append(block.text)
         elif isinstance(block, ResourceContentBlock):
@@ -127,13 +144,16 @@ def prompt_text(blocks: Sequence[Any], cwd: Path) -> str:
             text.append(f"@{shown}")
             if isinstance(resource, TextResourceContents):
                 context.append(f'<context ref="{shown}">\n{resource.text}\n</context>')
+            elif sees and (resource.mime_type or "").startswith("image/"):
+                images.append(f"data:{resource.mime_type};base64,{resource.blob}")
             else:
                 context.append(f"[binary attachment {shown} left out]")
         else:
             kind = getattr(block, "type", "attachment")
             text.append(f"[{kind} attachment left out: rift sends text to the model]")
     message = _join_inline(text)
-    return "\n\n".join([message, *context]) if context else message
+    full = "\n\n".join([message, *context]) if context else message
+    return PromptParts(full, tuple(images))
 
 
 def _join_inline(parts: list[str]) -> str:

@@ -203,7 +203,8 @@ class RiftAcpAgent:
 
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
         session = self._session(session_id)
-        return await session.prompt(prompt_text(prompt, session.conv.config.cwd))
+        parts = prompt_text(prompt, session.conv.config.cwd, sees=session.conv.sees)
+        return await session.prompt(parts.text, parts.images)
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         session = self._sessions.get(session_id)

@@ -272,7 +272,7 @@ class AcpSession:
     def busy(self) -> bool:
         return self.conv.busy or self._lock.locked()
 
-    async def prompt(self, text: str) -> PromptResponse:
+    async def prompt(self, text: str, images: tuple[str, ...] = ()) -> PromptResponse:
         """Run one turn (or one command) to its end and say why it ended.
 
         While a turn runs, another prompt is refused, unless the running turn
@@ -288,10 +288,12 @@ class AcpSession:
             if invocation is not None:  # the owner expands skills in this spelling
                 text = f"/skill:{invocation.name} {invocation.argument}".rstrip()
             if not text.strip():
-                return PromptResponse(stop_reason="end_turn")
-            return await self._turn_to_end(text)
+                if not images:
+                    return PromptResponse(stop_reason="end_turn")
+                text = "(see the attached image)"
+            return await self._turn_to_end(text, images)
 
-    async def _turn_to_end(self, text: str) -> PromptResponse:
+    async def _turn_to_end(self, text: str, images: tuple[str, ...]) -> PromptResponse:
         if not self._mcp_waited and self.extensions is not None:
             self._mcp_waited = True  # the first turn sees every MCP server's tools
             await self.extensions.wait_mcp()
@@ -299,7 +301,7 @@ class AcpSession:
         self._refused.clear()
         self._cancelled = False
         self.translator.last_warning = ""
-        if not self.conv.submit(text):
+        if not self.conv.submit(text, images):
             await self.flush()
             raise request_error(-32602, self.translator.last_warning or "the prompt was refused")
         try:
