@@ -98,3 +98,49 @@ def test_undo_from_the_editor(project: Path, fake_server: Any) -> None:
     assert (project / "a.txt").read_text() == "old\n"
     assert "a.txt" in recorder.text()
     assert len(server.chat_requests()) == 2  # /undo never reached the model
+
+
+def test_rewind_compact_and_clear_from_the_editor(project: Path, fake_server: Any) -> None:
+    server = fake_server(
+        {
+            "turns": [
+                {"content": "one"},
+                _call("write", path="b.txt", content="b\n"),
+                {"content": "two"},
+                {"content": "three"},
+                {"content": "SUMMARY of the talk"},
+                {"content": "four"},
+                {"content": "five"},
+            ]
+        }
+    )
+    recorder = Recorder(answers=["allow_once"])
+
+    def last_request() -> str:
+        return str(server.chat_requests()[-1]["messages"])
+
+    async def scenario() -> None:
+        async with connect(recorder, project, server) as rift:
+            sid = (await rift.conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+
+            async def say(text: str) -> str:
+                recorder.updates.clear()
+                done = await rift.conn.prompt(session_id=sid, prompt=[text_block(text)])
+                assert done.stop_reason == "end_turn"
+                return recorder.text()
+
+            await say("first")
+            await say("second")
+            assert (project / "b.txt").exists()
+            assert "rewound 1 turn" in await say("/rewind")
+            assert not (project / "b.txt").exists()
+            await say("third")
+            assert "first" in last_request() and "second" not in last_request()
+            assert "compacted" in await say("/compact")
+            await say("fourth")
+            assert "SUMMARY of the talk" in last_request()
+            assert "fresh conversation" in await say("/clear")
+            await say("fifth")
+            assert "first" not in last_request() and "SUMMARY" not in last_request()
+
+    run(scenario())
