@@ -303,7 +303,8 @@ class AcpSession:
         self.translator.last_warning = ""
         if not self.conv.submit(text, images):
             await self.flush()
-            raise request_error(-32602, self.translator.last_warning or "the prompt was refused")
+            code = -32600 if self.translator.last_warning_code == "busy" else -32602
+            raise request_error(code, self.translator.last_warning or "the prompt was refused")
         try:
             await self.conv.wait()
         except asyncio.CancelledError:  # the connection is closing under us

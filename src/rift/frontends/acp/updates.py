@@ -109,6 +109,7 @@ class Translator:
     done: Done | None = None
     """The last turn's `done`: how it ended."""
     last_warning: str = ""
+    last_warning_code: str = ""
     speak_notices: bool = False
     """While a `/command` runs, its info and warnings are the agent's message."""
     _count: int = 0
@@ -175,7 +176,7 @@ class Translator:
 
     def _notice(self, event: Warning | Info) -> list[Outgoing]:
         if isinstance(event, Warning):
-            self.last_warning = event.text
+            self.last_warning, self.last_warning_code = event.text, event.code
             log.warning("%s", event.text)
         else:
             log.info("%s", event.text)
