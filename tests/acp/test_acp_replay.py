@@ -86,3 +86,38 @@ def test_the_acp_adapter_never_reaches_into_the_agent() -> None:
         if pattern.search(line)
     ]
     assert not offenders, offenders
+
+
+def test_replay_pairs_results_without_ids_in_order() -> None:
+    """A live session whose model gave no call ids still replays each result with its call."""
+    from rift.core.events import EditDiff, ToolResult, ToolStart
+    from rift.core.replay import Prompt, replay
+
+    def call(name: str, **arguments: Any) -> dict[str, Any]:
+        return {"id": "", "function": {"name": name, "arguments": arguments}}
+
+    messages: list[Any] = [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "go"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                call("read", path="a.txt"),
+                call("edit", path="a.txt", old_string="x", new_string="y"),
+                call("ls", path="."),
+            ],
+        },
+        {"role": "tool", "content": "1\tx", "tool_name": "read"},
+        {"role": "tool", "content": "Edited a.txt (1 replacement)", "tool_name": "edit"},
+        {"role": "user", "content": "next"},
+    ]
+    events = replay(messages)
+    assert events[0] == Prompt("go") and events[-1] == Prompt("next")
+    kinds = [type(e).__name__ for e in events[1:-1]]
+    assert kinds == ["ToolStart", "ToolResult", "ToolStart", "ToolResult", "EditDiff", "ToolStart"]
+    results = [e for e in events if isinstance(e, ToolResult)]
+    assert [r.output for r in results] == ["1\tx", "Edited a.txt (1 replacement)"]
+    (diff,) = [e for e in events if isinstance(e, EditDiff)]
+    assert diff.diff == ["-x", "+y"] and (diff.added, diff.removed) == (1, 1)
+    assert isinstance(events[-2], ToolStart) and events[-2].tool == "ls"

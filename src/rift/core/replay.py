@@ -46,32 +46,50 @@ class Prompt:
 
 def replay(messages: list[Message]) -> list[Prompt | Event]:
     """The conversation's prompts and the events its turns emitted, in order."""
-    results = {m.get("tool_call_id", ""): m for m in messages if m.get("role") == "tool"}
     out: list[Prompt | Event] = []
-    for message in messages:
+    for n, message in enumerate(messages):
         role = message.get("role")
         if role == "user":
             text = prompt_text(message)
             if text is not None:
                 out.append(Prompt(text))
         elif role == "assistant":
-            out.extend(_assistant(message, results))
+            out.extend(_assistant(message, _results_after(messages, n)))
     return out
 
 
-def _assistant(message: Message, results: dict[str, Message]) -> Iterator[Event]:
+def _results_after(messages: list[Message], n: int) -> list[Message | None]:
+    """The tool results answering message n's calls, one per call (None: never ran).
+
+    A result belongs to the call with its id; results without a matching id
+    (a live session whose model gave no ids) answer the remaining calls in order.
+    """
+    calls = messages[n].get("tool_calls", [])
+    following: list[Message] = []
+    for message in messages[n + 1 :]:
+        if message.get("role") != "tool":
+            break
+        following.append(message)
+    by_id = {m.get("tool_call_id"): m for m in following if m.get("tool_call_id")}
+    paired: list[Message | None] = [
+        by_id.pop(c.get("id"), None) if c.get("id") else None for c in calls
+    ]
+    spare = [m for m in following if not any(m is p for p in paired)]
+    return [p if p is not None else (spare.pop(0) if spare else None) for p in paired]
+
+
+def _assistant(message: Message, results: list[Message | None]) -> Iterator[Event]:
     if message.get("thinking"):
         yield Thinking(message["thinking"])
     if message.get("content", "").strip():
         yield Content(message["content"])
-    for call in message.get("tool_calls", []):
+    for call, result in zip(message.get("tool_calls", []), results, strict=True):
         function = call.get("function", {})
         tool = str(function.get("name", ""))
         args = function.get("arguments")
         args = args if isinstance(args, dict) else {}
         call_id = call.get("id", "")
         yield ToolStart(tool=tool, args=args, id=call_id)
-        result = results.get(call_id) if call_id else None
         if result is None:
             continue  # the turn was cut short before this call ran
         text = result.get("content", "")
