@@ -118,3 +118,24 @@ def test_always_deny_holds_after_switching_to_auto(project: Path, fake_server: A
     assert len(recorder.permissions) == 1
     assert not (project / "one.txt").exists()
     assert not (project / "two.txt").exists()
+
+
+def test_a_mode_switch_keeps_both_editor_controls_in_step(project: Path, fake_server: Any) -> None:
+    """The mode selector and the "Mode" config option show the same mode, whichever moved."""
+    server = fake_server({"turns": []})
+    recorder = Recorder()
+
+    async def scenario() -> None:
+        async with connect(recorder, project, server) as rift:
+            sid = (await rift.conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            await rift.conn.set_session_mode(session_id=sid, mode_id="plan")
+            await recorder.wait_for(lambda: recorder.of("config_option_update"))
+            await rift.conn.set_config_option(config_id="mode", session_id=sid, value="auto")
+            await recorder.wait_for(lambda: recorder.of("current_mode_update"))
+
+    run(scenario())
+    (options,) = recorder.of("config_option_update")
+    mode = next(o for o in options.config_options if o.id == "mode")
+    assert mode.current_value == "plan"
+    (current,) = recorder.of("current_mode_update")
+    assert current.current_mode_id == "auto"

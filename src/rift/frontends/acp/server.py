@@ -26,10 +26,12 @@ from acp import (
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
 )
+from acp.helpers import update_current_mode
 from acp.interfaces import Client
 from acp.schema import (
     ClientCapabilities,
     CloseSessionResponse,
+    ConfigOptionUpdate,
     ForkSessionResponse,
     Implementation,
     ListSessionsResponse,
@@ -216,7 +218,13 @@ class RiftAcpAgent:
     async def set_session_mode(
         self, session_id: str, mode_id: str, **_: Any
     ) -> SetSessionModeResponse:
-        self._session(session_id).set_mode(mode_id)
+        session = self._session(session_id)
+        session.set_mode(mode_id)
+        session.tell(
+            ConfigOptionUpdate(
+                session_update="config_option_update", config_options=session.config_options()
+            )
+        )
         return SetSessionModeResponse()
 
     async def set_config_option(
@@ -225,6 +233,7 @@ class RiftAcpAgent:
         session = self._session(session_id)
         if config_id == "mode" and isinstance(value, str):
             session.set_mode(value)
+            session.tell(update_current_mode(value))  # the mode selector follows
         elif config_id == "model" and isinstance(value, str):
             await session.set_model(value)
         else:

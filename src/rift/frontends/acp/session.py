@@ -159,6 +159,10 @@ class AcpSession:
     def emit(self, event: Event) -> None:
         self._send(self.translator.feed(event))
 
+    def tell(self, update: Any) -> None:
+        """Queue one session update of the adapter's own (mode and option changes)."""
+        self._send([update])
+
     def _send(self, items: list[Outgoing]) -> None:
         for item in items:
             self._queue.put_nowait(item)
