@@ -6,8 +6,9 @@ SDK (the `acp` extra), which is imported only here. The modules:
     transport.py  stdio lines ⇄ messages; bad lines get a JSON-RPC error reply
     handshake.py  the `initialize` answer, sent before the SDK has loaded
     server.py     the ACP methods (initialize, session/*) → rift's core
-    session.py    one session: its Agent, the update pump, prompts, permissions
+    session.py    one session: an adapter over its Conversation, the update pump
     updates.py    core events → session/update notifications (tool calls, diffs)
+    commands.py   the `/` commands an editor offers, and what a `/name` prompt means
     mapping.py    prompts, permission options, modes, MCP servers
     delegate.py   the editor's fs/* and terminal/* as rift's files and shell
 
