@@ -71,7 +71,7 @@ def test_prompt_text_mentions_resources_and_appends_context(tmp_path: Path) -> N
     assert text.images == ()
     first, *context = text.text.split("\n\n")
     assert first == (
-        "look at @pkg/a.py and @/etc/hosts @pkg/a.py @/bin/ls"
+        "look at @pkg/a.py and @/etc/hosts `pkg/a.py` `/bin/ls`"
         " [image left out: this model cannot see images]"
     )
     assert context == [
@@ -87,7 +87,7 @@ def test_images_go_along_when_the_model_sees(tmp_path: Path) -> None:
         resource_block(embedded_blob_resource("file:///shot.jpg", "BBBB", mime_type="image/jpeg")),
     ]
     parts = prompt_text(blocks, tmp_path, sees=True)
-    assert parts.text == "compare @/shot.jpg"
+    assert parts.text == "compare `/shot.jpg`"
     assert parts.images == ("data:image/png;base64,AAAA", "data:image/jpeg;base64,BBBB")
 
 

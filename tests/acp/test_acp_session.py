@@ -246,5 +246,35 @@ def test_embedded_context_and_resource_links_reach_the_model(
 
     run(scenario())
     user = server.chat_requests()[-1]["messages"][-1]["content"]
-    assert user.startswith("explain @src/app.py and @src/app.py")
+    assert user.startswith("explain @src/app.py and `src/app.py`")
     assert "<context ref=\"src/app.py\">\nprint('hi')\n</context>" in user
+
+
+def test_an_editor_mention_attaches_the_buffer_once_not_the_disk(
+    project: Path, fake_server: Any
+) -> None:
+    """Zed sends an @-mentioned file as an embedded resource with its (unsaved) buffer."""
+    from acp import embedded_text_resource, resource_block, resource_link_block
+
+    (project / "app.py").write_text("DISK VERSION\n")
+    (project / "util.py").write_text("UTIL ON DISK\n")
+    server = fake_server({"turns": [{"content": "ok"}]})
+
+    async def scenario() -> None:
+        async with connect(Recorder(), project, server) as rift:
+            sid = (await rift.conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            blocks = [
+                text_block("explain"),
+                resource_block(
+                    embedded_text_resource((project / "app.py").as_uri(), "BUFFER VERSION")
+                ),
+                text_block("using"),
+                resource_link_block("util.py", (project / "util.py").as_uri()),
+            ]
+            await rift.conn.prompt(session_id=sid, prompt=blocks)
+
+    run(scenario())
+    user = server.chat_requests()[-1]["messages"][-1]["content"]
+    assert user.count("BUFFER VERSION") == 1
+    assert "DISK VERSION" not in user
+    assert user.count("UTIL ON DISK") == 1  # a link is attached from disk, by the core

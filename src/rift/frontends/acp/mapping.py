@@ -118,9 +118,11 @@ class PromptParts:
 def prompt_text(blocks: Sequence[Any], cwd: Path, sees: bool = False) -> PromptParts:
     """The user message for a prompt: its text, @-mentions for resources, context after.
 
-    Resource links become `@path` mentions the model can open with `read`;
-    embedded resources are mentioned inline too, and their text follows the
-    message in `<context>` blocks. Images (inline or as an embedded blob) go
+    Resource links become `@path` mentions, which the conversation owner
+    attaches from disk (Read rules apply). Embedded resources carry the
+    editor's own text (an unsaved buffer, say), so they are named inline as
+    `path`, without the `@` that would attach the disk version too, and their
+    text follows the message in `<context>` blocks. Images (inline or as an embedded blob) go
     with the message when the model `sees`; otherwise, like audio, a note says
     they were left out.
     """
@@ -141,7 +143,7 @@ def prompt_text(blocks: Sequence[Any], cwd: Path, sees: bool = False) -> PromptP
         elif isinstance(block, EmbeddedResourceContentBlock):
             resource = block.resource
             shown = uri_to_display(resource.uri, cwd)
-            text.append(f"@{shown}")
+            text.append(f"`{shown}`")
             if isinstance(resource, TextResourceContents):
                 context.append(f'<context ref="{shown}">\n{resource.text}\n</context>')
             elif sees and (resource.mime_type or "").startswith("image/"):
