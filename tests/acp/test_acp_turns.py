@@ -212,3 +212,25 @@ def test_a_model_error_is_a_json_rpc_error_and_the_session_goes_on(
 
     run(scenario())
     assert recorder.text() == "recovered"
+
+
+def test_a_write_that_changes_nothing_is_not_shown_as_a_new_file(
+    project: Path, fake_server: Any
+) -> None:
+    (project / "same.txt").write_text("same\n")
+    server = fake_server(
+        {"turns": [_call("write", path="same.txt", content="same\n"), {"content": "ok"}]}
+    )
+    recorder = Recorder()
+
+    async def scenario() -> None:
+        async with connect(recorder, project, server) as rift:
+            sid = (await rift.conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            await rift.conn.set_session_mode(session_id=sid, mode_id="auto")
+            await rift.conn.prompt(session_id=sid, prompt=[text_block("rewrite it")])
+
+    run(scenario())
+    (write,) = recorder.tool_calls().values()
+    assert write[-1].status == "completed"
+    assert write[-1].content[0].type == "content"
+    assert "Wrote" in write[-1].content[0].content.text

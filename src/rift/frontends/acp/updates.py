@@ -254,6 +254,8 @@ class Translator:
         if held is None:
             return []
         call, result = held
+        if not event.diff:  # the file already held that text: nothing to show as a diff
+            return [self._completed(call, result)]
         path = self._resolve(event.path)
         diff, line = _diff_content(path, event.diff)
         return [
