@@ -234,3 +234,36 @@ def test_a_write_that_changes_nothing_is_not_shown_as_a_new_file(
     assert write[-1].status == "completed"
     assert write[-1].content[0].type == "content"
     assert "Wrote" in write[-1].content[0].content.text
+
+
+def test_a_sub_agents_ask_is_its_own_permission(project: Path, fake_server: Any) -> None:
+    """Not the parent's `agent` call, and no "always deny agent" that would deny nothing."""
+    server = fake_server(
+        {
+            "turns": [
+                _call("agent", description="writer", prompt="CHILD-W write it"),
+                {
+                    "match": "CHILD-W",
+                    "tool_calls": [
+                        {"name": "write", "arguments": {"path": "n.txt", "content": "x\n"}}
+                    ],
+                },
+                {"match": "CHILD-W", "content": "child done"},
+                {"content": "ok"},
+            ]
+        }
+    )
+    recorder = Recorder(answers=["allow_once"])
+
+    async def scenario() -> None:
+        async with connect(recorder, project, server) as rift:
+            sid = (await rift.conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            await rift.conn.prompt(session_id=sid, prompt=[text_block("delegate")])
+
+    run(scenario())
+    (agent,) = recorder.tool_calls().values()
+    (asked, options), *_ = recorder.permissions
+    assert asked.tool_call_id != agent[0].tool_call_id
+    assert "n.txt" in asked.title
+    assert "reject_always" not in {o.kind for o in options}
+    assert (project / "n.txt").read_text() == "x\n"

@@ -216,6 +216,8 @@ class Translator:
     def _ask(self, event: Ask) -> list[Outgoing]:
         """The proposed diff joins the call's card, then the permission request goes out."""
         call = self.current
+        if call is not None and call.tool not in GATED:
+            call = None  # a sub-agent's or an extension's ask: not this call's own
         if call is None or call.path is None or call.tool not in ("write", "edit"):
             return [PermissionItem(event, call)]
         diff, line = _diff_content(call.path, event.detail)
