@@ -50,6 +50,7 @@ from rift.frontends.acp.mapping import (
     permission_choices,
 )
 from rift.frontends.acp.updates import Outgoing, PermissionItem, Translator
+from rift.models.attachments import Attachments
 
 log = logging.getLogger("rift.acp")
 
@@ -305,7 +306,7 @@ class AcpSession:
         self._refused.clear()
         self._cancelled = False
         self.translator.last_warning = ""
-        if not self.conv.submit(text, images):
+        if not self.conv.submit(text, Attachments(images=images) if images else None):
             await self.flush()
             code = -32600 if self.translator.last_warning_code == "busy" else -32602
             raise request_error(code, self.translator.last_warning or "the prompt was refused")
