@@ -5,8 +5,8 @@ The permission rules read the command's text, and text can always be computed
 process can do instead. Each bash command (foreground or background task) runs as
 
     bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp
-          --bind PROJECT PROJECT [--unshare-net] --unshare-pid --die-with-parent
-          --chdir CWD sh -c COMMAND
+          --bind PROJECT PROJECT [--unshare-net] --unshare-user --cap-drop ALL
+          --unshare-pid --die-with-parent --chdir CWD sh -c COMMAND
 
 so the project directory is the only writable place that outlives the command:
 the rest of the filesystem is read-only, /tmp is a private scratch tmpfs (a write
@@ -16,6 +16,13 @@ namespace: when it ends, is cancelled, times out, or rift dies (even SIGKILL:
 `--die-with-parent`), every process it started goes with it. There is no
 `--new-session`: rift already starts each command in a new session with no
 terminal, and keeping bwrap's process group lets rift kill the group as before.
+
+Root is confined too: a plain bwrap leaves root its capabilities, and
+`mount -o remount,rw /` undoes the read-only bind. The command therefore runs in
+its own user namespace (mapped to the caller's uid, so files it writes keep
+their owner) with every capability dropped. Where user namespaces cannot be
+created (a setuid bwrap on a kernel that forbids them), the probe retries
+without `--unshare-user`; `--cap-drop ALL` alone still stops root's remount.
 
 What the sandbox costs: caches and config under $HOME are read-only (`pip
 install --user`, `npm -g` and git commits in a worktree whose .git lives outside
@@ -29,6 +36,7 @@ approval) always sees the raw command; only the executed string is wrapped.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import shlex
@@ -49,6 +57,8 @@ class Bubblewrap:
     project: Path
     """Canonical project directory: the one writable bind."""
     network: bool = False
+    user_namespace: bool = True
+    """`--unshare-user`: off only where the probe found user namespaces unavailable."""
 
     def argv(self, cwd: Path) -> list[str]:
         """bwrap and its options, up to (not including) the command."""
@@ -63,7 +73,9 @@ class Bubblewrap:
         ]  # fmt: skip
         if not self.network:
             args.append("--unshare-net")
-        args += ["--unshare-pid", "--die-with-parent", "--chdir", str(cwd)]
+        if self.user_namespace:
+            args.append("--unshare-user")
+        args += ["--cap-drop", "ALL", "--unshare-pid", "--die-with-parent", "--chdir", str(cwd)]
         return args
 
     def wrap(self, command: str, cwd: Path) -> str:
@@ -91,6 +103,10 @@ def choose_sandbox(
         )
     sandbox = Bubblewrap(executable, Path(os.path.realpath(project)), network)
     problem = _probe(tuple(sandbox.argv(sandbox.project)))
+    if problem:
+        fallback_box = dataclasses.replace(sandbox, user_namespace=False)
+        if not _probe(tuple(fallback_box.argv(sandbox.project))):
+            return fallback_box, None
     if problem:
         return None, (
             f"permissions.sandbox is 'bwrap' but bubblewrap cannot create its namespaces here"
