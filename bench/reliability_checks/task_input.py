@@ -52,8 +52,6 @@ def background_input_attacks() -> tuple[dict[str, bool], bool, str]:
             stdin=subprocess.DEVNULL,
             check=False,
         )
-        refused = {
-            name: (box.project / f"victim-{i}").exists() for i, name in enumerate(INPUTS)
-        }
+        refused = {name: (box.project / f"victim-{i}").exists() for i, name in enumerate(INPUTS)}
         control = (box.project / "control").exists()
     return refused, control, done.stderr[-800:]
