@@ -24,6 +24,11 @@ their owner) with every capability dropped. Where user namespaces cannot be
 created (a setuid bwrap on a kernel that forbids them), the probe retries
 without `--unshare-user`; `--cap-drop ALL` alone still stops root's remount.
 
+rift's own config and data directories (config.json, plugins, trust stores)
+are bound read-only on top when they lie inside the project (or hold it), so
+a sandboxed command never rewrites what decides the next run's hooks and
+rules; the write and edit tools are kept out of them by the gate.
+
 What the sandbox costs: caches and config under $HOME are read-only (`pip
 install --user`, `npm -g` and git commits in a worktree whose .git lives outside
 the project fail), and with the network cut nothing can be downloaded.
@@ -42,6 +47,7 @@ import os
 import shlex
 import shutil
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,6 +65,8 @@ class Bubblewrap:
     network: bool = False
     user_namespace: bool = True
     """`--unshare-user`: off only where the probe found user namespaces unavailable."""
+    protected: tuple[Path, ...] = ()
+    """rift's own directories that overlap the project: bound read-only over it."""
 
     def argv(self, cwd: Path) -> list[str]:
         """bwrap and its options, up to (not including) the command."""
@@ -71,6 +79,8 @@ class Bubblewrap:
             "--tmpfs", "/tmp",
             "--bind", project, project,
         ]  # fmt: skip
+        for path in self.protected:
+            args += ["--ro-bind", str(path), str(path)]
         if not self.network:
             args.append("--unshare-net")
         if self.user_namespace:
@@ -85,10 +95,18 @@ class Bubblewrap:
 
 
 def choose_sandbox(
-    kind: str | None, *, network: bool, project: Path, has_wrapper: bool
+    kind: str | None,
+    *,
+    network: bool,
+    project: Path,
+    has_wrapper: bool,
+    protected: Sequence[Path] = (),
 ) -> tuple[Bubblewrap | None, str | None]:
     """The sandbox bash commands run in, and the startup warning when the configured
-    one cannot be used (None when all is well or none was asked for)."""
+    one cannot be used (None when all is well or none was asked for).
+
+    `protected`: rift's own config and data directories, kept read-only inside.
+    """
     if not kind or kind.lower() in ("none", "off"):
         return None, None
     fallback = "using the bash_wrapper template instead" if has_wrapper else "running unsandboxed"
@@ -101,7 +119,9 @@ def choose_sandbox(
             "permissions.sandbox is 'bwrap' but bubblewrap is not installed (Debian/Ubuntu:"
             f" apt-get install bubblewrap); {fallback}"
         )
-    sandbox = Bubblewrap(executable, Path(os.path.realpath(project)), network)
+    real_project = Path(os.path.realpath(project))
+    overlapping = _overlapping(protected, real_project)
+    sandbox = Bubblewrap(executable, real_project, network, protected=overlapping)
     problem = _probe(tuple(sandbox.argv(sandbox.project)))
     if problem:
         fallback_box = dataclasses.replace(sandbox, user_namespace=False)
@@ -113,6 +133,22 @@ def choose_sandbox(
             f" ({problem}); {fallback}"
         )
     return sandbox, None
+
+
+def _overlapping(paths: Sequence[Path], project: Path) -> tuple[Path, ...]:
+    """The directories among `paths` inside the project or holding it, created when
+    missing (a command must not be able to create them with its own contents)."""
+    found: list[Path] = []
+    for path in paths:
+        real = Path(os.path.realpath(path))
+        if real != project and project not in real.parents and real not in project.parents:
+            continue
+        try:
+            real.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            continue  # bwrap refuses a missing source: the probe then reports it
+        found.append(real)
+    return tuple(found)
 
 
 @functools.lru_cache(maxsize=8)

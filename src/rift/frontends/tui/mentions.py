@@ -13,6 +13,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from rift.gitcmd import git_argv
+
 ATTACH_CAP_BYTES = 48_000
 INDEX_CAP = 20_000
 SKIP_DIRS = frozenset(
@@ -79,7 +81,7 @@ def file_index(cwd: Path) -> list[str]:
     """Project files for completion: git's view when it is a repository, else a walk."""
     try:
         out = subprocess.run(
-            ["git", "ls-files", "-co", "--exclude-standard"],
+            git_argv("ls-files", "-co", "--exclude-standard"),
             cwd=cwd,
             capture_output=True,
             text=True,
