@@ -63,3 +63,29 @@ def unprivileged_user() -> str | None:
         check=False,
     )
     return TEST_USER if done.returncode == 0 else None
+
+
+def remount_attack_as(user: str, outside: Path) -> tuple[bool, bool] | None:
+    """(the outside file landed, the in-project write landed) when `user` runs the attack
+    in the sandbox's own argv (no Python needed on their side); None when rift's probe
+    refuses bwrap here. `outside` must be world-writable."""
+    from rift.tools.sandbox import choose_sandbox
+
+    entry = pwd.getpwnam(user)
+    project = outside / "project"  # not under a root-only temp dir: the user must reach it
+    project.mkdir()
+    os.chown(project, entry.pw_uid, entry.pw_gid)
+    box, _ = choose_sandbox("bwrap", network=False, project=project, has_wrapper=False)
+    if box is None:
+        return None
+    subprocess.run(
+        [*box.argv(box.project), "sh", "-c", REMOUNT_ATTACK.format(outside=outside)],
+        user=entry.pw_uid,
+        group=entry.pw_gid,
+        extra_groups=[],
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": entry.pw_dir},
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    return (outside / "X").exists(), (project / "inside").exists()

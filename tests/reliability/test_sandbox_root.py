@@ -12,22 +12,18 @@ when that is not possible).
 from __future__ import annotations
 
 import os
-import pwd
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from reliability_checks.sandbox_attacks import (
-    REMOUNT_ATTACK,
+    remount_attack_as,
     remount_attack_through_rift,
     unprivileged_user,
 )
 from reliability_checks.sandbox_check import probe
-
-from rift.tools.sandbox import choose_sandbox
 
 pytestmark = pytest.mark.reliability
 
@@ -62,22 +58,8 @@ def test_remount_as_an_unprivileged_user_does_not_write_to_the_host(outside: Pat
     user = unprivileged_user()
     if user is None:
         pytest.skip("no unprivileged user to test as (not root, so useradd is not possible)")
-    entry = pwd.getpwnam(user)
-    project = outside / "project"  # pytest's tmp_path is private to root
-    project.mkdir()
-    os.chown(project, entry.pw_uid, entry.pw_gid)
-    box, problem = choose_sandbox("bwrap", network=False, project=project, has_wrapper=False)
-    assert box is not None, problem
-    done = subprocess.run(
-        [*box.argv(box.project), "sh", "-c", REMOUNT_ATTACK.format(outside=outside)],
-        user=entry.pw_uid,
-        group=entry.pw_gid,
-        extra_groups=[],
-        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": entry.pw_dir},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert (project / "inside").exists(), done.stderr
-    assert not (outside / "X").exists(), done.stderr
+    outcome = remount_attack_as(user, outside)
+    assert outcome is not None, f"bwrap refused to start for {user}"
+    landed, inside = outcome
+    assert inside, f"the sandboxed command could not write inside the project as {user}"
+    assert not landed, f"the sandboxed command wrote {outside}/X as {user}"
