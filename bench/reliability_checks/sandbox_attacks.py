@@ -8,6 +8,7 @@ as whoever runs the check, and with the sandbox's argv as an unprivileged user
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import pwd
 import shutil
@@ -78,6 +79,7 @@ def remount_attack_as(user: str, outside: Path) -> tuple[bool, bool] | None:
     box, _ = choose_sandbox("bwrap", network=False, project=project, has_wrapper=False)
     if box is None:
         return None
+    box = dataclasses.replace(box, root=entry.pw_uid == 0)  # the argv that user's rift builds
     subprocess.run(
         [*box.argv(box.project), "sh", "-c", REMOUNT_ATTACK.format(outside=outside)],
         user=entry.pw_uid,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +25,8 @@ from reliability_checks.sandbox_attacks import (
     unprivileged_user,
 )
 from reliability_checks.sandbox_check import probe
+
+from rift.tools.sandbox import choose_sandbox
 
 pytestmark = pytest.mark.reliability
 
@@ -63,3 +66,27 @@ def test_remount_as_an_unprivileged_user_does_not_write_to_the_host(outside: Pat
     landed, inside = outcome
     assert inside, f"the sandboxed command could not write inside the project as {user}"
     assert not landed, f"the sandboxed command wrote {outside}/X as {user}"
+
+
+def test_root_still_writes_a_project_it_does_not_own(outside: Path) -> None:
+    """A container's root in a checkout owned by the host user: dropping capabilities
+    must not make the project read-only."""
+    _require_bwrap()
+    if os.geteuid() != 0:
+        pytest.skip("not running as root")
+    user = unprivileged_user()
+    if user is None:
+        pytest.skip("no other user to own the project (useradd failed)")
+    project = outside / "theirs"
+    project.mkdir()
+    shutil.chown(project, user, user)
+    box, problem = choose_sandbox("bwrap", network=False, project=project, has_wrapper=False)
+    assert box is not None, problem
+    done = subprocess.run(
+        [*box.argv(box.project), "sh", "-c", "echo ok > written"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (project / "written").exists(), done.stderr

@@ -5,8 +5,8 @@ The permission rules read the command's text, and text can always be computed
 process can do instead. Each bash command (foreground or background task) runs as
 
     bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp
-          --bind PROJECT PROJECT [--unshare-net] --unshare-user --cap-drop ALL
-          --unshare-pid --die-with-parent --chdir CWD sh -c COMMAND
+          --bind PROJECT PROJECT [--unshare-net] (--unshare-user | root's caps)
+          --cap-drop ALL --unshare-pid --die-with-parent --chdir CWD sh -c COMMAND
 
 so the project directory is the only writable place that outlives the command:
 the rest of the filesystem is read-only, /tmp is a private scratch tmpfs (a write
@@ -17,12 +17,16 @@ namespace: when it ends, is cancelled, times out, or rift dies (even SIGKILL:
 `--new-session`: rift already starts each command in a new session with no
 terminal, and keeping bwrap's process group lets rift kill the group as before.
 
-Root is confined too: a plain bwrap leaves root its capabilities, and
-`mount -o remount,rw /` undoes the read-only bind. The command therefore runs in
-its own user namespace (mapped to the caller's uid, so files it writes keep
-their owner) with every capability dropped. Where user namespaces cannot be
-created (a setuid bwrap on a kernel that forbids them), the probe retries
-without `--unshare-user`; `--cap-drop ALL` alone still stops root's remount.
+Root is confined too: a plain bwrap leaves root every capability, and
+`mount -o remount,rw /` undoes the read-only bind. Every capability is
+dropped (`--cap-drop ALL`) except, for root, the two that let it write files it
+does not own (CAP_DAC_OVERRIDE, CAP_FOWNER): a container's root often works in
+a checkout owned by the host user, and those reach only the writable binds.
+Other callers also get their own user namespace (`--unshare-user`, mapped to
+their uid; unprivileged bwrap needs one anyway); root does not, since
+capabilities inside a user namespace never reach files of unmapped owners.
+Where user namespaces cannot be created (a setuid bwrap on a kernel that forbids
+them), the probe retries without `--unshare-user`.
 
 rift's own config and data directories (config.json, plugins, trust stores)
 are bound read-only on top when they lie inside the project (or hold it), so
@@ -64,7 +68,9 @@ class Bubblewrap:
     """Canonical project directory: the one writable bind."""
     network: bool = False
     user_namespace: bool = True
-    """`--unshare-user`: off only where the probe found user namespaces unavailable."""
+    """`--unshare-user` (never for root): off where the probe found them unavailable."""
+    root: bool = dataclasses.field(default_factory=lambda: _euid() == 0)
+    """Running as root: capabilities dropped but for writing files root does not own."""
     protected: tuple[Path, ...] = ()
     """rift's own directories that overlap the project: bound read-only over it."""
 
@@ -83,9 +89,12 @@ class Bubblewrap:
             args += ["--ro-bind", str(path), str(path)]
         if not self.network:
             args.append("--unshare-net")
-        if self.user_namespace:
+        args += ["--cap-drop", "ALL"]
+        if self.root:
+            args += ["--cap-add", "CAP_DAC_OVERRIDE", "--cap-add", "CAP_FOWNER"]
+        elif self.user_namespace:
             args.append("--unshare-user")
-        args += ["--cap-drop", "ALL", "--unshare-pid", "--die-with-parent", "--chdir", str(cwd)]
+        args += ["--unshare-pid", "--die-with-parent", "--chdir", str(cwd)]
         return args
 
     def wrap(self, command: str, cwd: Path) -> str:
@@ -133,6 +142,11 @@ def choose_sandbox(
             f" ({problem}); {fallback}"
         )
     return sandbox, None
+
+
+def _euid() -> int:
+    geteuid = getattr(os, "geteuid", None)  # absent on Windows, where bwrap never runs
+    return int(geteuid()) if geteuid is not None else -1
 
 
 def _overlapping(paths: Sequence[Path], project: Path) -> tuple[Path, ...]:
