@@ -148,6 +148,11 @@ class _Lexer:
         if char in ";|&":
             self.end_command()
             return i + 1
+        if char == "(" and "".join(self.word).endswith("="):
+            end = _closing_paren(text, i)  # `files=(*.txt)`: an array value, not a command
+            self.substitutions(text[i + 1 : end])
+            self.word.append(text[i : end + 1])
+            return end + 1
         if char == "(":
             self.end_command()
             self.parens += 1
