@@ -119,6 +119,8 @@ def _opaque_forms(command: str) -> set[str]:
 
 def _alias_forms(command: str) -> set[str]:
     """What the segments that use an alias defined in `command` run, read as commands."""
+    if "alias" not in command:
+        return set()
     segments = [_strip_prefixes(_words(s))[0] for s in split_bash_segments(command)]
     aliases = {
         m.group(1): m.group(2)

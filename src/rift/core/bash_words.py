@@ -275,6 +275,8 @@ def program_words(words: list[str], wrappers: frozenset[str]) -> list[str]:
 
 
 def _unquote(raw: str) -> str:
+    if not any(char in raw for char in "'\"\\"):
+        return raw
     try:
         parts = shlex.split(raw)
     except ValueError:
