@@ -62,7 +62,7 @@ def test_without_bash_rules_a_computed_program_is_not_refused() -> None:
         "x=$(git rev-parse HEAD) && echo $x",
         "alias ll='ls -l'",
         "files=(*.txt); echo ${files[@]}",
-        "ls | while read -r f; do wc -l \"$f\"; done",
+        'ls | while read -r f; do wc -l "$f"; done',
     ],
 )
 def test_ordinary_commands_are_not_caught(command: str) -> None:
