@@ -64,7 +64,7 @@ def plan(quick: bool, seed: int) -> dict[str, Callable[[], Report]]:
         "bypass": run_bypass,
         "hygiene": run_hygiene,
         "sandbox": run_sandbox,
-        "attacks": run_attacks,
+        "attacks": lambda: run_attacks(pytest_cases=not quick),
     }
 
 

@@ -1,12 +1,16 @@
 """Attack families: every attack case, grouped, with how many were tried and refused.
 
-Two sources:
+Three sources:
 
 * the corpus (tests/reliability/bypass_corpus.json): each `deny` entry counts in
   its `family` (entries without one: "bash-rules" or "path-rules"), each
   `chains` entry in "allow-chains"; all evaluated in-process against `Rules`;
 * scenarios run end to end (`rift -p` / `rift --serve` against the fake server),
-  registered in SCENARIOS by family: each returns {case: refused}.
+  registered in SCENARIOS by family: each returns {case: refused};
+* the corpus's `pytest_cases` (attacks the corpus format cannot carry) of the
+  other families: their tests run in one pytest process and a case counts as
+  refused when its test passed (skipped tests count as not tried). Slow, so
+  `--quick` leaves them out and says so.
 
 Every family is required: one case that gets through fails the figure. A family
 whose scenarios cannot run here (no usable bubblewrap) is skipped with the reason.
@@ -20,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .bypass import build_tree, expand_path, load_corpus
-from .common import Report, sandbox
+from .common import REPO, Report, sandbox
 from .process_escape import escape_scenarios
 from .sandbox_attacks import remount_attack_as, remount_attack_through_rift, unprivileged_user
 from .sandbox_check import probe
@@ -108,12 +112,62 @@ def corpus_families(corpus: dict[str, Any], root: Path) -> dict[str, dict[str, b
     return families
 
 
-def run_attacks(scenarios: bool = True) -> Report:
-    """Every family's tried/refused counts; `scenarios=False`: the corpus only."""
+def pytest_families(cases: list[dict[str, Any]]) -> dict[str, dict[str, bool]]:
+    """{family: {case: its test passed}} for `pytest_cases` entries, in one pytest run.
+    A skipped test's cases are left out (not tried); one that never ran counts as failed."""
+    import subprocess
+    import sys
+    import xml.etree.ElementTree as ET
+
+    files = list(dict.fromkeys(c["test"].split("::")[0] for c in cases))  # a bad id would
+    # abort the whole run; a file that went missing still fails every case in it
+    passed: dict[str, bool] = {}
+    skipped: set[str] = set()
+    with sandbox() as box:
+        junit = box.root / "junit.xml"
+        subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+             f"--junitxml={junit}", *files],
+            cwd=REPO,
+            env=box.env(),
+            capture_output=True,
+            timeout=900,
+            check=False,
+        )  # fmt: skip
+        records = ET.parse(junit).iter("testcase") if junit.exists() else iter(())
+        for record in records:
+            module = record.get("classname", "").replace(".", "/") + ".py"
+            test = f"{module}::{record.get('name', '').split('[')[0]}"
+            if record.find("skipped") is not None:
+                skipped.add(test)
+                continue
+            failed = record.find("failure") is not None or record.find("error") is not None
+            passed[test] = passed.get(test, True) and not failed
+    families: dict[str, dict[str, bool]] = {}
+    for case in cases:
+        if case["test"] in skipped and case["test"] not in passed:
+            continue
+        families.setdefault(case["family"], {})[case["why"]] = passed.get(case["test"], False)
+    return families
+
+
+def run_attacks(scenarios: bool = True, pytest_cases: bool = True) -> Report:
+    """Every family's tried/refused counts; `scenarios=False`: the corpus entries only;
+    `pytest_cases=False`: the corpus's pytest-only cases are left out (and noted)."""
     report = Report("attack families")
     corpus = load_corpus()
     with sandbox() as box:
         families = corpus_families(corpus, box.root / "tree")
+    external = [c for c in corpus.get("pytest_cases", []) if c["family"] not in SCENARIOS]
+    if external and pytest_cases:
+        for family, cases in pytest_families(external).items():
+            families.setdefault(family, {}).update(cases)
+    elif external:
+        left = sorted({c["family"] for c in external})
+        report.notes.append(
+            f"{len(external)} pytest-only cases ({', '.join(left)}) not run here;"
+            " they run without --quick and in pytest tests/reliability/"
+        )
     skipped: list[str] = []
     if scenarios:
         no_bwrap = probe()
