@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from rift.core.bash_words import opaque_commands
+from rift.core.bash_words import read_commands
 
 _MAX_DEPTH = 4
 _MAX_SUFFIXES = 8
@@ -105,16 +105,15 @@ def command_forms(command: str) -> set[str]:
         for fed in _PIPED_TO_SHELL.finditer(variant):
             fed_words = _words(fed.group(1))
             forms |= _inner_forms(_suffixes(fed_words, start=0), 1, [_INNER_BUDGET])
-        forms |= _opaque_forms(variant) | _alias_forms(variant)
+        opaque, whole = read_commands(variant, _WRAPPERS, _SHELLS)
+        forms |= _opaque_forms(opaque) | _alias_forms(variant)
+        forms |= _inner_forms(whole, 1, [_INNER_BUDGET])
     return forms
 
 
-def _opaque_forms(command: str) -> set[str]:
+def _opaque_forms(commands: list[list[str]]) -> set[str]:
     """OPAQUE + arguments for each simple command whose program name is computed."""
-    return {
-        OPAQUE + " ".join(_words(" ".join(words[1:])))
-        for words in opaque_commands(command, _WRAPPERS, _SHELLS)
-    }
+    return {OPAQUE + " ".join(_words(" ".join(words[1:]))) for words in commands}
 
 
 def _alias_forms(command: str) -> set[str]:
@@ -258,7 +257,8 @@ def _segment_forms(segment: str, budget: list[int], depth: int = 0) -> set[str]:
 def _inner_forms(commands: list[str], depth: int, budget: list[int]) -> set[str]:
     forms: set[str] = set()
     for command in dict.fromkeys(commands):
-        forms |= _opaque_forms(command)
+        forms |= _opaque_forms(read_commands(command, _WRAPPERS, _SHELLS)[0])
+        forms |= _alias_forms(command)
         for part in split_bash_segments(command):
             forms |= _segment_forms(part, budget, depth)
             if TOO_COMPLEX in forms:

@@ -30,6 +30,7 @@ _REDIRECT = re.compile(r"(?:\{[A-Za-z_]\w*\}|\d*)(?:>>|>&|<&|&>>|&>|<>|>\||<<-?|
 _WRAPPER_ARG = re.compile(r"-.*|\d+(?:\.\d+)?[smhd]?")
 _BRACE = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
 _MAX_DEPTH = 6
+_PLAIN = re.compile(r"[^\s\\'\"$`<>&;|()#]+")
 
 
 def _closing_quote(text: str, start: int, quote: str) -> int:
@@ -101,6 +102,10 @@ class _Lexer:
         return self.commands
 
     def step(self, i: int) -> int:  # noqa: C901 - one branch per shell token kind
+        plain = _PLAIN.match(self.text, i)
+        if plain:  # the common case, a run of ordinary word characters, in one step
+            self.word.append(plain.group())
+            return plain.end()
         text, char = self.text, self.text[i]
         nxt = text[i + 1] if i + 1 < len(text) else ""
         if char == "\\":
@@ -284,22 +289,28 @@ def _unquote(raw: str) -> str:
     return parts[0] if parts else ""
 
 
-def opaque_commands(
+def read_commands(
     text: str, wrappers: frozenset[str], shells: frozenset[str], depth: int = 0
-) -> list[list[str]]:
-    """The simple commands of `text` whose program word is not a plain literal, each from
-    its program word on (raw words); the strings `eval` and `sh -c` run are read too."""
-    found: list[list[str]] = []
+) -> tuple[list[list[str]], list[str]]:
+    """One pass over `text`: the simple commands whose program word is not a plain literal
+    (each from its program word on, raw words; also inside the strings `eval` and `sh -c`
+    run), and those strings themselves, whole (the segment split cuts a string that holds
+    a newline or `;`)."""
+    opaque: list[list[str]] = []
+    strings: list[str] = []
     for words in simple_commands(text):
         rest = program_words(words, wrappers)
         if not rest:
             continue
         if not is_literal(rest[0]):
-            found.append(rest)
-        elif depth < _MAX_DEPTH:
-            for inner in _run_strings(rest, shells):
-                found += opaque_commands(inner, wrappers, shells, depth + 1)
-    return found
+            opaque.append(rest)
+            continue
+        inner = _run_strings(rest, shells)
+        strings += inner
+        if depth < _MAX_DEPTH:
+            for string in inner:
+                opaque += read_commands(string, wrappers, shells, depth + 1)[0]
+    return opaque, strings
 
 
 def _run_strings(words: list[str], shells: frozenset[str]) -> list[str]:
