@@ -35,6 +35,7 @@ from rift.core.events import (
 from rift.core.gate import Approval, PermissionGate
 from rift.core.instructions import load_project_instructions
 from rift.core.interaction import InteractionBroker
+from rift.core.lsp import LspService
 from rift.core.permissions import Rules
 from rift.core.prompt import build_system_prompt
 from rift.core.session import INTERRUPT_NOTE, SessionStore, save_session, user_turn_count
@@ -153,8 +154,10 @@ class Agent:
             system_prompt=lambda: self.messages[0]["content"],
         )
         self.ctx.extras.update(skills=self.skills, tasks=self.tasks, subagents=self.subagents)
+        lsp = LspService(self.config.lsp, self.config.cwd)  # servers start on first edit
+        self.ctx.extras.update(broker=self.broker, config=self.config, lsp=lsp)
         if not self.tools:
-            self.tools = builtin_tools()
+            self.tools = builtin_tools(search=bool(self.config.search_url))
             self.tools["task"] = TASK_TOOL
             if self.skills:
                 self.tools["skill"] = SKILL_TOOL
@@ -389,6 +392,7 @@ class Agent:
     async def aclose(self) -> None:
         """rift is exiting: background tasks die with it, connections close."""
         await self.tasks.shutdown()
+        await self.ctx.extras["lsp"].aclose()
         if self.extensions is not None:
             await self.extensions.aclose()
         await self.binding.provider.aclose()

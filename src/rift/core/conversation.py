@@ -39,6 +39,7 @@ from rift.core.events import (
     Models,
     SessionChanged,
     Sessions,
+    TaskFinished,
     Warning,
 )
 from rift.core.mentions import expand
@@ -73,6 +74,14 @@ class Conversation:
         """Cancel arrived before the task ran: it ends at once, the way a cancel would."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closed = False
+        self.auto_continue = False
+        """Opt-in (serve `hello` auto_continue): a background task that finishes while the
+        conversation is idle starts a turn on its notification, as the original's TUI did."""
+        self._notes: list[str] = []
+        """Task notifications not yet seen by the model; they lead the next turn's text."""
+        self._held = False
+        """A cancel suppressed the pending notifications' automatic turn (until the next prompt)."""
+        agent.tasks.on_finished = self._task_finished
 
     # ------------------------------------------------------------------ state
 
@@ -146,8 +155,8 @@ class Conversation:
         if prepared is None:
             return False
         self._agent.offer_trust()  # the project's plugins/hooks/servers ask once, no wait
-        self._agent.busy = True
-        self._start(self._turn(prepared))
+        self._held = False
+        self._begin_turn(prepared)
         return True
 
     async def run(self, text: str) -> Done | None:
@@ -170,6 +179,7 @@ class Conversation:
         """Cancel the running work; every pending review is closed first. True when
         something was running."""
         self._agent.broker.close_reviews()
+        self._held = True  # Esc also means "not now" to queued task notifications
         work = self._work
         if work is None or work.done() or not self.busy:
             return False
@@ -358,7 +368,41 @@ class Conversation:
         return None
 
     async def _turn(self, prepared: Prepared) -> Done:
-        return await self._agent.run_turn(prepared.text, prepared.words)
+        try:
+            return await self._agent.run_turn(prepared.text, prepared.words)
+        finally:  # notifications that arrived during the turn may start the next one
+            asyncio.get_running_loop().call_soon(self._continue_on_notes)
+
+    def _begin_turn(self, prepared: Prepared) -> None:
+        """Start a turn, with the pending task notifications ahead of its text.
+
+        Notes are added after skill/mention expansion: a task's output must never
+        be read as an `@path` to attach.
+        """
+        if self._notes:
+            notes = "\n\n".join(self._notes)
+            self._notes.clear()
+            prepared = Prepared(text=f"{notes}\n\n{prepared.text}".strip(), words=prepared.words)
+        self._agent.busy = True
+        self._start(self._turn(prepared))
+
+    def _task_finished(self, event: TaskFinished) -> None:
+        status = "finished" if event.ok else "FAILED"
+        preview = event.preview.strip() or "(no output)"
+        self._notes.append(
+            f"[task notification] background task #{event.id} {status}: {event.label}\n"
+            f"{preview}\n(the task tool with id {event.id} shows all of its output)"
+        )
+        self._continue_on_notes()
+
+    def _continue_on_notes(self) -> None:
+        """The opt-in auto-turn: only when idle, open, not held by a cancel, with notes."""
+        if not self._notes or not self.auto_continue or self._held:
+            return
+        if self.busy or self._closed:
+            return
+        self._agent.emit(Info("background task finished — continuing"))
+        self._begin_turn(Prepared(text="", words="[task notification]"))
 
     async def _switch(self, name: str) -> bool:
         try:

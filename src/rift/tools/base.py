@@ -74,6 +74,14 @@ class Gate(Protocol):
         """None when the command may run, else the refusal message."""
         ...
 
+    async def authorize_fetch(
+        self, url: str, private_address: str | None, *, approved: bool = False
+    ) -> str | None:
+        """None when `url` may be fetched, else the refusal message; a private address
+        (loopback, LAN, link-local) the host resolved to needs an explicit allow rule.
+        `approved`: a redirect hop to a host the user allowed for this call (no new ask)."""
+        ...
+
 
 class Journal(Protocol):
     """The undo journal (core/checkpoints.py)."""
