@@ -1,7 +1,8 @@
 """Escapes through what rift itself runs (family "sandbox-escape").
 
 With `permissions.sandbox: "bwrap"` a model can still reach outside through rift:
-rewrite `./check.sh` that a post-edit hook then runs, call a plugin tool, write a
+rewrite `./check.sh` that a post-edit hook then runs, call a plugin tool, have a
+language server started (it runs project code: build scripts, plugins), write a
 file outside the project with the write tool, or rewrite rift's own config and
 trust stores (new hooks and allow rules next run) with write/edit (sandbox or
 not) or, when they live inside the project, with bash. And `git diff` in a
@@ -16,6 +17,7 @@ import asyncio
 import json
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -67,30 +69,55 @@ def _plugin(config_dir: Path, command: str) -> None:
     path.write_text(json.dumps(manifest), encoding="utf-8")
 
 
+def _language_server(outside: Path) -> str | None:
+    """A language server that first tries to write outside, then runs `ruff server`
+    (None when ruff, from the test extra, is missing)."""
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    if ruff is None:
+        return None
+    script = outside / "lsp.sh"
+    script.write_text(
+        f"#!/bin/sh\ntouch {outside}/lsp-X; touch lsp-ran\nexec {ruff} server\n", "utf-8"
+    )
+    script.chmod(0o755)
+    return str(script)
+
+
 def sandboxed_run_attacks() -> dict[str, bool]:
-    """Hook, plugin tool and write tool against the sandbox, in one `rift -p` run."""
+    """Hook, plugin tool, language server and write tool against the sandbox, in one
+    `rift -p` run."""
     with outside_dir() as outside, sandbox() as box:
-        config = {"permissions": {"sandbox": "bwrap"}, "hooks": {"post_edit": ["sh ./check.sh"]}}
+        config: dict[str, Any] = {
+            "permissions": {"sandbox": "bwrap"},
+            "hooks": {"post_edit": ["sh ./check.sh"]},
+        }
+        server = _language_server(outside)
+        if server is not None:
+            config["lsp"] = {"python": {"command": [server]}}
         box.write_user_config(config)
         _plugin(box.config_dir, f"touch {outside}/plugin-X; touch plugin-ran")
         check = f"touch {outside}/hook-X; touch hook-ran\n"
         calls = [
             _call("b", "bash", command=f"printf '{check}' > check.sh"),
             _call("w", "write", path="a.txt", content="edited\n"),
+            _call("l", "write", path="b.py", content="import re\n"),
             _call("p", "esc_tool"),
             _call("o", "write", path=f"{outside}/write-X", content="escaped\n"),
         ]
         _rift(box, {"turns": [{"tool_calls": calls}, {"content": "done"}]})
         project = box.project
-        hook_ran, plugin_ran = (project / "hook-ran").exists(), (project / "plugin-ran").exists()
-        return {
-            "post-edit hook runs inside the sandbox": hook_ran
-            and not (outside / "hook-X").exists(),
-            "plugin tool runs inside the sandbox": plugin_ran
-            and not (outside / "plugin-X").exists(),
-            "write tool stays inside the project and temp": not (outside / "write-X").exists()
-            and (project / "a.txt").exists(),
+
+        def confined(ran: str, escaped: str) -> bool:
+            return (project / ran).exists() and not (outside / escaped).exists()
+
+        result = {
+            "post-edit hook runs inside the sandbox": confined("hook-ran", "hook-X"),
+            "plugin tool runs inside the sandbox": confined("plugin-ran", "plugin-X"),
+            "write tool stays inside the project and temp": confined("a.txt", "write-X"),
         }
+        if server is not None:
+            result["language server runs inside the sandbox"] = confined("lsp-ran", "lsp-X")
+        return result
 
 
 def config_write_attacks() -> dict[str, bool]:

@@ -17,6 +17,7 @@ from rift.config import Config
 from rift.core.agent import Agent, ModelBinding, bind_model
 from rift.core.conversation import Conversation
 from rift.core.events import Event, Info, Warning
+from rift.core.lsp import LspService
 from rift.core.session import SessionStore, load_session
 from rift.errors import ServerUnreachable
 from rift.extend.loader import Extensions
@@ -104,6 +105,9 @@ async def start_agent(
     if problem:
         notices.append(Warning(problem))
     agent.gate.confine(own_dirs, sandboxed=agent.ctx.sandbox is not None)
+    lsp = agent.ctx.extras.get("lsp")
+    if isinstance(lsp, LspService):  # language servers run project code: sandboxed too
+        lsp.sandbox = agent.ctx.sandbox
     extensions.attach(agent, attached=options.attached)
     notices += extensions.notices
     if not options.attached:
