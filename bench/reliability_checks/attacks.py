@@ -176,7 +176,11 @@ def run_attacks(scenarios: bool = True, pytest_cases: bool = True) -> Report:
                 if needs_bwrap and no_bwrap:
                     skipped.append(f"{family}/{scenario.__name__.strip('_')}")
                     continue
-                families.setdefault(family, {}).update(scenario())
+                try:
+                    outcome = scenario()
+                except Exception as exc:  # a crashed scenario fails its family, visibly
+                    outcome = {f"{scenario.__name__.strip('_')} crashed: {exc!r}"[:200]: False}
+                families.setdefault(family, {}).update(outcome)
         if skipped:
             report.skipped = f"{no_bwrap}: skipped {', '.join(skipped)}"
             report.notes.append(report.skipped)
