@@ -17,7 +17,6 @@ from rift.config import Config
 from rift.core.agent import Agent, ModelBinding, bind_model
 from rift.core.conversation import Conversation
 from rift.core.events import Event, Info, Warning
-from rift.core.lsp import LspService
 from rift.core.session import SessionStore, load_session
 from rift.errors import ServerUnreachable
 from rift.extend.loader import Extensions
@@ -105,8 +104,8 @@ async def start_agent(
     if problem:
         notices.append(Warning(problem))
     agent.gate.confine(own_dirs, sandboxed=agent.ctx.sandbox is not None)
-    lsp = agent.ctx.extras.get("lsp")
-    if isinstance(lsp, LspService):  # language servers run project code: sandboxed too
+    lsp = agent.ctx.extras.get("lsp")  # core/lsp.py: language servers run project code
+    if lsp is not None:
         lsp.sandbox = agent.ctx.sandbox
     extensions.attach(agent, attached=options.attached)
     notices += extensions.notices
