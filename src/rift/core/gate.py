@@ -14,12 +14,19 @@ Order of decision (reference notes, section 5; spec `set_approval`):
     otherwise        → an edit_review (when the client reviews edits) or an ask
 
 Anything but an explicit yes from the person is a refusal.
+
+Before all of that, two fixed limits on write/edit that no rule or mode lifts:
+rift's own config and data directories (config.json, plugins, trust stores:
+what decides the next run's rules and hooks) are never written by a tool, and
+with the bwrap sandbox on, writes stay inside the project and the temp
+directory, the same places sandboxed bash can write.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +34,7 @@ from rift.core.hunks import diff_segments, preview_diff
 from rift.core.interaction import InteractionBroker
 from rift.core.permissions import (
     Rules,
+    canonical,
     suggest_bash_pattern,
     suggest_edit_rule,
     url_candidates,
@@ -91,6 +99,10 @@ class PermissionGate:
     cwd: Path
     persist_rule: Callable[[str], None] | None = None
     """Saves an "always allow '<rule>'" answer to the user config; failures are ignored."""
+    protected: tuple[Path, ...] = ()
+    """rift's own config and data directories: never written by write/edit."""
+    writable_roots: tuple[Path, ...] | None = None
+    """With the sandbox on, the only directories write/edit may touch."""
     _session_kinds: set[str] = field(default_factory=set)
     refusals: int = 0
     """How many times a person said no (deny, a dismissed ask or review): the turn loop
@@ -101,6 +113,31 @@ class PermissionGate:
         """Refuse `tool` from now on, whatever the mode ("always deny … this session")."""
         self._denied_kinds.add(tool)
 
+    def confine(self, own_dirs: Sequence[Path], *, sandboxed: bool) -> None:
+        """Set the fixed write limits: `own_dirs` off limits, and with the sandbox on
+        only the project and the temp directory writable."""
+        self.protected = tuple(canonical(d, self.cwd) for d in own_dirs)
+        roots = (self.cwd, Path(tempfile.gettempdir()))
+        self.writable_roots = tuple(canonical(r, self.cwd) for r in roots) if sandboxed else None
+
+    def _outside_limits(self, tool: str, path: Path) -> str | None:
+        real = canonical(path, self.cwd)
+        for own in self.protected:
+            if real == own or own in real.parents:
+                return (
+                    f"this {tool} was refused: {path} is in rift's own configuration or data"
+                    f" directory ({own}), which rift's tools never change (it decides rules,"
+                    " hooks and trust); the user can edit it outside rift"
+                )
+        roots = self.writable_roots
+        if roots is not None and not any(real == r or r in real.parents for r in roots):
+            shown = ", ".join(str(r) for r in roots)
+            return (
+                f"this {tool} was refused: {path} is outside the places the sandbox lets"
+                f" rift write ({shown})"
+            )
+        return None
+
     def check_read(self, path: Path) -> str | None:
         verdict = self.rules.verdict_for_path("read", path)
         if verdict.kind == "deny":
@@ -110,6 +147,9 @@ class PermissionGate:
     async def authorize_write(
         self, tool: str, path: Path, old: str | None, new: str
     ) -> WriteVerdict:
+        refusal = self._outside_limits(tool, path)
+        if refusal is not None:
+            return WriteVerdict(False, message=refusal)
         verdict = self.rules.verdict_for_path(tool, path)
         if verdict.kind == "deny":
             return WriteVerdict(
