@@ -122,6 +122,9 @@ class Turn:
             for n in range(1, self.s.max_iterations + 1):
                 if await self._step(n):
                     break
+            else:  # every iteration went to tool calls: the budget ran out first
+                self.outcome = "wrapped"
+                self.reason = f"the turn used all {self.s.max_iterations} iterations"
         except TurnStopped as stop:
             self.outcome, self.reason = "stopped", str(stop)
             self.emit(Warning(str(stop)))

@@ -240,8 +240,10 @@ def _runner(spec: PluginTool, plugin: Plugin) -> ToolRun:
                 " until rift is restarted and the user trusts it again"
             )
         payload = json.dumps(args, ensure_ascii=False).encode("utf-8")
+        # Inside the sandbox when it is on: the tool is code the model can call at will.
+        command = spec.command if ctx.sandbox is None else ctx.sandbox.wrap(spec.command, ctx.cwd)
         try:
-            result = await run_shell(spec.command, ctx.cwd, spec.timeout, stdin_data=payload)
+            result = await run_shell(command, ctx.cwd, spec.timeout, stdin_data=payload)
         except OSError as exc:
             raise ToolError(f"plugin tool '{spec.name}' could not start: {exc}") from exc
         stdout = strip_ansi(result.stdout).strip("\n")
