@@ -401,8 +401,8 @@ class Rules:
         if any(removes_root(form) for form in (*forms, *(f"rm {args}" for args in opaque))):
             return Verdict("deny", "Bash(rm -rf /)")
         # The raw words keep `$HOME/…`, which the forms splice apart.
-        named = self._guard.paths_in_command((command, *forms), self._home)
-        guarded = self._guarded("read", named)
+        credential_paths = self._guard.paths_in_command((command, *forms), self._home)
+        guarded = self._guarded("read", credential_paths)
         if guarded.kind == "deny":
             return guarded
         restricted = self._decide(
