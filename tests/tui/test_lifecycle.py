@@ -94,8 +94,10 @@ def test_an_option_change_keeps_the_undo_journal(tui: Any, project: Path, option
         await send(pilot, "/undo")
         await until(
             pilot,
-            lambda: "restored to pre-turn state" in transcript_text(app)
-            or "nothing to undo" in transcript_text(app),
+            lambda: (
+                "restored to pre-turn state" in transcript_text(app)
+                or "nothing to undo" in transcript_text(app)
+            ),
             "undo's answer",
         )
         assert "nothing to undo" not in transcript_text(app)

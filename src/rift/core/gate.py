@@ -96,7 +96,7 @@ class PermissionGate:
             return f"command blocked by permission rule '{verdict.rule}': {command}"
         if not self.approval.enabled:
             return None
-        head = command if len(command) <= 120 else command[:120] + "…"
+        head = command  # whole: a clipped approval can hide `&& rm -rf …` (front ends wrap it)
         if verdict.kind == "ask":
             if not self.broker.attached:
                 return _no_user(verdict.rule or "Bash")

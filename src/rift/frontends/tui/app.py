@@ -4,6 +4,11 @@ Startup paints first and connects second: the screen is composed from cheap
 widgets, and only after the first frame (`on_ready`) does the connect worker
 import the core and bind the model. A failed bind leaves the UI open with a
 banner explaining how to point rift at a server; `/host` and `/model` retry.
+
+Prompts are never dropped: one sent while the model is still being bound or
+while a turn runs waits in a queue (shown above the input; Esc takes back the
+newest) and goes out when the model is ready or the turn is over. Ctrl+C
+cancels a running turn; on an idle prompt it asks for a second press to quit.
 """
 
 from __future__ import annotations
@@ -39,6 +44,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("rift.tui")
 HERE = Path(__file__).parent
+QUIT_WINDOW_S = 2.0
+"""A second Ctrl+C on an idle prompt within this many seconds quits."""
+ACTIVITY_MIN_WIDTH = 100
 OFFLINE_HELP = (
     "Point rift at a model server:\n"
     "  • rift --host http://HOST:11434   (end the URL in /v1 for OpenAI-compatible)\n"
@@ -66,6 +74,20 @@ class ChatScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one(PromptInput).focus()
 
+    def on_key(self, event: events.Key) -> None:
+        """A key typed while focus is elsewhere (a tool line, the transcript) goes to the input."""
+        prompt = self.query_one(PromptInput)
+        if event.is_printable and event.character and self.focused is not prompt:
+            event.stop()
+            prompt.focus()
+            prompt.insert(event.character)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._owner.fit_activity(event.size.width)
+
+    def on_prompt_input_page_key(self, message: PromptInput.PageKey) -> None:
+        self.query_one(Transcript).page(message.key)
+
 
 class RiftApp(App[int]):
     """rift's terminal UI."""
@@ -84,7 +106,7 @@ class RiftApp(App[int]):
         Binding("escape", "cancel", "cancel turn", show=False),
         Binding("ctrl+d", "toggle_diff", "live diff", show=False, priority=True),
         Binding("ctrl+l", "toggle_activity", "activity pane", show=False, priority=True),
-        Binding("ctrl+c", "no_quit", show=False),  # the focused input copies first
+        Binding("ctrl+c", "interrupt", "cancel turn / quit", show=False, priority=True),
     ]
 
     def __init__(
@@ -103,6 +125,16 @@ class RiftApp(App[int]):
         self._events: asyncio.Queue[Event] = asyncio.Queue()
         self._view: EventView | None = None
         self._files: list[str] | None = None
+        self.connecting = True
+        """Until the first bind has succeeded or failed: prompts wait rather than fail."""
+        self.queued: list[str] = []
+        """Prompts waiting for the model or the running turn, oldest first (as typed)."""
+        self._queued_shown: list[str | None] = []
+        self.last_prompt = ""
+        """The newest prompt as typed, put back in the box when its turn failed to start."""
+        self._activity_choice: bool | None = None
+        """The person's Ctrl+L choice; None lets the pane follow the terminal's width."""
+        self._quit_armed_at = 0.0
         self.chat = ChatScreen(self)
 
     def get_default_screen(self) -> Screen[Any]:
@@ -145,6 +177,7 @@ class RiftApp(App[int]):
             return
         self._pump()
         self.set_interval(1.0, self.refresh_tasks)
+        self.set_interval(0.25, self.status_bar.tick)
         self._connect()
 
     @on(events.Unmount)
@@ -153,11 +186,16 @@ class RiftApp(App[int]):
 
     @work(exclusive=True, group="connect")
     async def _connect(self) -> None:
-        started = await self.driver.connect()
-        if started is None:
-            self._show_offline(self.driver.offline or "no model server")
-            return
-        await self.after_bind(started, fresh=True)
+        try:
+            started = await self.driver.connect()
+            if started is None:
+                self._show_offline(self.driver.offline or "no model server")
+                self._unqueue_all()
+                return
+            await self.after_bind(started, fresh=True)
+        finally:
+            self.connecting = False
+        self.send_next()
 
     def _show_offline(self, reason: str) -> None:
         text = Text.assemble(("No model is connected.", "bold"), "\n")
@@ -228,31 +266,79 @@ class RiftApp(App[int]):
         except RiftError as exc:
             self.say(f"! {exc}", "error")
             self.status_bar.set(text="command failed")
+        if self.queued:
+            self.send_next()  # a prompt typed during /model or /compact
 
     def send_prompt(self, text: str, shown: str | None = None) -> None:
-        """Send a prompt (with its @mentions attached) as a new turn."""
-        from rift.frontends.tui.mentions import expand
-
-        refusal = self._refusal()
-        if refusal:
-            self.say(refusal, "warning")
+        """Send a prompt as a new turn, or queue it while the model binds or a turn runs."""
+        if self.connecting or self.driver.busy or self.queued:
+            self.queued.append(text)
+            self._queued_shown.append(shown)
+            self._show_queue()
+            return
+        if self.driver.agent is None:
+            self.say("! no model is connected — /host URL or /model NAME first", "warning")
             self.composer.input.load_text(shown if shown is not None else text)  # keep the draft
             return
-        self.transcript.add_user(shown if shown is not None else text)
+        self._start(text, shown)
+
+    def _start(self, text: str, shown: str | None) -> None:
+        from rift.frontends.tui.mentions import expand
+
+        typed = shown if shown is not None else text
+        self.last_prompt = typed
+        self.transcript.add_user(typed)
         expanded = expand(text, self.driver.config.cwd)
         for problem in expanded.problems:
             self.say(problem, "warning")
         if expanded.attached:
             self.say("attached: " + ", ".join(expanded.attached), "info")
-        self.status_bar.set(text="thinking…", rate=0.0)
+        self.status_bar.begin_turn("waiting for the first token")
+        if self._view is not None:
+            self._view.turn_began()
         self.driver.start_turn(expanded.text)
 
-    def _refusal(self) -> str:
+    @work(exclusive=True, group="queue")
+    async def send_next(self) -> None:
+        """The turn is over (or the model is bound): send the oldest queued prompt."""
+        await self.driver.wait()
+        if not self.queued or self.connecting or self.driver.busy:
+            return
         if self.driver.agent is None:
-            return "! no model is connected — /host URL or /model NAME first"
-        if self.driver.busy:
-            return "a turn is running — Esc cancels it; your prompt is still in the box"
-        return ""
+            self._unqueue_all()
+            return
+        text, shown = self.queued.pop(0), self._queued_shown.pop(0)
+        self._show_queue()
+        self._start(text, shown)
+
+    def _show_queue(self) -> None:
+        self.composer.show_queue([s if s is not None else t for t, s in self._queued_pairs()])
+        self.status_bar.set(queued=len(self.queued))
+
+    def _queued_pairs(self) -> list[tuple[str, str | None]]:
+        return list(zip(self.queued, self._queued_shown, strict=True))
+
+    def _unqueue_all(self) -> None:
+        """Nothing can run the queued prompts (no model): the oldest goes back in the box."""
+        if not self.queued:
+            return
+        first = self._queued_shown[0] or self.queued[0]
+        self.queued, self._queued_shown = [], []
+        self._show_queue()
+        if not self.composer.input.text:
+            self.composer.input.load_text(first)
+        self.say("! no model is connected — your prompt is back in the box", "warning")
+
+    def restore_prompt(self) -> None:
+        """The turn failed before anything happened (server down): the prompt goes back."""
+        prompt = self.composer.input
+        if self.last_prompt and not prompt.text:
+            prompt.load_text(self.last_prompt)
+            prompt.move_cursor(prompt.document.end)
+
+    def set_phase(self, phase: str) -> None:
+        if self.status_bar.state.started is not None:
+            self.status_bar.set(phase=phase, text=phase)
 
     def begin_answer(self, ask_id: int, question: str) -> None:
         """A free-text ask: the input becomes the answer field (Esc skips)."""
@@ -274,8 +360,29 @@ class RiftApp(App[int]):
     def action_cancel(self) -> None:
         if self.pending_answer is not None:
             self._finish_answer("")
+        elif self.queued:
+            self.queued.pop()
+            self._queued_shown.pop()
+            self._show_queue()
         elif self.driver.cancel():
-            self.status_bar.set(text="cancelling…")
+            self.set_phase("cancelling…")
+
+    def action_interrupt(self) -> None:
+        """Ctrl+C: copy a selection, else cancel the turn, else (twice) quit."""
+        prompt = self.composer.input
+        if self.focused is prompt and prompt.selected_text:
+            prompt.action_copy()
+            return
+        if self.driver.busy:
+            if self.driver.cancel():
+                self.set_phase("cancelling…")
+            return
+        now = time.monotonic()
+        if now - self._quit_armed_at < QUIT_WINDOW_S:
+            self.exit(0)
+            return
+        self._quit_armed_at = now
+        self.notify("Press Ctrl+C again to quit rift (or type /quit)", timeout=QUIT_WINDOW_S)
 
     def action_toggle_diff(self) -> None:
         pane = self.activity
@@ -284,10 +391,13 @@ class RiftApp(App[int]):
         self.refresh_diff()
 
     def action_toggle_activity(self) -> None:
-        self.activity.display = not self.activity.display
+        self._activity_choice = not self.activity.display
+        self.activity.display = self._activity_choice
 
-    def action_no_quit(self) -> None:
-        self.notify("Ctrl+C does not quit rift — use /quit", timeout=3)
+    def fit_activity(self, width: int) -> None:
+        """Below 100 columns the side pane gives the transcript its room, unless Ctrl+L said."""
+        if self._activity_choice is None:
+            self.activity.display = width >= ACTIVITY_MIN_WIDTH
 
     def refresh_diff(self) -> None:
         if self.activity.showing_diff:

@@ -101,12 +101,22 @@ async def _help(app: RiftApp, arg: str) -> None:
     app.say(text)
 
 
+ON_WORDS = ("", "on", "yes", "true", "1")
+OFF_WORDS = ("off", "no", "false", "0")
+
+
 async def _approve(app: RiftApp, arg: str) -> None:
-    await _set_approval(app, arg.lower() not in ("off", "no", "false", "0"))
+    word = arg.strip().lower()
+    if word not in ON_WORDS + OFF_WORDS:
+        raise RiftError(f"usage: /approve [on|off] (not '{arg.strip()}')")
+    await _set_approval(app, word in ON_WORDS)
 
 
 async def _yolo(app: RiftApp, arg: str) -> None:
-    await _set_approval(app, arg.lower() == "off")
+    word = arg.strip().lower()
+    if word not in ("", "on", "off"):
+        raise RiftError(f"usage: /yolo [off] (not '{arg.strip()}')")
+    await _set_approval(app, word == "off")
 
 
 async def _set_approval(app: RiftApp, on: bool) -> None:

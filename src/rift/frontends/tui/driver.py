@@ -88,6 +88,9 @@ class Driver:
         except ModelError as exc:
             self.offline = str(exc)
             return None
+        except ValueError as exc:  # a malformed URL in a provider or role entry
+            self.offline = f"invalid model server address: {exc}"
+            return None
         self._adopt(started.agent, approve=None)
         return started
 
@@ -129,6 +132,11 @@ class Driver:
     def start_turn(self, text: str) -> None:
         assert self.agent is not None
         self.turn = asyncio.create_task(self.agent.run_turn(text))
+
+    async def wait(self) -> None:
+        """Until the running turn, with its save and idle compaction, has ended."""
+        if self.turn is not None:
+            await asyncio.gather(self.turn, return_exceptions=True)
 
     def cancel(self) -> bool:
         """Cancel the running turn; True when there was one."""

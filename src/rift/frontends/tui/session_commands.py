@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from rift import __version__
 from rift.config import Config, persist_setting
 from rift.errors import RiftError
+from rift.frontends.tui.format import host_problem, parse_num_ctx
 
 if TYPE_CHECKING:
     from rift.frontends.tui.app import RiftApp
@@ -90,15 +91,17 @@ async def host(app: RiftApp, arg: str) -> None:
     url = arg.strip().rstrip("/")
     if not _URL.match(url):
         url = "http://" + url
+    problem = host_problem(url)
+    if problem:
+        raise RiftError(problem)
     await _bind(app, app.driver.with_config(host=url, host_explicit=True))
     _saved(app, "host", url)
 
 
 async def ctx(app: RiftApp, arg: str) -> None:
-    try:
-        n = int(arg.replace("_", "").replace("k", "000"))
-    except ValueError:
-        raise RiftError("usage: /ctx <n>, e.g. /ctx 32768") from None
+    n = parse_num_ctx(arg)
+    if n is None:
+        raise RiftError("usage: /ctx <n>, e.g. /ctx 32768 or /ctx 32k")
     if n < 2048:
         raise RiftError("num_ctx must be at least 2048 tokens")
     await _bind(app, app.driver.with_config(num_ctx=n, num_ctx_explicit=True))
@@ -246,8 +249,11 @@ async def export(app: RiftApp, arg: str) -> None:
     if not text:
         raise RiftError("nothing to export yet")
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    target = Path(arg).expanduser() if arg else Path(f"rift-transcript-{stamp}.md")
-    if not target.is_absolute():
-        target = app.driver.config.cwd / target
+    if arg:  # a path the person named: relative to the project, like every other path
+        target = Path(arg).expanduser()
+        if not target.is_absolute():
+            target = app.driver.config.cwd / target
+    else:  # never litter the repository unasked
+        target = app.driver.config.paths.data_dir / "exports" / f"rift-transcript-{stamp}.md"
     atomic_write(target, text)
     app.say(f"transcript written to {target}", "info")

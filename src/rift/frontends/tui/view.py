@@ -3,6 +3,13 @@
 `EventView.show` is awaited by the app's event worker one event at a time, so
 the screen always tells the story in the order the core emitted it. Asks and
 edit reviews open modal screens whose results go back to the broker.
+
+Each tool call appears twice: as a one-line summary in the side pane and as
+an expandable line in the transcript holding its whole output. Results are
+matched to their call by the model's call id when the events carry one
+(`ToolStart.id`/`ToolResult.id`), else by tool name; `ToolResult.output`
+(the full output) is used when present, else the short preview. A `done`
+that finds calls still running marks them cancelled.
 """
 
 from __future__ import annotations
@@ -34,12 +41,13 @@ from rift.core.events import (
     ToolStart,
     Warning,
 )
-from rift.frontends.tui.format import RateMeter
+from rift.frontends.tui.format import RateMeter, rate_to_show
 from rift.frontends.tui.screens.picker import PickerScreen
 from rift.frontends.tui.screens.review import ReviewScreen
 
 if TYPE_CHECKING:
     from rift.frontends.tui.app import RiftApp
+    from rift.frontends.tui.widgets.toolcall import ToolCallLine
 
 Handler = Callable[[Any], Awaitable[None] | None]
 
@@ -50,6 +58,10 @@ class EventView:
     def __init__(self, app: RiftApp) -> None:
         self.app = app
         self.rate = RateMeter()
+        self._asks: dict[int, PickerScreen] = {}
+        self._turn_failed = False
+        self._turn_did_something = False
+        self._last_line: ToolCallLine | None = None
         self.handlers: dict[type[Event], Handler] = {
             Content: self._content,
             Thinking: self._thinking,
@@ -83,12 +95,20 @@ class EventView:
 
     # ---------------------------------------------------------- streaming
 
+    def turn_began(self) -> None:
+        self._turn_failed = self._turn_did_something = False
+        self.rate.reset()
+
     async def _content(self, event: Content) -> None:
         self._count(event.text)
+        self._turn_did_something = True
+        self.app.set_phase("writing")
         await self.app.transcript.stream_reply(event.text)
 
     def _thinking(self, event: Thinking) -> None:
         self._count(event.text)
+        self._turn_did_something = True
+        self.app.set_phase("thinking")
         self.app.transcript.stream_thinking(event.text)
 
     def _count(self, text: str) -> None:
@@ -97,17 +117,28 @@ class EventView:
 
     async def _tool_start(self, event: ToolStart) -> None:
         await self.app.transcript.end_blocks()
-        self.app.activity.log_view.started(event.tool, event.args)
-        self.app.status_bar.set(text=f"running {event.tool}…")
+        call_id = _call_id(event)
+        self._turn_did_something = True
+        self.app.activity.log_view.started(event.tool, event.args, call_id)
+        self.app.transcript.add_tool(event.tool, event.args, call_id)
+        self.app.set_phase(f"running {event.tool}")
 
     def _tool_result(self, event: ToolResult) -> None:
-        self.app.activity.log_view.finished(event.tool, event.ok, event.preview)
+        call_id = _call_id(event)
+        self.app.activity.log_view.finished(event.tool, event.ok, event.preview, call_id)
+        line = self.app.transcript.tool_line(event.tool, call_id)
+        if line is not None:
+            line.finish(event.ok, getattr(event, "output", None) or event.preview)
+        self._last_line = line
         self.app.driver.totals.tools += 1
         self.app.driver.totals.tool_failures += 0 if event.ok else 1
-        self.app.status_bar.set(text="thinking…")
+        self.app.set_phase("waiting for the model")
 
     def _edit_diff(self, event: EditDiff) -> None:
         self.app.activity.log_view.edit_diff(event.path, event.added, event.removed, event.diff)
+        line = self._last_line  # edit_diff follows its tool_result immediately
+        if line is not None and line.counts is None:
+            line.add_diff(event.added, event.removed, event.diff)
         self.app.refresh_diff()
 
     def _plan(self, event: Plan) -> None:
@@ -116,15 +147,28 @@ class EventView:
 
     async def _done(self, event: Done) -> None:
         await self.app.transcript.end_blocks()
+        self.app.activity.log_view.cancel_pending()
+        self.app.transcript.cancel_pending_tools()
+        for screen in self._asks.values():
+            if screen.is_active or screen in self.app.screen_stack:
+                screen.dismiss(None)  # the turn is over: its questions are moot
+        self._asks.clear()
         self.app.driver.totals.add_turn(event.stats)
-        rate = event.stats.tokens_per_sec or self.rate.rate()
+        stats = event.stats
+        rate = rate_to_show(stats.tokens_per_sec, stats.output_tokens) or self.rate.rate()
         self.rate.reset()
-        self.app.status_bar.set(rate=rate, text="ready")
+        self.app.status_bar.set(rate=rate)
+        self.app.status_bar.end_turn()
+        outcome = getattr(event, "outcome", None)
+        failed = outcome == "error" if outcome is not None else self._turn_failed
+        if failed and not self._turn_did_something:
+            self.app.restore_prompt()
         self.app.refresh_diff()
+        self.app.send_next()
 
     def _iteration(self, event: Iteration) -> None:
         if event.n > 1:
-            self.app.status_bar.set(text=f"step {event.n}…")
+            self.app.set_phase(f"step {event.n} · waiting for the model")
 
     # -------------------------------------------------------- interaction
 
@@ -136,9 +180,12 @@ class EventView:
         deny = "deny" if "deny" in event.choices else ""
 
         def answered(choice: str | None) -> None:
+            self._asks.pop(event.id, None)
             broker.answer(event.id, choice if choice is not None else deny)
 
         picker = PickerScreen(event.question, event.choices, event.detail)
+        self._asks[event.id] = picker
+        self.app.set_phase("waiting for you")
         self.app.push_screen(picker, answered)
 
     def _edit_review(self, event: EditReview) -> None:
@@ -154,6 +201,7 @@ class EventView:
             else:
                 broker.decide(event.id, True, reassemble(segments, mask))
 
+        self.app.set_phase("waiting for you")
         self.app.push_screen(ReviewScreen(event.id, event.tool, event.path, segments), decided)
 
     def _review_closed(self, event: EditReviewClosed) -> None:
@@ -177,7 +225,9 @@ class EventView:
 
     async def _warning(self, event: Warning) -> None:
         await self.app.transcript.end_blocks()
-        self.app.say(event.text, "error" if event.text.startswith("error") else "warning")
+        error = event.text.startswith("error") or getattr(event, "code", None) == "error"
+        self._turn_failed = self._turn_failed or error
+        self.app.say(event.text, "error" if error else "warning")
 
     # ------------------------------------------------- sub-agents, tasks
 
@@ -203,3 +253,9 @@ class EventView:
         mark, style = ("✓", "green") if event.ok else ("✗", "red")
         self.app.activity.log_view.note(f"{mark} task #{event.id} finished: {event.label}", style)
         self.app.refresh_tasks()
+
+
+def _call_id(event: ToolStart | ToolResult) -> str | None:
+    """The model's call id, on cores whose events carry it."""
+    value = getattr(event, "id", None)
+    return value if isinstance(value, str) and value else None

@@ -2,7 +2,10 @@
 
 Used for approvals and `ask` choices (the detail is the diff of the proposed
 change), and for /model and /sessions. Dismisses with the chosen string, or
-None on Esc.
+None on Esc. The question is shown whole and wrapped (an approval must never
+hide the tail of a command), each choice carries the digit that picks it,
+and the dialog sizes itself against the terminal so its key hints stay
+visible at 80x24.
 """
 
 from __future__ import annotations
@@ -18,6 +21,11 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 
 from rift.frontends.tui.widgets.activity import color_diff
+
+
+def numbered(choices: Sequence[str]) -> list[str]:
+    """`1. allow once`: the first nine choices carry the digit that picks them."""
+    return [f"{n}. {c}" if n <= 9 else c for n, c in enumerate(choices, 1)]
 
 
 class PickerScreen(ModalScreen[str | None]):
@@ -39,9 +47,10 @@ class PickerScreen(ModalScreen[str | None]):
             if self.detail:
                 with VerticalScroll(id="picker-detail"):
                     yield Static(color_diff(self.detail))
-            yield Static(Text(self.question, style="bold"), id="picker-question")
-            yield OptionList(*self.choices, id="picker-options")
-            yield Static("↑↓ choose · Enter select · Esc cancel", classes="hint")
+            with VerticalScroll(id="picker-question-box"):
+                yield Static(Text(self.question, style="bold"), id="picker-question")
+            yield OptionList(*numbered(self.choices), id="picker-options")
+            yield Static("↑↓ choose · 1-9 or Enter select · Esc cancel", classes="hint")
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
