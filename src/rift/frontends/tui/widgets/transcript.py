@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownStream
 
-HISTORY_TAIL = 20
+HISTORY_TAIL = 12
 """Messages of a resumed session rendered at once (the newest)."""
 HISTORY_BATCH = 40
 """Older messages rendered per "show earlier"."""
