@@ -8,8 +8,9 @@ from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
-from rift.core.hunks import preview_diff
+from rift.core.hunks import diff_segments, preview_diff
 from rift.frontends.tui.screens.picker import PickerScreen
+from rift.frontends.tui.screens.review import ReviewScreen
 
 from .conftest import connected, drive, idle, send, until
 
@@ -68,6 +69,14 @@ def test_a_dialog_with_a_long_diff_fits_80x24_with_its_key_hints(tui: Any) -> No
         assert _visible(picker.query_one(".hint"), size)
         assert _visible(picker.query_one("#picker-question"), size)
         assert _visible(picker.query_one(OptionList), size)
+        await pilot.press("escape")
+        app.push_screen(ReviewScreen(3, "write", "a.txt", diff_segments(old, new)))
+        review = await until(
+            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen, "the review"
+        )
+        await pilot.pause(0.1)
+        assert _visible(review.query_one(".hint"), size)
+        assert _visible(review.query_one("#review-title"), size)
         await pilot.press("escape")
 
     drive(app, scenario, size=size)

@@ -43,6 +43,7 @@ def test_each_bash_call_is_a_line_that_expands_to_its_whole_output(tui: Any) -> 
         lines[0].collapsed = False
         await until(pilot, lambda: "300" in lines[0].body_text, "the full output")
         assert "\n150\n" in lines[0].body_text
+        assert lines[0].body_text.startswith("$ seq 1 300\n1\n")
         lines[1].collapsed = False
         await until(pilot, lambda: "to-stderr" in lines[1].body_text, "stderr")
         assert "ran them" in transcript_text(app)

@@ -55,6 +55,9 @@ class ToolCallLine(Vertical):
         self.tool = tool
         self.call_id = call_id or None
         self.target = salient(tool, args, 70)
+        command = args.get("command") if tool == "bash" else None
+        self.command = command if isinstance(command, str) else ""
+        """A bash call's whole command: the summary line clips it, the body never does."""
         self.state = "running"
         self.output = ""
         self.diff: list[str] = []
@@ -112,6 +115,8 @@ class ToolCallLine(Vertical):
 
     def _render_body(self) -> None:
         parts: list[Text] = []
+        if self.command:
+            parts.append(Text("$ " + self.command, style="bold"))
         if self.output:
             shown = self.output[:BODY_CHAR_CAP]
             if len(self.output) > BODY_CHAR_CAP:
