@@ -88,7 +88,7 @@ async def until(
 async def connected(pilot: Pilot[Any]) -> RiftApp:
     app = pilot.app
     assert isinstance(app, RiftApp)
-    await until(pilot, lambda: app.driver.agent is not None, "the model to bind")
+    await until(pilot, lambda: app.driver.conversation is not None, "the model to bind")
     await until(pilot, lambda: app.status_bar.state.limit > 0, "the context gauge")
     return app
 

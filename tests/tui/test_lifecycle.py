@@ -88,7 +88,7 @@ def test_an_option_change_keeps_the_undo_journal(tui: Any, project: Path, option
         await send(pilot, command)
         await until(
             pilot,
-            lambda: "saved to" in transcript_text(app) or "(this session)" in transcript_text(app),
+            lambda: any(s in transcript_text(app) for s in ("saved to", "temperature set to")),
             f"{command} to land",
         )
         await send(pilot, "/undo")
@@ -120,7 +120,7 @@ def test_rewind_after_an_option_change(tui: Any, project: Path) -> None:
         await send(pilot, "write again.txt")
         await idle(pilot)
         await send(pilot, "/temp 0.3")
-        await until(pilot, lambda: "temperature = 0.3" in transcript_text(app), "/temp")
+        await until(pilot, lambda: "temperature set to 0.3" in transcript_text(app), "/temp")
         await send(pilot, "/rewind")
         await until(
             pilot,

@@ -56,9 +56,16 @@ def test_a_long_session_shows_its_last_message_and_renders_older_ones_lazily(
         assert len(app.transcript.children) < 60
         earlier = app.transcript.query_one(".earlier")
         assert "earlier messages" in widget_text(earlier)
-        while app.transcript.earlier_count:
-            await app.transcript.show_earlier()
-        await until(pilot, lambda: "› question 0" in transcript_text(app), "everything")
+        before = app.transcript.earlier_count
+        assert before == 2 * TURNS - len(app.transcript.query(".user, .reply"))
+        await app.transcript.show_earlier()  # what a click on that line does
+        await until(pilot, lambda: app.transcript.earlier_count < before, "a batch")
+        order = _order(app)
+        oldest = before - app.transcript.earlier_count
+        assert oldest > 0
+        first = next(i for i, t in enumerate(order) if t.startswith("› question"))
+        assert order[first] == f"› question {(before - oldest) // 2}"
+        assert order.index(f"› question {TURNS - 1}") > first
 
     drive(app, scenario)
 

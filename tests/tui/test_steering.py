@@ -105,7 +105,7 @@ def test_keys_typed_before_the_model_is_bound_are_kept_and_sent(
 
     async def scenario(pilot: Pilot[Any]) -> None:
         await pilot.press(*"early bird", "enter")  # the model is still being bound
-        assert app.driver.agent is None
+        assert app.driver.conversation is None
         await until(pilot, lambda: "Early answer" in transcript_text(app), "the reply")
         await idle(pilot)
 

@@ -60,6 +60,9 @@ class PermissionGate:
     persist_rule: Callable[[str], None] | None = None
     """Saves an "always allow '<rule>'" answer to the user config; failures are ignored."""
     _session_kinds: set[str] = field(default_factory=set)
+    refusals: int = 0
+    """How many times a person said no (deny, a dismissed ask or review): the turn loop
+    reads it so it never asks the model to redo what the user just refused."""
 
     def check_read(self, path: Path) -> str | None:
         verdict = self.rules.verdict_for_path("read", path)
@@ -103,7 +106,7 @@ class PermissionGate:
             answer = await self.broker.ask(
                 f"Allow bash ('{verdict.rule}'): {head}", [], ["allow once", "deny"]
             )
-            return None if answer == "allow once" else denied_by_user("bash")
+            return None if answer == "allow once" else self._refused("bash")
         if verdict.kind == "allow" or "bash" in self._session_kinds or not self.broker.attached:
             return None
         pattern = suggest_bash_pattern(command)
@@ -118,14 +121,14 @@ class PermissionGate:
         if answer == "allow all bash this session":
             self._session_kinds.add("bash")
             return None
-        return denied_by_user("bash")
+        return self._refused("bash")
 
     # -------------------------------------------------------------- internals
 
     async def _review(self, tool: str, shown: str, old: str, new: str) -> WriteVerdict:
         decision = await self.broker.review(tool, shown, old, new, diff_segments(old, new))
         if decision is None or not decision.apply:
-            return WriteVerdict(False, message=denied_by_user(tool))
+            return WriteVerdict(False, message=self._refused(tool))
         content = new if decision.content is None else decision.content
         return WriteVerdict(True, content=content, partial=content != new)
 
@@ -147,11 +150,14 @@ class PermissionGate:
             answer = "allow"
         return self._write_answer(tool, path, new, answer)
 
-    @staticmethod
-    def _write_answer(tool: str, path: Path, new: str, answer: str | None) -> WriteVerdict:
+    def _write_answer(self, tool: str, path: Path, new: str, answer: str | None) -> WriteVerdict:
         if answer == "allow":
             return WriteVerdict(True, content=new)
-        return WriteVerdict(False, message=denied_by_user(tool))
+        return WriteVerdict(False, message=self._refused(tool))
+
+    def _refused(self, kind: str) -> str:
+        self.refusals += 1
+        return denied_by_user(kind)
 
     def _remember(self, rule: str) -> None:
         self.rules.add_allow(rule)

@@ -57,6 +57,9 @@ class WriteVerdict:
 class Gate(Protocol):
     """The one permission gate (core/gate.py). Tools call it; nothing bypasses it."""
 
+    refusals: int
+    """Times a person refused an action (denied or dismissed an ask or review)."""
+
     def check_read(self, path: Path) -> str | None:
         """Deny message when a deny rule covers reading `path`, else None."""
         ...

@@ -37,7 +37,7 @@ from rift.frontends.tui.widgets.status import StatusBar
 from rift.frontends.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from rift.core.agent import Agent
+    from rift.core.conversation import Conversation
     from rift.core.events import Event, PlanItem
     from rift.core.startup import Started
     from rift.frontends.tui.view import EventView
@@ -177,7 +177,7 @@ class RiftApp(App[int]):
             return
         self._pump()
         self.set_interval(1.0, self.refresh_tasks)
-        self.set_interval(0.25, self.status_bar.tick)
+        self.set_interval(0.25, self._tick)
         self._connect()
 
     @on(events.Unmount)
@@ -205,22 +205,20 @@ class RiftApp(App[int]):
         self.status_bar.set(model="(offline)", text="offline — /host URL to connect")
 
     async def after_bind(self, started: Started, *, fresh: bool) -> None:
-        """A new agent is in charge: status, resumed history, startup notices."""
-        from rift.core.session import history_for  # core, loaded with the agent
-
-        agent = started.agent
-        self.status_bar.set(model=agent.model, approve=agent.approval.enabled, text="ready")
-        self.emit(agent.context_gauge())
+        """A new conversation is in charge: status, resumed history, startup notices."""
+        conversation = started.conversation
+        self.status_bar.set(model=conversation.model, approve=conversation.approve, text="ready")
+        self.emit(conversation.context_gauge())
         if started.resumed and fresh:
-            items = [(m.role, m.text) for m in history_for(agent.messages)]
+            items = [(m.role, m.text) for m in conversation.history()]
             await self.transcript.add_history(items)
         for notice in started.notices:
             self.emit(notice)
 
-    def require_agent(self) -> Agent:
-        if self.driver.agent is None:
+    def require_conversation(self) -> Conversation:
+        if self.driver.conversation is None:
             raise RiftError("no model is connected — /host URL or /model NAME first")
-        return self.driver.agent
+        return self.driver.conversation
 
     # --------------------------------------------------------- the events
 
@@ -276,27 +274,23 @@ class RiftApp(App[int]):
             self._queued_shown.append(shown)
             self._show_queue()
             return
-        if self.driver.agent is None:
+        if self.driver.conversation is None:
             self.say("! no model is connected — /host URL or /model NAME first", "warning")
             self.composer.input.load_text(shown if shown is not None else text)  # keep the draft
             return
         self._start(text, shown)
 
     def _start(self, text: str, shown: str | None) -> None:
-        from rift.frontends.tui.mentions import expand
-
+        """Submit to the conversation, which attaches @mentions and expands /skill:name."""
         typed = shown if shown is not None else text
         self.last_prompt = typed
         self.transcript.add_user(typed)
-        expanded = expand(text, self.driver.config.cwd)
-        for problem in expanded.problems:
-            self.say(problem, "warning")
-        if expanded.attached:
-            self.say("attached: " + ", ".join(expanded.attached), "info")
         self.status_bar.begin_turn("waiting for the first token")
         if self._view is not None:
             self._view.turn_began()
-        self.driver.start_turn(expanded.text)
+        if not self.driver.start_turn(text):  # refused (an unknown skill…): it said why
+            self.status_bar.end_turn()
+            self.restore_prompt()
 
     @work(exclusive=True, group="queue")
     async def send_next(self) -> None:
@@ -304,7 +298,7 @@ class RiftApp(App[int]):
         await self.driver.wait()
         if not self.queued or self.connecting or self.driver.busy:
             return
-        if self.driver.agent is None:
+        if self.driver.conversation is None:
             self._unqueue_all()
             return
         text, shown = self.queued.pop(0), self._queued_shown.pop(0)
@@ -351,8 +345,8 @@ class RiftApp(App[int]):
     def _finish_answer(self, text: str) -> None:
         ask_id, self.pending_answer = self.pending_answer, None
         self.composer.input.placeholder = "Ask rift to do something…  (/ commands · @ files)"
-        if ask_id is not None and self.driver.agent is not None:
-            self.driver.agent.broker.answer(ask_id, text)
+        if ask_id is not None and self.driver.conversation is not None:
+            self.driver.conversation.answer(ask_id, text)
             self.say("answer: " + (text or "(skipped)"), "info")
 
     # ---------------------------------------------------------- actions
@@ -409,17 +403,22 @@ class RiftApp(App[int]):
 
         self.activity.set_diff(await git_diff(self.driver.config.cwd))
 
+    def _tick(self) -> None:
+        if self.chat.is_attached:
+            self.status_bar.tick()
+
     def refresh_tasks(self) -> None:
-        agent = self.driver.agent
-        if agent is not None:
-            self.status_bar.set(tasks=agent.tasks.running_count)
+        tasks = self.driver.tasks
+        if tasks is not None and self.chat.is_attached:
+            self.status_bar.set(tasks=tasks.running_count)
 
     # ------------------------------------------------------- completions
 
     def _command_hints(self) -> Sequence[CommandHint]:
         from rift.frontends.tui.commands import hints
 
-        skills = self.driver.agent.skills if self.driver.agent is not None else {}
+        conversation = self.driver.conversation
+        skills = conversation.skills if conversation is not None else {}
         return hints(sorted(skills))
 
     def _file_index(self) -> list[str]:

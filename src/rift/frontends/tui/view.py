@@ -18,6 +18,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from rift import __version__
 from rift.core.events import (
     Ask,
     Content,
@@ -27,10 +28,12 @@ from rift.core.events import (
     EditReview,
     EditReviewClosed,
     Event,
+    History,
     Info,
     Iteration,
     ModelChanged,
     Plan,
+    SessionChanged,
     SubagentActivity,
     SubagentFinished,
     SubagentStarted,
@@ -62,6 +65,7 @@ class EventView:
         self._turn_failed = False
         self._turn_did_something = False
         self._last_line: ToolCallLine | None = None
+        self._last_info = ""
         self.handlers: dict[type[Event], Handler] = {
             Content: self._content,
             Thinking: self._thinking,
@@ -76,6 +80,8 @@ class EventView:
             ContextGauge: self._context,
             ModelChanged: self._model_changed,
             Info: self._info,
+            History: self._history,
+            SessionChanged: self._session_changed,
             Warning: self._warning,
             Iteration: self._iteration,
             SubagentStarted: self._subagent_started,
@@ -92,6 +98,8 @@ class EventView:
         result = handler(event)
         if result is not None:
             await result
+        if not isinstance(event, Info):
+            self._last_info = ""
 
     # ---------------------------------------------------------- streaming
 
@@ -173,7 +181,7 @@ class EventView:
     # -------------------------------------------------------- interaction
 
     def _ask(self, event: Ask) -> None:
-        broker = self.app.require_agent().broker
+        conversation = self.app.require_conversation()
         if not event.choices:
             self.app.begin_answer(event.id, event.question)
             return
@@ -181,7 +189,7 @@ class EventView:
 
         def answered(choice: str | None) -> None:
             self._asks.pop(event.id, None)
-            broker.answer(event.id, choice if choice is not None else deny)
+            conversation.answer(event.id, choice if choice is not None else deny)
 
         picker = PickerScreen(event.question, event.choices, event.detail)
         self._asks[event.id] = picker
@@ -192,14 +200,14 @@ class EventView:
         # Imported here: hunks is core code, loaded with the agent, not before first paint.
         from rift.core.hunks import reassemble
 
-        broker = self.app.require_agent().broker
+        conversation = self.app.require_conversation()
         segments = event.segments
 
         def decided(mask: list[bool] | None) -> None:
             if mask is None or not any(mask):
-                broker.decide(event.id, False, None)
+                conversation.decide(event.id, False, None)
             else:
-                broker.decide(event.id, True, reassemble(segments, mask))
+                conversation.decide(event.id, True, reassemble(segments, mask))
 
         self.app.set_phase("waiting for you")
         self.app.push_screen(ReviewScreen(event.id, event.tool, event.path, segments), decided)
@@ -222,6 +230,24 @@ class EventView:
     async def _info(self, event: Info) -> None:
         await self.app.transcript.end_blocks()
         self.app.say(event.text, "info")
+        self._last_info = event.text
+
+    async def _history(self, event: History) -> None:
+        """The conversation was rewritten (a rewind): redraw it from the owner's history.
+
+        The rewind's own notice comes just before; it is shown again under the history.
+        """
+        transcript = self.app.transcript
+        await transcript.clear_all()
+        transcript.add_banner(__version__, self.app.status_bar.state.model, tips=False)
+        items = [(m.role, m.text) for m in event.messages]
+        if items:
+            await transcript.add_history(items)
+        if self._last_info:
+            self.app.say(self._last_info, "info")
+
+    def _session_changed(self, event: SessionChanged) -> None:
+        self.app.driver.totals = type(self.app.driver.totals)()
 
     async def _warning(self, event: Warning) -> None:
         await self.app.transcript.end_blocks()
