@@ -129,3 +129,32 @@ def test_a_long_reply_follows_the_bottom_and_page_keys_scroll_from_the_input(tui
         assert transcript.scroll_y > 0
 
     drive(app, scenario)
+
+
+def test_deny_and_tell_rift_why_sends_the_reason_to_the_model(tui: Any, project: Any) -> None:
+    app, server = tui(
+        [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "echo x > made.txt"}}]},
+            {"content": "understood"},
+        ]
+    )
+
+    async def scenario(pilot: Pilot[Any]) -> None:
+        await connected(pilot)
+        await send(pilot, "make it")
+        picker = await until(
+            pilot, lambda: isinstance(app.screen, PickerScreen) and app.screen, "the picker"
+        )
+        assert picker.choices[-1] == "deny, and tell rift why"
+        await pilot.press(str(len(picker.choices)))
+        await until(pilot, lambda: app.pending_answer is not None, "the reason field")
+        await send(pilot, "use the Makefile target instead")
+        await idle(pilot)
+
+    drive(app, scenario)
+    assert not (project / "made.txt").exists()
+    tool_results = [
+        m["content"] for m in server.chat_requests()[-1]["messages"] if m["role"] == "tool"
+    ]
+    assert "DENIED" in tool_results[-1]
+    assert "use the Makefile target instead" in tool_results[-1]

@@ -35,6 +35,10 @@ class Approval:
     enabled: bool = True
 
 
+DENY_WITH_REASON = "deny: "
+"""An ask answered `deny: <why>` refuses and hands the person's reason to the model."""
+
+
 def denied_by_user(kind: str) -> str:
     return (
         f"the user DENIED this {kind} action. Do not retry it; ask them how to proceed"
@@ -106,7 +110,7 @@ class PermissionGate:
             answer = await self.broker.ask(
                 f"Allow bash ('{verdict.rule}'): {head}", [], ["allow once", "deny"]
             )
-            return None if answer == "allow once" else self._refused("bash")
+            return None if answer == "allow once" else self._refused("bash", answer)
         if verdict.kind == "allow" or "bash" in self._session_kinds or not self.broker.attached:
             return None
         pattern = suggest_bash_pattern(command)
@@ -121,7 +125,7 @@ class PermissionGate:
         if answer == "allow all bash this session":
             self._session_kinds.add("bash")
             return None
-        return self._refused("bash")
+        return self._refused("bash", answer)
 
     # -------------------------------------------------------------- internals
 
@@ -153,11 +157,16 @@ class PermissionGate:
     def _write_answer(self, tool: str, path: Path, new: str, answer: str | None) -> WriteVerdict:
         if answer == "allow":
             return WriteVerdict(True, content=new)
-        return WriteVerdict(False, message=self._refused(tool))
+        return WriteVerdict(False, message=self._refused(tool, answer))
 
-    def _refused(self, kind: str) -> str:
+    def _refused(self, kind: str, answer: str | None = None) -> str:
         self.refusals += 1
-        return denied_by_user(kind)
+        refusal = denied_by_user(kind)
+        if answer and answer.startswith(DENY_WITH_REASON):
+            reason = answer[len(DENY_WITH_REASON) :].strip()
+            if reason:
+                refusal += f" The user's reason: {reason}"
+        return refusal
 
     def _remember(self, rule: str) -> None:
         self.rules.add_allow(rule)

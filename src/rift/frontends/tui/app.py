@@ -122,6 +122,7 @@ class RiftApp(App[int]):
         self.ready_file = ready_file
         self.plan_items: list[PlanItem] = []
         self.pending_answer: int | None = None
+        self._answer_prefix = ""
         self._events: asyncio.Queue[Event] = asyncio.Queue()
         self._view: EventView | None = None
         self._files: list[str] | None = None
@@ -334,9 +335,13 @@ class RiftApp(App[int]):
         if self.status_bar.state.started is not None:
             self.status_bar.set(phase=phase, text=phase)
 
-    def begin_answer(self, ask_id: int, question: str) -> None:
-        """A free-text ask: the input becomes the answer field (Esc skips)."""
+    def begin_answer(self, ask_id: int, question: str, prefix: str = "") -> None:
+        """A free-text ask: the input becomes the answer field (Esc skips).
+
+        `prefix` goes before what is typed (`deny: ` for "deny, and tell rift why").
+        """
         self.pending_answer = ask_id
+        self._answer_prefix = prefix
         self.say(Text("? " + question, style="bold cyan"), "ask")
         prompt = self.composer.input
         prompt.placeholder = "type your answer · Enter sends · Esc skips"
@@ -344,10 +349,12 @@ class RiftApp(App[int]):
 
     def _finish_answer(self, text: str) -> None:
         ask_id, self.pending_answer = self.pending_answer, None
+        prefix, self._answer_prefix = self._answer_prefix, ""
         self.composer.input.placeholder = "Ask rift to do something…  (/ commands · @ files)"
         if ask_id is not None and self.driver.conversation is not None:
-            self.driver.conversation.answer(ask_id, text)
-            self.say("answer: " + (text or "(skipped)"), "info")
+            answer = prefix + text if prefix else text
+            self.driver.conversation.answer(ask_id, answer)
+            self.say("answer: " + (answer or "(skipped)"), "info")
 
     # ---------------------------------------------------------- actions
 

@@ -53,6 +53,8 @@ if TYPE_CHECKING:
     from rift.frontends.tui.widgets.toolcall import ToolCallLine
 
 Handler = Callable[[Any], Awaitable[None] | None]
+DENY_WHY = "deny, and tell rift why"
+"""Offered beside every "deny": the typed reason reaches the model (gate.DENY_WITH_REASON)."""
 
 
 class EventView:
@@ -186,12 +188,16 @@ class EventView:
             self.app.begin_answer(event.id, event.question)
             return
         deny = "deny" if "deny" in event.choices else ""
+        choices = [*event.choices, DENY_WHY] if deny else list(event.choices)
 
         def answered(choice: str | None) -> None:
             self._asks.pop(event.id, None)
+            if choice == DENY_WHY:  # the reason is typed in the input, then sent with the deny
+                self.app.begin_answer(event.id, "Why not? rift reads your answer", "deny: ")
+                return
             conversation.answer(event.id, choice if choice is not None else deny)
 
-        picker = PickerScreen(event.question, event.choices, event.detail)
+        picker = PickerScreen(event.question, choices, event.detail)
         self._asks[event.id] = picker
         self.app.set_phase("waiting for you")
         self.app.push_screen(picker, answered)
