@@ -27,6 +27,7 @@ from textual.widgets import Markdown, Static
 
 from rift.config import Config, Overrides, load_config
 from rift.frontends.tui.app import RiftApp
+from rift.frontends.tui.widgets.transcript import PastReply
 
 SIZE = (120, 40)
 MODEL = "fake-model"
@@ -115,7 +116,7 @@ async def idle(pilot: Pilot[Any]) -> None:
 
 
 def widget_text(widget: Any) -> str:
-    if isinstance(widget, Markdown):
+    if isinstance(widget, (Markdown, PastReply)):
         return widget.source
     if isinstance(widget, Static):
         return str(widget.content)

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownStream
 
-HISTORY_TAIL = 12
+HISTORY_TAIL = 20
 """Messages of a resumed session rendered at once (the newest)."""
 HISTORY_BATCH = 40
 """Older messages rendered per "show earlier"."""
@@ -254,13 +254,26 @@ def _earlier_text(n: int) -> Text:
     return Text(f"▲ {n} earlier message{'s' if n != 1 else ''} · click, or Home, to show")
 
 
-def _history_widgets(items: Sequence[tuple[str, str]]) -> list[Widget]:
-    from textual.widgets import Markdown  # lazily, as in stream_reply
+class PastReply(Static):
+    """A reply from a resumed session: Rich's Markdown in one widget.
 
+    Textual's Markdown widget (used while streaming) builds a widget per block,
+    which made a 100-turn resume take most of a minute; a finished reply needs
+    no incremental updates, so one renderable per reply is enough.
+    """
+
+    def __init__(self, source: str) -> None:
+        from rich.markdown import Markdown  # lazily, as in stream_reply
+
+        super().__init__(Markdown(source, code_theme="monokai"), classes="reply past")
+        self.source = source
+
+
+def _history_widgets(items: Sequence[tuple[str, str]]) -> list[Widget]:
     widgets: list[Widget] = []
     for role, text in items:
         if role == "user":
             widgets.append(Static(Text("› " + text), classes="user"))
         else:
-            widgets.append(Markdown(text, classes="reply"))
+            widgets.append(PastReply(text))
     return widgets
