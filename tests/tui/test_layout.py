@@ -12,7 +12,7 @@ from rift.core.hunks import diff_segments, preview_diff
 from rift.frontends.tui.screens.picker import PickerScreen
 from rift.frontends.tui.screens.review import ReviewScreen
 
-from .conftest import connected, drive, idle, send, until
+from .conftest import connected, drive, idle, send, transcript_text, until
 
 LONG = "echo " + " ".join(f"word{n}" for n in range(40)) + " && rm -rf build-output"
 
@@ -158,3 +158,64 @@ def test_deny_and_tell_rift_why_sends_the_reason_to_the_model(tui: Any, project:
     ]
     assert "DENIED" in tool_results[-1]
     assert "use the Makefile target instead" in tool_results[-1]
+
+
+def test_permissions_show_the_rules_granted_in_this_session(tui: Any) -> None:
+    app, _ = tui(
+        [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "git status"}}]},
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "ls -la"}}]},
+            {"content": "both ran"},
+        ]
+    )
+
+    async def scenario(pilot: Pilot[Any]) -> None:
+        await connected(pilot)
+        await send(pilot, "look around")
+        picker = await until(
+            pilot, lambda: isinstance(app.screen, PickerScreen) and app.screen, "the picker"
+        )
+        assert picker.choices[1] == "always allow 'git status *'"
+        await pilot.press("2")
+        picker = await until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, PickerScreen)
+                and "ls -la" in app.screen.question
+                and app.screen
+            ),
+            "the second picker",
+        )
+        await pilot.press("3")  # allow all bash this session
+        await idle(pilot)
+        await send(pilot, "/permissions")
+        await until(pilot, lambda: "Bash(git status *)" in transcript_text(app), "the grant")
+        assert "this session: bash" in transcript_text(app)
+
+    drive(app, scenario)
+
+
+def test_a_review_can_allow_edits_for_the_rest_of_the_session(tui: Any, project: Any) -> None:
+    (project / "a.txt").write_text("a\n")
+    (project / "b.txt").write_text("b\n")
+    app, _ = tui(
+        [
+            {"tool_calls": [{"name": "write", "arguments": {"path": "a.txt", "content": "A\n"}}]},
+            {"tool_calls": [{"name": "write", "arguments": {"path": "b.txt", "content": "B\n"}}]},
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "echo hi"}}]},
+            {"content": "done"},
+        ]
+    )
+
+    async def scenario(pilot: Pilot[Any]) -> None:
+        await connected(pilot)
+        await send(pilot, "edit both")
+        await until(pilot, lambda: isinstance(app.screen, ReviewScreen), "the review")
+        await pilot.press("s")  # apply, and allow edits for this session
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "bash still asks")
+        assert (project / "b.txt").read_text() == "B\n"  # the second edit needed no review
+        await pilot.press("1")
+        await idle(pilot)
+
+    drive(app, scenario)
+    assert (project / "a.txt").read_text() == "A\n"

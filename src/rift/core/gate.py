@@ -68,6 +68,14 @@ class PermissionGate:
     """How many times a person said no (deny, a dismissed ask or review): the turn loop
     reads it so it never asks the model to redo what the user just refused."""
 
+    @property
+    def session_kinds(self) -> frozenset[str]:
+        """Tools the person allowed for the rest of this session ("… this session")."""
+        return frozenset(self._session_kinds)
+
+    def allow_for_session(self, *tools: str) -> None:
+        self._session_kinds.update(tools)
+
     def check_read(self, path: Path) -> str | None:
         verdict = self.rules.verdict_for_path("read", path)
         if verdict.kind == "deny":

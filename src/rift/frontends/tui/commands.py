@@ -135,13 +135,18 @@ async def _permissions(app: RiftApp, arg: str) -> None:
         raise RiftError("/permissions add/remove is not available yet; edit the config file")
     conversation = app.require_conversation()
     config = conversation.config
-    perms = config.permissions
+    rules = conversation.permissions()  # in force now: granted in this session included
     mode = "on" if conversation.approve else "off (yolo)"
     text = Text.assemble(("approval: ", "bold"), mode, "\n")
-    for kind, rules in (("allow", perms.allow), ("ask", perms.ask), ("deny", perms.deny)):
+    for kind in ("allow", "ask", "deny"):
+        texts = rules.get(kind, ())
         text.append(f"{kind}: ", style="bold")
-        text.append(", ".join(rules) if rules else "(none)", style="" if rules else "dim")
+        text.append(", ".join(texts) if texts else "(none)", style="" if texts else "dim")
         text.append("\n")
+    session = rules.get("session", ())
+    if session:
+        text.append("this session: ", style="bold")
+        text.append(", ".join(session) + " run without asking\n")
     text.append(f"config: {config.user_config_path or config.paths.user_config}")
     app.say(text)
 

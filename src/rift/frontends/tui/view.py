@@ -209,14 +209,19 @@ class EventView:
         conversation = self.app.require_conversation()
         segments = event.segments
 
+        screen = ReviewScreen(event.id, event.tool, event.path, segments)
+
         def decided(mask: list[bool] | None) -> None:
+            if screen.allow_session:  # bash still asks: only writes and edits are let through
+                conversation.allow_for_session("write", "edit")
+                self.app.say("edits and writes run without review for the rest of this session")
             if mask is None or not any(mask):
                 conversation.decide(event.id, False, None)
             else:
                 conversation.decide(event.id, True, reassemble(segments, mask))
 
         self.app.set_phase("waiting for you")
-        self.app.push_screen(ReviewScreen(event.id, event.tool, event.path, segments), decided)
+        self.app.push_screen(screen, decided)
 
     def _review_closed(self, event: EditReviewClosed) -> None:
         for screen in self.app.screen_stack:
