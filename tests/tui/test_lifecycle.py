@@ -136,3 +136,21 @@ def test_rewind_after_an_option_change(tui: Any, project: Path) -> None:
     drive(app, scenario)
     sent = json.dumps(server.chat_requests()[-1]["messages"])
     assert "write again.txt" not in sent
+
+
+def test_continue_after_an_offline_start_opens_the_session_once_bound(
+    tui: Any, fake_server: Any, project: Path
+) -> None:
+    from .test_resume import write_long_session
+
+    write_long_session(project, turns=2)
+    server = fake_server({"turns": []})
+    app, _ = tui(host="http://127.0.0.1:9", continue_last=True)
+
+    async def scenario(pilot: Pilot[Any]) -> None:
+        await until(pilot, lambda: "No model is connected" in transcript_text(app), "offline")
+        await send(pilot, f"/host {server.url}")
+        await connected(pilot)
+        await until(pilot, lambda: "Answer **1**" in transcript_text(app), "the history")
+
+    drive(app, scenario)

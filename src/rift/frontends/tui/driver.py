@@ -94,9 +94,8 @@ class Driver:
 
     async def connect(self) -> Started | None:
         """The first bind; None (and `offline` set) when it fails."""
-        continue_last, resume = self.first_open
         try:
-            return await self.bind(self._config, continue_last=continue_last, resume=resume)
+            return await self.bind(self._config)
         except (ModelError, ValueError) as exc:  # ValueError: a malformed provider URL
             self.offline = str(exc)
             return None
@@ -112,6 +111,8 @@ class Driver:
         from rift.core.startup import StartOptions, start_agent  # late: see module docstring
 
         old = self.conversation
+        if old is None and resume is None:  # still the first bind (after an offline start)
+            continue_last, resume = continue_last or self.first_open[0], self.first_open[1]
         options = StartOptions(continue_last=continue_last, resume=resume)
         started = await start_agent(config, self.emit, options)
         conversation = started.conversation
