@@ -176,6 +176,8 @@ def test_permissions_show_the_rules_granted_in_this_session(tui: Any) -> None:
             pilot, lambda: isinstance(app.screen, PickerScreen) and app.screen, "the picker"
         )
         assert picker.choices[1] == "always allow 'git status *'"
+        label = str(picker.query_one(OptionList).get_option_at_index(1).prompt)
+        assert label.startswith("2. always allow Bash(git status *) · saved to your config")
         await pilot.press("2")
         picker = await until(
             pilot,

@@ -14,6 +14,7 @@ that finds calls still running marks them cancelled.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     from rift.frontends.tui.widgets.toolcall import ToolCallLine
 
 Handler = Callable[[Any], Awaitable[None] | None]
+_ALWAYS = re.compile(r"always allow '(.+)'")
 DENY_WHY = "deny, and tell rift why"
 """Offered beside every "deny": the typed reason reaches the model (gate.DENY_WITH_REASON)."""
 
@@ -197,7 +199,8 @@ class EventView:
                 return
             conversation.answer(event.id, choice if choice is not None else deny)
 
-        picker = PickerScreen(event.question, choices, event.detail)
+        labels = [choice_label(c) for c in choices]
+        picker = PickerScreen(event.question, choices, event.detail, labels=labels)
         self._asks[event.id] = picker
         self.app.set_phase("waiting for you")
         self.app.push_screen(picker, answered)
@@ -290,6 +293,18 @@ class EventView:
         mark, style = ("✓", "green") if event.ok else ("✗", "red")
         self.app.activity.log_view.note(f"{mark} task #{event.id} finished: {event.label}", style)
         self.app.refresh_tasks()
+
+
+def choice_label(choice: str) -> str:
+    """How an approval choice reads: "always allow" names the rule exactly as it will be
+    saved (`Bash(git status *)`, a valid rule) and says where it applies."""
+    match = _ALWAYS.fullmatch(choice)
+    if match is None:
+        return choice
+    rule = match.group(1)
+    if "(" not in rule:  # a bash pattern: the gate saves it as Bash(pattern)
+        rule = f"Bash({rule})"
+    return f"always allow {rule} · saved to your config, for every project"
 
 
 def _call_id(event: ToolStart | ToolResult) -> str | None:

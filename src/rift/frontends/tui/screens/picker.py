@@ -34,11 +34,20 @@ class PickerScreen(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "cancel")]  # noqa: RUF012 - Textual's declared shape
 
     def __init__(
-        self, question: str, choices: Sequence[str], detail: Sequence[str] = (), *, current: int = 0
+        self,
+        question: str,
+        choices: Sequence[str],
+        detail: Sequence[str] = (),
+        *,
+        current: int = 0,
+        labels: Sequence[str] | None = None,
     ) -> None:
         super().__init__(classes="picker")
         self.question = question
         self.choices = list(choices)
+        """What the picker dismisses with (the core's own choice strings)."""
+        self.labels = list(labels) if labels is not None else self.choices
+        """What the person reads for each choice."""
         self.detail = list(detail)
         self.current = current
 
@@ -49,7 +58,7 @@ class PickerScreen(ModalScreen[str | None]):
                     yield Static(color_diff(self.detail))
             with VerticalScroll(id="picker-question-box"):
                 yield Static(Text(self.question, style="bold"), id="picker-question")
-            yield OptionList(*numbered(self.choices), id="picker-options")
+            yield OptionList(*numbered(self.labels), id="picker-options")
             yield Static("↑↓ choose · 1-9 or Enter select · Esc cancel", classes="hint")
 
     def on_mount(self) -> None:
