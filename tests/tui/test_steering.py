@@ -57,7 +57,7 @@ def test_ctrl_c_cancels_the_turn_then_twice_on_an_idle_prompt_quits(tui: Any) ->
 
 def test_a_prompt_sent_during_a_turn_is_queued_then_sent(tui: Any) -> None:
     app, server = tui(
-        [_slow_reply("First reply", chunks=20), {"match": "follow up", "content": "Second reply"}]
+        [_slow_reply("First reply", chunks=60), {"match": "follow up", "content": "Second reply"}]
     )
 
     async def scenario(pilot: Pilot[Any]) -> None:
@@ -79,7 +79,7 @@ def test_a_prompt_sent_during_a_turn_is_queued_then_sent(tui: Any) -> None:
 
 
 def test_escape_removes_a_queued_prompt_before_it_cancels(tui: Any) -> None:
-    app, server = tui([_slow_reply("First reply", chunks=30), {"content": "must not run"}])
+    app, server = tui([_slow_reply("First reply", chunks=80), {"content": "must not run"}])
 
     async def scenario(pilot: Pilot[Any]) -> None:
         await connected(pilot)

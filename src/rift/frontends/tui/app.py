@@ -14,6 +14,7 @@ cancels a running turn; on an idle prompt it asks for a second press to quit.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Sequence
@@ -25,6 +26,7 @@ from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.screen import Screen
 
 from rift import __version__
@@ -234,9 +236,13 @@ class RiftApp(App[int]):
         self._view = view = EventView(self)
         while True:
             event = await self._events.get()
+            if not self.chat.is_attached:
+                continue  # rift is closing: the conversation's last words have no screen
             try:
                 await view.show(event)
             except Exception as exc:  # a rendering bug must not stop the stream
+                if not self.chat.is_attached:
+                    continue
                 log.exception("rendering %s failed", type(event).__name__)
                 self.say(f"internal error while showing {event.name}: {exc!r}", "error")
 
@@ -297,7 +303,7 @@ class RiftApp(App[int]):
     async def send_next(self) -> None:
         """The turn is over (or the model is bound): send the oldest queued prompt."""
         await self.driver.wait()
-        if not self.queued or self.connecting or self.driver.busy:
+        if not self.queued or self.connecting or self.driver.busy or not self.chat.is_attached:
             return
         if self.driver.conversation is None:
             self._unqueue_all()
@@ -411,13 +417,14 @@ class RiftApp(App[int]):
         self.activity.set_diff(await git_diff(self.driver.config.cwd))
 
     def _tick(self) -> None:
-        if self.chat.is_attached:
+        with contextlib.suppress(NoMatches):  # the screen is being torn down
             self.status_bar.tick()
 
     def refresh_tasks(self) -> None:
         tasks = self.driver.tasks
-        if tasks is not None and self.chat.is_attached:
-            self.status_bar.set(tasks=tasks.running_count)
+        if tasks is not None:
+            with contextlib.suppress(NoMatches):  # the screen is being torn down
+                self.status_bar.set(tasks=tasks.running_count)
 
     # ------------------------------------------------------- completions
 

@@ -74,7 +74,7 @@ class ToolCallLine(Vertical):
         return self._summary().plain
 
     def compose(self) -> ComposeResult:
-        yield ToolCallHeader(self._summary(), classes="tool-head")
+        yield ToolCallHeader(self._header(), classes="tool-head")
         body = Static("", classes="tool-body")
         body.display = False
         yield body
@@ -103,11 +103,12 @@ class ToolCallLine(Vertical):
     def _redraw(self) -> None:
         if not self.is_mounted:
             return
-        self.query_one(ToolCallHeader).update(self._summary())
+        self.query_one(ToolCallHeader).update(self._header())
         if not self.collapsed:
             self._render_body()
 
     def watch_collapsed(self, collapsed: bool) -> None:
+        self.query_one(ToolCallHeader).update(self._header())
         body = self.query_one(".tool-body", Static)
         body.display = not collapsed
         if not collapsed:
@@ -129,6 +130,10 @@ class ToolCallLine(Vertical):
         text = Text("\n").join(parts) if parts else Text("(no output)", style="dim")
         self.body_text = text.plain
         self.query_one(".tool-body", Static).update(text)
+
+    def _header(self) -> Text:
+        """The summary behind an open/closed marker (click or Enter toggles)."""
+        return Text("▾ " if not self.collapsed else "▸ ", style="dim") + self._summary()
 
     def _summary(self) -> Text:
         mark, style = CANCELLED if self.state == "cancelled" else MARKS[self.state]
