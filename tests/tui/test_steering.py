@@ -7,6 +7,8 @@ from typing import Any
 
 from textual.pilot import Pilot
 
+from rift.frontends.tui.screens.picker import PickerScreen
+
 from .conftest import connected, drive, idle, send, transcript_text, until
 
 
@@ -126,3 +128,24 @@ def test_keys_typed_while_focus_is_elsewhere_go_to_the_input(tui: Any) -> None:
         assert app.focused is app.composer.input
 
     drive(app, scenario)
+
+
+def test_ctrl_c_on_an_open_approval_cancels_the_turn_and_closes_it(tui: Any) -> None:
+    app, server = tui(
+        [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "echo hi"}}]},
+            {"content": "must not run"},
+        ]
+    )
+
+    async def scenario(pilot: Pilot[Any]) -> None:
+        await connected(pilot)
+        await send(pilot, "say hi")
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the approval")
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: "turn cancelled" in transcript_text(app), "the cancel")
+        await idle(pilot)
+        await until(pilot, lambda: not isinstance(app.screen, PickerScreen), "the picker closed")
+
+    drive(app, scenario)
+    assert len(server.chat_requests()) == 1

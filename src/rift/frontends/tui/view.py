@@ -65,8 +65,9 @@ class EventView:
     def __init__(self, app: RiftApp) -> None:
         self.app = app
         self.rate = RateMeter()
-        self._asks: dict[int, PickerScreen] = {}
-        self._turn_failed = False
+        self._tool_asks: dict[int, PickerScreen] = {}
+        """Approval pickers raised by a running tool call: moot once the turn is done."""
+        self._tool_running = False
         self._turn_did_something = False
         self._last_line: ToolCallLine | None = None
         self._last_info = ""
@@ -108,7 +109,7 @@ class EventView:
     # ---------------------------------------------------------- streaming
 
     def turn_began(self) -> None:
-        self._turn_failed = self._turn_did_something = False
+        self._turn_did_something = False
         self.rate.reset()
 
     async def _content(self, event: Content) -> None:
@@ -129,18 +130,19 @@ class EventView:
 
     async def _tool_start(self, event: ToolStart) -> None:
         await self.app.transcript.end_blocks()
-        call_id = _call_id(event)
-        self._turn_did_something = True
+        call_id = event.id or None
+        self._turn_did_something = self._tool_running = True
         self.app.activity.log_view.started(event.tool, event.args, call_id)
         self.app.transcript.add_tool(event.tool, event.args, call_id)
         self.app.set_phase(f"running {event.tool}")
 
     def _tool_result(self, event: ToolResult) -> None:
-        call_id = _call_id(event)
+        call_id = event.id or None
+        self._tool_running = False
         self.app.activity.log_view.finished(event.tool, event.ok, event.preview, call_id)
         line = self.app.transcript.tool_line(event.tool, call_id)
         if line is not None:
-            line.finish(event.ok, getattr(event, "output", None) or event.preview)
+            line.finish(event.ok, event.output or event.preview)
         self._last_line = line
         self.app.driver.totals.tools += 1
         self.app.driver.totals.tool_failures += 0 if event.ok else 1
@@ -161,19 +163,18 @@ class EventView:
         await self.app.transcript.end_blocks()
         self.app.activity.log_view.cancel_pending()
         self.app.transcript.cancel_pending_tools()
-        for screen in self._asks.values():
-            if screen.is_active or screen in self.app.screen_stack:
-                screen.dismiss(None)  # the turn is over: its questions are moot
-        self._asks.clear()
+        self._tool_running = False
+        for screen in self._tool_asks.values():
+            if screen in self.app.screen_stack:
+                screen.dismiss(None)  # the turn is over (cancelled): its approvals are moot
+        self._tool_asks.clear()
         self.app.driver.totals.add_turn(event.stats)
         stats = event.stats
         rate = rate_to_show(stats.tokens_per_sec, stats.output_tokens) or self.rate.rate()
         self.rate.reset()
         self.app.status_bar.set(rate=rate)
         self.app.status_bar.end_turn()
-        outcome = getattr(event, "outcome", None)
-        failed = outcome == "error" if outcome is not None else self._turn_failed
-        if failed and not self._turn_did_something:
+        if event.outcome == "error" and not self._turn_did_something:
             self.app.restore_prompt()
         self.app.refresh_diff()
         self.app.send_next()
@@ -193,7 +194,7 @@ class EventView:
         choices = [*event.choices, DENY_WHY] if deny else list(event.choices)
 
         def answered(choice: str | None) -> None:
-            self._asks.pop(event.id, None)
+            self._tool_asks.pop(event.id, None)
             if choice == DENY_WHY:  # the reason is typed in the input, then sent with the deny
                 self.app.begin_answer(event.id, "Why not? rift reads your answer", "deny: ")
                 return
@@ -201,7 +202,8 @@ class EventView:
 
         labels = [choice_label(c) for c in choices]
         picker = PickerScreen(event.question, choices, event.detail, labels=labels)
-        self._asks[event.id] = picker
+        if self._tool_running:  # trust questions (not tied to a call) outlive the turn
+            self._tool_asks[event.id] = picker
         self.app.set_phase("waiting for you")
         self.app.push_screen(picker, answered)
 
@@ -265,8 +267,7 @@ class EventView:
 
     async def _warning(self, event: Warning) -> None:
         await self.app.transcript.end_blocks()
-        error = event.text.startswith("error") or getattr(event, "code", None) == "error"
-        self._turn_failed = self._turn_failed or error
+        error = event.code == "error" or event.text.startswith("error")
         self.app.say(event.text, "error" if error else "warning")
 
     # ------------------------------------------------- sub-agents, tasks
@@ -305,9 +306,3 @@ def choice_label(choice: str) -> str:
     if "(" not in rule:  # a bash pattern: the gate saves it as Bash(pattern)
         rule = f"Bash({rule})"
     return f"always allow {rule} · saved to your config, for every project"
-
-
-def _call_id(event: ToolStart | ToolResult) -> str | None:
-    """The model's call id, on cores whose events carry it."""
-    value = getattr(event, "id", None)
-    return value if isinstance(value, str) and value else None

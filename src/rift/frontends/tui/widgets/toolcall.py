@@ -33,7 +33,7 @@ CANCELLED = ("⊘", "magenta")
 class ToolCallHeader(Static, can_focus=True):
     """The clickable summary line."""
 
-    BINDINGS = [Binding("enter,space", "open_close", "open/close", show=False)]  # noqa: RUF012
+    BINDINGS = [Binding("enter", "open_close", "open/close", show=False)]  # noqa: RUF012
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
