@@ -121,3 +121,14 @@ def test_a_whole_session_at_80x24(tmux: Any, project: Path, fake_server: Any) ->
     _wait_for(tmux, "RIFT-EXITED-0")
     sent = [str(r["messages"]) for r in server.chat_requests()]
     assert "run the steps" in sent[0] and "keep talking" in sent[-1]
+
+
+def test_a_prompt_typed_while_rift_starts_is_sent(
+    tmux: Any, project: Path, fake_server: Any
+) -> None:
+    """Typed before the first frame (the terminal still in line mode): kept and sent."""
+    server = fake_server({"turns": [{"content": "Early bird answer."}]})
+    _start(tmux, project, server.url, (100, 30))
+    _type(tmux, "typed at once")
+    screen = _wait_for(tmux, "Early bird answer.")
+    assert "› typed at once" in screen

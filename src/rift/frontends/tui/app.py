@@ -75,6 +75,7 @@ class ChatScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one(PromptInput).focus()
+        self.call_after_refresh(self._owner.replay_early_keys)
 
     def on_key(self, event: events.Key) -> None:
         """A key typed while focus is elsewhere (a tool line, the transcript) goes to the input."""
@@ -138,10 +139,39 @@ class RiftApp(App[int]):
         self._activity_choice: bool | None = None
         """The person's Ctrl+L choice; None lets the pane follow the terminal's width."""
         self._quit_armed_at = 0.0
+        self._early_keys: list[events.Key] | None = []
+        """Keys that arrived before the input box existed (typed while rift started)."""
         self.chat = ChatScreen(self)
 
     def get_default_screen(self) -> Screen[Any]:
         return self.chat
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and self._early_keys is not None:
+            self._early_keys.append(event)  # replayed into the input once it is focused
+            return
+        await super().on_event(event)
+
+    def replay_early_keys(self) -> None:
+        """Type what arrived before the first frame into the input; each line end sends it.
+
+        Keys typed while the terminal was still in line mode arrive as whole lines, so
+        their Enter reads as a newline: here it sends, as the person meant.
+        """
+        keys, self._early_keys = self._early_keys or [], None
+        prompt = self.composer.input
+        line = ""
+        for key in keys:
+            if key.key in ("enter", "ctrl+j", "ctrl+m"):
+                if line.strip():
+                    # From the input's own queue, so the app is not the message's sender
+                    # (Textual never delivers a message back to its sender).
+                    prompt.call_later(prompt.send_text, line)
+                line = ""
+            elif key.is_printable and key.character:
+                line += key.character
+        if line:
+            prompt.insert(line)
 
     # ----------------------------------------------------------- widgets
 

@@ -122,10 +122,14 @@ class PromptInput(TextArea):
         text = self.text
         if not text.strip():
             return
+        self.clear()
+        self.send_text(text)
+
+    def send_text(self, text: str) -> None:
+        """Send `text` as if typed here (history included); call from this widget's queue."""
         if not self.prompt_history or self.prompt_history[-1] != text:
             self.prompt_history.append(text)
         self._history_pos = None
-        self.clear()
         self.post_message(self.Submitted(text))
 
     def action_history(self, step: int) -> None:
