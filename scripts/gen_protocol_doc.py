@@ -77,10 +77,12 @@ with status 2 after a `warning` `error: ...`; no `ready` is sent.
 
 COMMAND_DOCS: dict[str, tuple[str, str]] = {
     "hello": (
-        "edit_review: bool (missing = false), approve?: bool",
+        "edit_review: bool (missing = false), approve?: bool, auto_continue?: bool",
         "Capability handshake. edit_review:true makes write/edit approvals arrive as"
         " edit_review instead of ask; approve sets the approval mode before anything can"
-        " prompt. Answered with capabilities. Idempotent.",
+        " prompt; auto_continue:true (additive) starts a turn on its own when a background"
+        " task finishes while idle (its notification is the prompt; a `cancel` holds it"
+        " until the next prompt). Answered with capabilities. Idempotent.",
     ),
     "prompt": (
         "text: string",
@@ -129,6 +131,13 @@ COMMAND_DOCS: dict[str, tuple[str, str]] = {
         "Flips approval mode at once (allowed mid-turn) and answers approval_changed."
         " approve:false applies write/edit/bash without asks or reviews; deny rules still"
         " refuse.",
+    ),
+    "set_mode": (
+        "mode: string",
+        "The approval mode, finer than set_approval: `ask` (writes, edits and bash ask),"
+        " `accept-edits` (writes and edits apply, bash asks), `plan` (read-only: write,"
+        " edit and bash are refused) or `auto` (= approve:false). Answered with"
+        " approval_changed, whose `mode` names it; allowed mid-turn.",
     ),
     "rewind": (
         "n?: integer (missing = 1)",

@@ -7,14 +7,21 @@ code. Each front end is imported inside the branch that runs it, on purpose.
 
 from __future__ import annotations
 
-import argparse
 import os
-from pathlib import Path
+import sys
 
 from rift import __version__
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads it alike)
+if TYPE_CHECKING:
+    import argparse
+
+VERSION_FLAGS = (["--version"], ["-V"])
+
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse  # not on `rift --version`'s path: argparse brings re, enum, gettext
+
     parser = argparse.ArgumentParser(
         prog="rift",
         description="A coding agent for the language models you host yourself.",
@@ -32,6 +39,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="reasoning effort for thinking models",
     )
     add("-p", "--prompt", help="headless one-shot: run this task and exit")
+    add(
+        "--attach",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="with -p: attach a file (repeatable); images go to vision models (10 MB cap),"
+        " text files are appended to the prompt",
+    )
     add(
         "--output-format",
         choices=("text", "json"),
@@ -58,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if (sys.argv[1:] if argv is None else argv) in VERSION_FLAGS:
+        print(f"rift {__version__}")
+        return 0
     args = build_parser().parse_args(argv)
     if args.version:
         print(f"rift {__version__}")
@@ -78,6 +96,11 @@ def main(argv: list[str] | None = None) -> int:
         from rift.frontends import acp
 
         return acp.run(os.environ, overrides)
+    if args.attach and args.prompt is None:
+        print("rift: --attach works with -p (headless) only", file=sys.stderr)
+        return 2
+    from pathlib import Path  # past --version: pathlib imports re, fnmatch, urllib
+
     config = load_config(os.environ, Path.cwd(), overrides)
     resume = Path(args.resume).expanduser().resolve() if args.resume else None
     if not args.serve and args.prompt is None:
@@ -91,6 +114,12 @@ def main(argv: list[str] | None = None) -> int:
 
         return serve.run(config, StartOptions(continue_last=args.continue_last, resume=resume))
     from rift.frontends import printer
+    from rift.models.attachments import AttachmentError, load_attachments
 
+    try:
+        attached = load_attachments(args.attach, config.cwd)
+    except AttachmentError as exc:
+        print(f"rift: {exc}", file=sys.stderr)
+        return 2
     options = StartOptions(attached=False, continue_last=args.continue_last, resume=resume)
-    return printer.run(config, args.prompt, args.output_format, options)
+    return printer.run(config, args.prompt, args.output_format, options, attached)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from rift.gitcmd import git_argv
+
 MAX_BYTES = 400_000
 MAX_UNTRACKED = 50
 """New files shown in full at most; past this many the rest are listed by name."""
@@ -53,9 +55,7 @@ async def _untracked(cwd: Path) -> bytes:
 
 async def _git(cwd: Path, *args: str) -> tuple[int, bytes, bytes]:
     proc = await asyncio.create_subprocess_exec(
-        "git",
-        "--no-pager",
-        *args,
+        *git_argv(*args),  # repository-configured diff drivers, hooks, fsmonitor: off
         cwd=cwd,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
