@@ -828,10 +828,18 @@
         setWorking(msg.on === true);
         if (msg.on) turnStarted = false;
         break;
-      case 'status':
-        notice(str(msg.text), msg.level === 'warn' ? 'warn' : 'info');
-        if (msg.level === 'warn') setWorking(false);
+      case 'status': {
+        const level = msg.level === 'warn' || msg.level === 'error' ? msg.level : 'info';
+        notice(str(msg.text), level);
+        if (msg.settings) {
+          // rift could not start: the fix is almost always a setting
+          const open = el('button', 'secondary', 'Open Settings');
+          open.addEventListener('click', () => vscode.postMessage({ type: 'openSettings' }));
+          transcript.lastElementChild.appendChild(open);
+        }
+        if (level !== 'info') setWorking(false);
         break;
+      }
       case 'reviewState':
         reviewState(msg.id, str(msg.state), num(msg.accepted), num(msg.total));
         break;

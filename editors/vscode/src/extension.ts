@@ -12,11 +12,13 @@ import { RawEvent, RiftEvent, RiftEventMap } from './events';
 import {
   buildArgs,
   DEFAULT_SETTINGS,
+  earlyExitText,
   helloFor,
   resolveExecutable,
   RiftClient,
   RiftSettings,
   SessionChoice,
+  startFailureText,
 } from './protocol';
 import { REVIEW_SCHEME, ReviewManager } from './review';
 import { chatHtml } from './webviewHtml';
@@ -210,6 +212,9 @@ class RiftController implements vscode.WebviewViewProvider, vscode.Disposable {
       case 'toggleApproval':
         void this.toggleApproval(typeof msg.approve === 'boolean' ? msg.approve : undefined);
         break;
+      case 'openSettings':
+        void vscode.commands.executeCommand('workbench.action.openSettings', 'rift.');
+        break;
       case 'copy':
         void vscode.env.clipboard.writeText(String(msg.text ?? ''));
         break;
@@ -258,23 +263,27 @@ class RiftController implements vscode.WebviewViewProvider, vscode.Disposable {
       client.onProtocolWarning((text) => void vscode.window.showWarningMessage(`Rift: ${text}`));
       client.onError((err) => {
         this.output.appendLine(`error: ${err.message}`);
-        if (this.client === client) {
-          void vscode.window
-            .showErrorMessage(`Rift: ${err.message}`, 'Open Settings')
-            .then((choice) => choice && vscode.commands.executeCommand('workbench.action.openSettings', 'rift.'));
-        }
+        // a failed spawn is reported once, clearly, when the exit follows
+        if (this.client === client && !client.startError) this.offerSettings(`Rift: ${err.message}`);
       });
       client.onExit((info) => {
         this.output.appendLine(`rift exited (code ${info.code}${info.signal ? `, ${info.signal}` : ''})`);
         if (this.client !== client) return; // a deliberate stop
         this.client = undefined;
         this.reviews.closeAll();
-        const tail = info.code ? `: ${this.stderrTail.slice(-3).join(' ').slice(0, 300)}` : '';
-        this.post({
-          type: 'status',
-          level: 'warn',
-          text: `rift exited (code ${info.code})${tail}. Send a message to start it again.`,
-        });
+        if (client.startError || !client.ready) {
+          // never got going: say why in the panel itself, with the setting that fixes it
+          const text = client.startError ? startFailureText(command, client.startError) : earlyExitText(info, this.stderrTail);
+          this.post({ type: 'status', level: 'error', text, settings: true });
+          this.offerSettings(`Rift: ${text}`);
+        } else {
+          const tail = info.code ? `: ${this.stderrTail.slice(-3).join(' ').slice(0, 300)}` : '';
+          this.post({
+            type: 'status',
+            level: 'warn',
+            text: `rift exited (code ${info.code})${tail}. Send a message to start it again.`,
+          });
+        }
         this.renderStatus();
       });
       client.start();
@@ -282,6 +291,12 @@ class RiftController implements vscode.WebviewViewProvider, vscode.Disposable {
     };
     this.starting = (this.starting ?? Promise.resolve()).then(run, run);
     return this.starting;
+  }
+
+  private offerSettings(message: string): void {
+    void vscode.window
+      .showErrorMessage(message, 'Open Settings')
+      .then((choice) => choice && vscode.commands.executeCommand('workbench.action.openSettings', 'rift.'));
   }
 
   private async restart(choice: SessionChoice): Promise<void> {
@@ -317,7 +332,8 @@ class RiftController implements vscode.WebviewViewProvider, vscode.Disposable {
       // rift is gone (exited or never started): start it on the last session
       await this.start(this.initialChoice());
       this.post({ type: 'user', text });
-      this.post({ type: 'working', on: true });
+      // a rift that failed at once has already said so; no working indicator after that
+      if (this.client?.running) this.post({ type: 'working', on: true });
     }
     this.client?.prompt(text);
   }
