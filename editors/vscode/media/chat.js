@@ -511,7 +511,7 @@
     const card = el('div', 'card review pending');
     card.dataset.id = String(ev.id);
     const head = el('div', 'review-head');
-    head.appendChild(el('span', 'icon', '⧉'));
+    head.appendChild(el('span', 'icon', '±'));
     head.appendChild(el('span', 'path', str(ev.path)));
     head.appendChild(el('span', 'meta', str(ev.tool) + ' · ' + hunks + ' hunk' + (hunks === 1 ? '' : 's')));
     card.appendChild(head);
@@ -601,7 +601,7 @@
     for (const a of agents.values()) if (a.running) n++;
     for (const t of tasks.values()) if (t.running) n++;
     const pill = $('running');
-    pill.textContent = '⧉ ' + n + ' running';
+    pill.textContent = '↻ ' + n + ' running';
     pill.classList.toggle('hidden', n === 0);
   }
 

@@ -185,7 +185,7 @@ export function startFailureText(command: string, err: NodeJS.ErrnoException | u
   const where = path.isAbsolute(command) || command.includes('/') ? `"${command}" does not exist` : `"${command}" is not on PATH`;
   switch (err?.code) {
     case 'ENOENT':
-      return `rift was not found: ${where}. Install rift (pip install rift) or set rift.executablePath to its full path.`;
+      return `rift was not found: ${where}. Install rift, or set rift.executablePath to its full path.`;
     case 'EACCES':
       return `rift could not be started: "${command}" is not executable. Check rift.executablePath.`;
     default:
