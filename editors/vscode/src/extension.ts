@@ -76,6 +76,8 @@ class RiftController implements vscode.WebviewViewProvider, vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private approve = true;
   private modelOverride: string | undefined;
+  /** The approval mode chosen live (header toggle); like the model, it outlives a restart. */
+  private approvalOverride: boolean | undefined;
   private pendingModelPick = false;
   private pendingSessionPick = false;
   private stderrTail: string[] = [];
@@ -247,6 +249,7 @@ class RiftController implements vscode.WebviewViewProvider, vscode.Disposable {
       this.post({ type: 'reset' });
       const settings = readSettings();
       if (this.modelOverride) settings.model = this.modelOverride;
+      if (this.approvalOverride !== undefined) settings.autoApprove = !this.approvalOverride;
       const command = resolveExecutable(settings.executablePath);
       const args = buildArgs(settings, choice);
       this.output.appendLine(`$ ${command} ${args.join(' ')}   (cwd ${this.cwd()})`);
@@ -347,8 +350,10 @@ class RiftController implements vscode.WebviewViewProvider, vscode.Disposable {
         if (typeof event.approve === 'boolean') this.approve = event.approve;
         break;
       case 'capabilities':
-      case 'approval_changed':
         if (typeof event.approve === 'boolean') this.approve = event.approve;
+        break;
+      case 'approval_changed':
+        if (typeof event.approve === 'boolean') this.approve = this.approvalOverride = event.approve;
         break;
       case 'model_changed':
         this.modelOverride = event.model;
@@ -391,6 +396,7 @@ class RiftController implements vscode.WebviewViewProvider, vscode.Disposable {
   private settingsChanged(e: vscode.ConfigurationChangeEvent): void {
     if (!e.affectsConfiguration('rift') || !this.client) return;
     if (e.affectsConfiguration('rift.model')) this.modelOverride = undefined;
+    if (e.affectsConfiguration('rift.autoApprove')) this.approvalOverride = undefined;
     void vscode.window
       .showInformationMessage('Rift settings changed. Restart rift (the conversation continues)?', 'Restart')
       .then((choice) => choice && this.start(this.client?.ready?.session ? { resume: this.client.ready.session } : { continueLast: true }));

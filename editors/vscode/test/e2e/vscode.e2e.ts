@@ -186,7 +186,6 @@ describe('the packaged extension in code-server', { skip: SKIP }, () => {
         'package',
         '--no-rewrite-relative-links',
         '--allow-missing-repository',
-        '--skip-license',
         '--out',
         vsix,
       ],
@@ -324,6 +323,9 @@ describe('the packaged extension in code-server', { skip: SKIP }, () => {
     assert.match(text, /E2E-HELLO say hello/);
     assert.match(text, /E2E-REPLY-OK/);
     assert.match(text, /E2E-EDIT-DONE/);
+    // the live choices of step 4 carry over to the reopened session
+    assert.equal(await chat.locator('#model').textContent(), 'other-model');
+    assert.equal(await chat.locator('#approval').textContent(), '⚡ auto');
     await shot('5-resumed.png');
   });
 
