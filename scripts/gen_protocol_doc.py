@@ -77,16 +77,20 @@ with status 2 after a `warning` `error: ...`; no `ready` is sent.
 
 COMMAND_DOCS: dict[str, tuple[str, str]] = {
     "hello": (
-        "edit_review: bool (missing = false), approve?: bool",
+        "edit_review: bool (missing = false), approve?: bool, auto_continue?: bool",
         "Capability handshake. edit_review:true makes write/edit approvals arrive as"
         " edit_review instead of ask; approve sets the approval mode before anything can"
-        " prompt. Answered with capabilities. Idempotent.",
+        " prompt; auto_continue:true (additive) starts a turn on its own when a background"
+        " task finishes while idle (its notification is the prompt; a `cancel` holds it"
+        " until the next prompt). Answered with capabilities. Idempotent.",
     ),
     "prompt": (
         "text: string",
-        "Starts a turn. Blank text is ignored silently. While a turn runs: warning, not a"
-        " queue. `/skill:<name> [task]` expands the skill first; an unknown name is a"
-        " warning and no turn.",
+        "Starts a turn. Blank text is ignored silently. While a turn, model switch or"
+        " compaction runs: warning (code `busy`), not a queue. `/skill:<name> [task]`"
+        " expands the skill first; an unknown name is a warning and no turn. Each `@path`"
+        " mention of a project file (Read rules apply) is attached after the text, with"
+        " the info `attached: <paths>`.",
     ),
     "answer": (
         'id: integer, text: string (missing = "")',
@@ -128,6 +132,23 @@ COMMAND_DOCS: dict[str, tuple[str, str]] = {
         " approve:false applies write/edit/bash without asks or reviews; deny rules still"
         " refuse.",
     ),
+    "rewind": (
+        "n?: integer (missing = 1)",
+        "Drops the last n turns from the conversation and restores the files they changed"
+        " (turns run since rift started); answered with info, history (the remaining"
+        " exchanges) and context, or a warning. Rejected mid-turn.",
+    ),
+    "compact": (
+        "-",
+        "Compacts the conversation now (old tool outputs pruned, earlier turns"
+        " summarized by the model); answered with info and context. Rejected mid-turn.",
+    ),
+    "new_session": (
+        "-",
+        "Starts a new, empty conversation in a new session file (what the TUI's /clear"
+        " does); the previous session stays saved and resumable. Answered with"
+        " session_changed and context. Rejected mid-turn.",
+    ),
 }
 
 EVENT_GROUPS: dict[str, tuple[str, ...]] = {
@@ -147,6 +168,7 @@ EVENT_GROUPS: dict[str, tuple[str, ...]] = {
         "capabilities",
         "context",
         "history",
+        "session_changed",
         "sessions",
         "models",
         "model_changed",
@@ -168,11 +190,17 @@ RULES = """\
 
 1. Startup is `ready`, then `context`, then `history` when resuming a session
    that has messages. Nothing comes before them.
-2. One turn at a time: a `prompt` while a turn runs is answered with the warning
-   `turn in progress — cancel it or wait for done` and is not queued.
-3. Every turn ends with exactly one `done`, success, error or cancel. A failed
-   model call is the warning `error: <message>` followed by a `done` with
-   all-zero stats; a cancel is the warning `turn cancelled` followed by `done`.
+2. One piece of work at a time: a `prompt` while a turn, a model switch or a
+   compaction runs is answered with the warning `turn in progress — cancel it or
+   wait for done` (code `busy`) and is not queued. Busy starts when the command
+   is read, so two commands in one write cannot both start work.
+3. Every turn ends with exactly one `done`, success, error or cancel, and its
+   `outcome` says which: `answered`, `stopped` (a stopping rule, e.g. repeated
+   tool failures; `reason` says which), `cancelled`, `wrapped` (the iteration
+   budget ran out) or `error`. A failed model call is the warning
+   `error: <message>` (code `error`) followed by a `done` with all-zero stats; a
+   cancel is the warning `turn cancelled` followed by `done`, also when the
+   cancel arrived before the turn had started.
 4. After `done` the session is saved, idle compaction may run (it can emit
    `info`), and then `context` is sent: `context` always follows `done`.
 5. Every undecided `edit_review` gets an `edit_review_closed` before the turn's
@@ -193,10 +221,18 @@ RULES = """\
    every mode; `ask` rules are suppressed with approval off.
 10. `tool_start.args` is the tool's arguments object as the model sent it;
     arguments that are not valid JSON arrive as `{"raw": "<text>"}` and the
-    tool fails with `tool_result.ok == false`.
+    tool fails with `tool_result.ok == false`. `tool_start.id` and
+    `tool_result.id` carry the model's call id, so a start pairs with its
+    result; `tool_result.output` is the result as the model saw it, capped at
+    16,000 characters (`preview` stays the short excerpt).
 11. `edit_diff` follows its `tool_result`; `plan` follows the plan tool's
     `tool_result`. `models`, `task_started` and `task_finished` have no fixed
     place relative to turn events and may arrive between turns.
+12. `warning.code` names a warning's kind so clients never parse its text:
+    `busy`, `error`, `bad_command`, `unknown_skill`, or `""`.
+13. When rift asks the model to make a change it only described (once per
+    turn, never after the user refused something, never on a question), an
+    `info` separates the two replies.
 
 ## Edit review segments
 

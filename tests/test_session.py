@@ -98,8 +98,9 @@ def test_reserve_skips_existing_file_with_same_second(sdir: Path) -> None:
 
 def test_newest_skips_zero_byte_files(sdir: Path) -> None:
     now = time.time()
-    _write(sdir / "1.json", {"messages": []}, now - 100)
-    _write(sdir / "2.json", {"messages": []}, now - 50)
+    turn = {"messages": [{"role": "user", "content": "hi"}]}
+    _write(sdir / "1.json", turn, now - 100)
+    _write(sdir / "2.json", turn, now - 50)
     (sdir / "3.json").touch()
     os.utime(sdir / "3.json", (now, now))
     (sdir / "4.json.corrupt").write_text("junk")

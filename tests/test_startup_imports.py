@@ -50,3 +50,10 @@ def test_version_output() -> None:
     from rift import __version__
 
     assert out.stdout.strip() == f"rift {__version__}"
+
+
+def test_version_imports_neither_argparse_nor_pathlib() -> None:
+    """`rift --version` answers before argparse (re, enum, gettext) and pathlib load."""
+    for flag in ("--version", "-V"):
+        loaded = _modules_after(_cli(flag))
+        assert not {"argparse", "pathlib", "typing"} & loaded, flag

@@ -7,14 +7,21 @@ code. Each front end is imported inside the branch that runs it, on purpose.
 
 from __future__ import annotations
 
-import argparse
 import os
-from pathlib import Path
+import sys
 
 from rift import __version__
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads it alike)
+if TYPE_CHECKING:
+    import argparse
+
+VERSION_FLAGS = (["--version"], ["-V"])
+
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse  # not on `rift --version`'s path: argparse brings re, enum, gettext
+
     parser = argparse.ArgumentParser(
         prog="rift",
         description="A coding agent for the language models you host yourself.",
@@ -58,6 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if (sys.argv[1:] if argv is None else argv) in VERSION_FLAGS:
+        print(f"rift {__version__}")
+        return 0
     args = build_parser().parse_args(argv)
     if args.version:
         print(f"rift {__version__}")
@@ -78,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
         from rift.frontends import acp
 
         return acp.run(os.environ, overrides)
+    from pathlib import Path  # past --version: pathlib imports re, fnmatch, urllib
+
     config = load_config(os.environ, Path.cwd(), overrides)
     resume = Path(args.resume).expanduser().resolve() if args.resume else None
     if not args.serve and args.prompt is None:

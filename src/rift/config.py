@@ -88,6 +88,49 @@ class PermissionsConfig:
     """Let sandboxed commands use the network (user config only; a project may only say no)."""
 
 
+# ---------------------------------------------------------------- lsp (issue 18)
+
+
+@dataclass(frozen=True, slots=True)
+class LspConfig:
+    """`"lsp": false` turns diagnostics after edits off; a map overrides servers per
+    language or file extension: `{"python": {"command": ["pylsp"]}, "go": {"disabled": true}}`.
+    Server commands come from the user config only: a cloned repository must not pick
+    what rift runs (a project may only say `"lsp": false`)."""
+
+    enabled: bool = True
+    servers: Mapping[str, tuple[str, ...] | None] = field(default_factory=dict)
+    """Language or extension → argv, or None when disabled."""
+
+
+def _lsp_servers(raw: dict[str, Any]) -> dict[str, tuple[str, ...] | None]:
+    servers: dict[str, tuple[str, ...] | None] = {}
+    for key, entry in raw.items():
+        if not isinstance(entry, dict):
+            continue
+        command = _str_list(entry.get("command"))
+        if entry.get("disabled") is True:
+            servers[key.lower()] = None
+        elif command:
+            servers[key.lower()] = tuple(command)
+    return servers
+
+
+def lsp_setting(user: dict[str, Any], project: dict[str, Any], warnings: list[str]) -> LspConfig:
+    """The `lsp` key from both layers, tighten-only for the project."""
+    raw = user.get("lsp")
+    enabled = raw is not False
+    servers = _lsp_servers(raw) if isinstance(raw, dict) else {}
+    if project.get("lsp") is False:
+        enabled = False
+    elif isinstance(project.get("lsp"), dict):
+        warnings.append(
+            "project config: ignoring 'lsp' server entries (a project may only turn LSP off"
+            ' with "lsp": false; put servers in the user config)'
+        )
+    return LspConfig(enabled=enabled, servers=servers)
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     """Everything rift's components need to know, merged from every layer."""
@@ -112,6 +155,8 @@ class Config:
     """Project hooks: each exact command needs trust."""
     mcp: Mapping[str, McpServerConfig] = field(default_factory=dict)
     search_url: str | None = None
+    """SearXNG base URL for web_search; None leaves the tool out."""
+    lsp: LspConfig = field(default_factory=LspConfig)
     editor: str | None = None
     theme: str | None = None
     read_timeout: float = DEFAULT_READ_TIMEOUT
@@ -393,9 +438,12 @@ def load_config(
     merger = _Merger(env)
     warnings = merger.warnings
     user_path = paths.user_config
-    merger.user(read_json_file(user_path, warnings))
+    user_data = read_json_file(user_path, warnings)
+    merger.user(user_data)
     project_path = cwd / PROJECT_FILE
-    merger.project(read_json_file(project_path, warnings), project_path)
+    project_data = read_json_file(project_path, warnings)
+    merger.project(project_data, project_path)
+    lsp = lsp_setting(user_data, project_data, warnings)
     mcp_json = read_json_file(cwd / ".mcp.json", warnings)
     merger.project_mcp(mcp_json.get("mcpServers") or {}, f"project {cwd / '.mcp.json'}")
 
@@ -448,6 +496,7 @@ def load_config(
         project_post_edit_hooks=tuple(merger.project_hooks),
         mcp=dict(merger.mcp),
         search_url=values.get("search_url") if isinstance(values.get("search_url"), str) else None,
+        lsp=lsp,
         editor=values.get("editor") if isinstance(values.get("editor"), str) else None,
         theme=values.get("theme") if isinstance(values.get("theme"), str) else None,
         read_timeout=_parse_read_timeout(env.get("RIFT_READ_TIMEOUT")),

@@ -36,6 +36,8 @@ def test_subagent_events_pair_up_around_the_agent_tool(fake_server: Any, serve: 
         "name": "agent",
         "ok": True,
         "preview": "child report",
+        "id": "call_2_0",
+        "output": "child report",
     }
     assert session.close() == 0
 

@@ -23,7 +23,7 @@ def test_cancel_mid_stream_then_the_next_prompt_works(fake_server, serve) -> Non
     session.expect("content", text="start")
     session.send({"cmd": "cancel"})
     events = session.read_until("done")
-    assert {"event": "warning", "text": "turn cancelled"} in events
+    assert {"event": "warning", "text": "turn cancelled", "code": ""} in events
     session.expect("context")
     session.prompt("stream two")
     events = session.read_until("done")
@@ -52,7 +52,7 @@ def test_cancel_kills_a_running_bash_command(fake_server, serve) -> None:
     assert wait_for(lambda: bool(live_processes_with(marker)), 5), "sleep never started"
     session.send({"cmd": "cancel"})
     events = session.read_until("done", timeout=5)
-    assert {"event": "warning", "text": "turn cancelled"} in events
+    assert {"event": "warning", "text": "turn cancelled", "code": ""} in events
     assert wait_for(lambda: not live_processes_with(marker), 3), "sleep survived the cancel"
     session.expect("context")
     session.prompt("awake")

@@ -177,6 +177,8 @@ def run_tour(root: Path) -> dict[str, list[dict[str, Any]]]:
             first.read_until("done")
             if "task_finished" not in first.names():
                 first.expect("task_finished")
+            first.send({"cmd": "new_session"})  # the old session stays resumable (below)
+            first.expect("session_changed")
             assert first.close() == 0
         finally:
             first.kill()

@@ -113,6 +113,8 @@ def test_every_turn_ends_with_one_done_then_context(fake_server, serve) -> None:
             "duration_ms": 0,
             "tokens_per_sec": 0.0,
         },
+        "outcome": "error",
+        "reason": "400: scripted failure",
     }
     assert session.close() == 0
 
@@ -141,11 +143,16 @@ def test_prompt_while_busy_and_other_mid_turn_commands(fake_server, serve) -> No
     session.prompt("   ")
     mid = [e for e in session.barrier() if e["event"] != "content"]
     assert mid == [
-        {"event": "warning", "text": BUSY},
-        {"event": "warning", "text": "turn in progress — cancel it or wait before undoing"},
+        {"event": "warning", "text": BUSY, "code": "busy"},
+        {
+            "event": "warning",
+            "text": "turn in progress — cancel it or wait before undoing",
+            "code": "busy",
+        },
         {
             "event": "warning",
             "text": "turn in progress — cancel it or wait before switching models",
+            "code": "busy",
         },
         {"event": "approval_changed", "approve": False},
     ]
@@ -153,7 +160,7 @@ def test_prompt_while_busy_and_other_mid_turn_commands(fake_server, serve) -> No
     assert session.expect("models")["current"] == "fake-model"
     session.send({"cmd": "cancel"})
     after = session.read_until("done")
-    assert {"event": "warning", "text": "turn cancelled"} in after
+    assert {"event": "warning", "text": "turn cancelled", "code": ""} in after
     session.expect("context")
     assert len(server.chat_requests()) == 1
     events = _turn(session, "busy three")
@@ -241,7 +248,7 @@ def test_cancel_closes_pending_review_before_done(fake_server, serve, project) -
     names = session.names(events)
     assert names[0] == "edit_review_closed" and events[0]["id"] == review["id"]
     assert names.count("edit_review_closed") == 1
-    assert {"event": "warning", "text": "turn cancelled"} in events
+    assert {"event": "warning", "text": "turn cancelled", "code": ""} in events
     session.expect("context")
     # A late decision on a closed review is a silent no-op.
     session.send({"cmd": "edit_decision", "id": review["id"], "apply": True})

@@ -30,6 +30,8 @@ def test_unknown_skill_is_a_warning_and_no_turn(fake_server, serve) -> None:
     session = serve(server)
     assert session.events[0]["skills"] == []
     session.prompt("/skill:missing the bug")
-    assert session.barrier() == [{"event": "warning", "text": "unknown skill 'missing'"}]
+    assert session.barrier() == [
+        {"event": "warning", "text": "unknown skill 'missing'", "code": "unknown_skill"}
+    ]
     assert server.chat_requests() == []
     assert session.close() == 0

@@ -18,8 +18,18 @@ def test_args_object_and_invalid_json_arguments(fake_server, serve) -> None:
     events = session.read_until("done")
     starts = [e for e in events if e["event"] == "tool_start"]
     results = [e for e in events if e["event"] == "tool_result"]
-    assert starts[0] == {"event": "tool_start", "name": "ls", "args": {"path": "."}}
-    assert starts[1] == {"event": "tool_start", "name": "read", "args": {"raw": "{not json"}}
+    assert starts[0] == {
+        "event": "tool_start",
+        "name": "ls",
+        "args": {"path": "."},
+        "id": "call_2_0",
+    }
+    assert starts[1] == {
+        "event": "tool_start",
+        "name": "read",
+        "args": {"raw": "{not json"},
+        "id": "call_4_0",
+    }
     assert results[0]["ok"] is True
     assert results[1]["name"] == "read" and results[1]["ok"] is False
     assert session.close() == 0

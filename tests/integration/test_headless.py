@@ -30,7 +30,8 @@ def test_json_output_files_and_session(harness: Any) -> None:
     assert (harness.project / "old.txt").read_text() == "line after\n"
 
     result = run.result
-    assert set(result) == {"model", "reply", "tools", "stats", "session"}
+    assert set(result) == {"model", "reply", "tools", "stats", "session", "outcome", "reason"}
+    assert (result["outcome"], result["reason"]) == ("answered", "")
     assert result["model"] == "fake-model"
     assert result["reply"] == "Created src/new.py and updated old.txt."
     assert result["tools"] == [{"name": "write", "ok": True}, {"name": "edit", "ok": True}]

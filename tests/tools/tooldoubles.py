@@ -24,6 +24,7 @@ class RecordingGate:
     reads: list[Path] = field(default_factory=list)
     writes: list[tuple[str, Path, str | None, str]] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
+    refusals: int = 0
 
     def check_read(self, path: Path) -> str | None:
         self.reads.append(path)

@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 from rift.core.hunks import diff_segments
 from rift.frontends.tui.format import RateMeter, gauge, result_line, salient, short_tokens
-from rift.frontends.tui.mentions import complete, expand, mentions, token_at
+from rift.frontends.tui.mentions import complete, token_at
 from rift.frontends.tui.screens.review import hunk_text
 
 
@@ -40,22 +39,6 @@ def test_rate_meter() -> None:
     assert meter.rate() == 200.0
     meter.reset()
     assert meter.tokens == 0
-
-
-def test_mentions_attach_text_files(tmp_path: Path) -> None:
-    (tmp_path / "a.txt").write_text("alpha\n")
-    (tmp_path / "bin.dat").write_bytes(b"\x00\x01")
-    text = "compare @a.txt with @bin.dat and @missing/file.py, cc @bob"
-    assert mentions(text) == ["a.txt", "bin.dat", "missing/file.py", "bob"]
-    out = expand(text, tmp_path)
-    assert out.attached == ["a.txt"]
-    assert out.text.startswith(text)
-    assert '<file path="a.txt">\nalpha\n\n</file>' in out.text
-    assert out.problems == [
-        "@bin.dat: binary file, not attached",
-        "@missing/file.py: not a file, not attached",
-    ]
-    assert expand("no mentions here", tmp_path).text == "no mentions here"
 
 
 def test_mention_token_and_completion() -> None:

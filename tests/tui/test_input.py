@@ -23,7 +23,7 @@ def test_newline_keys_paste_and_history(tui: Any) -> None:
         app.post_message(events.Paste("pasted\nlines\n"))  # as the driver delivers it
         await pilot.pause()
         assert prompt.text == "a\nbpasted\nlines\n"
-        assert app.driver.turn is None  # a paste never sends
+        assert not app.driver.busy  # a paste never sends
         prompt.clear()
         await send(pilot, "first prompt")
         await idle(pilot)

@@ -108,7 +108,7 @@ def test_a_free_text_ask_turns_the_input_into_an_answer_field(tui: Any) -> None:
         await send(pilot, "main")
         await until(pilot, lambda: "answer: main" in transcript_text(app), "the answer")
         assert app.pending_answer is None
-        assert app.driver.turn is None  # the answer was not sent as a prompt
+        assert not app.driver.busy  # the answer was not sent as a prompt
         app.emit(Ask(id=42, question="Anything else?", detail=[], choices=[]))
         await until(pilot, lambda: app.pending_answer == 42, "answer mode again")
         await pilot.press("escape")

@@ -35,9 +35,10 @@ from rift.core.events import (
 from rift.core.gate import Approval, PermissionGate
 from rift.core.instructions import load_project_instructions
 from rift.core.interaction import InteractionBroker
+from rift.core.lsp import LspService
 from rift.core.permissions import Rules
 from rift.core.prompt import build_system_prompt
-from rift.core.session import INTERRUPT_NOTE, SessionStore, save_session
+from rift.core.session import INTERRUPT_NOTE, SessionStore, save_session, user_turn_count
 from rift.core.subagents import SubagentRunner
 from rift.core.tasks import TaskRegistry
 from rift.core.text import scrub
@@ -153,8 +154,10 @@ class Agent:
             system_prompt=lambda: self.messages[0]["content"],
         )
         self.ctx.extras.update(skills=self.skills, tasks=self.tasks, subagents=self.subagents)
+        lsp = LspService(self.config.lsp, self.config.cwd)  # servers start on first edit
+        self.ctx.extras.update(broker=self.broker, config=self.config, lsp=lsp)
         if not self.tools:
-            self.tools = builtin_tools()
+            self.tools = builtin_tools(search=bool(self.config.search_url))
             self.tools["task"] = TASK_TOOL
             if self.skills:
                 self.tools["skill"] = SKILL_TOOL
@@ -228,39 +231,57 @@ class Agent:
 
     # ---------------------------------------------------------------- a turn
 
-    async def run_turn(self, text: str) -> TurnStats:
-        """Run one turn and everything that belongs to its end, in the protocol's order."""
+    async def run_turn(self, text: str, words: str | None = None) -> Done:
+        """Run one turn and everything that belongs to its end, in the protocol's order.
+
+        Call it through `Conversation.submit`, which marks the agent busy before the
+        task starts; `words` is what the person typed, without attachments.
+        """
         text = scrub(text)  # from any front end: an editor's `\ud800`, a non-UTF-8 argv
         self.busy = True
         try:
             if self._after_turn is not None:
-                await self._after_turn  # the previous turn's save/compaction finishes first
+                try:  # the previous turn's save/compaction finishes first
+                    await asyncio.shield(self._after_turn)
+                except asyncio.CancelledError:
+                    _uncancel()
+                    return self.cancelled_before_start()
             if self.interrupted:
                 text, self.interrupted = INTERRUPT_NOTE + text, False
             self.journal.begin_turn()
             turn = Turn(self.turn_setup(), self.messages, self.emit)
-            failed = True
             try:
-                stats = await turn.run(text)
-                failed = False
+                stats = await turn.run(text, words)
+                outcome, reason = turn.outcome, turn.reason
             except RiftError as exc:
-                self.emit(Warning(f"error: {exc}"))
-                stats = TurnStats()
+                self.emit(Warning(f"error: {exc}", code="error"))
+                stats, outcome, reason = TurnStats(), "error", str(exc)
             except Exception as exc:
                 log.exception("turn failed")  # a bug: keep serving, but leave the traceback
-                self.emit(Warning(f"error: internal error: {exc!r}"))
-                stats = TurnStats()
+                self.emit(Warning(f"error: internal error: {exc!r}", code="error"))
+                stats, outcome, reason = TurnStats(), "error", f"internal error: {exc!r}"
             self.interrupted = self.interrupted or turn.cancelled
             self.broker.close_reviews()
             self.last_stats = stats
             self.save()
-            self.emit(Done(stats=stats))
-            self._trace(turn, text, stats, failed)
+            done = Done(stats=stats, outcome=outcome, reason=reason)
+            self.emit(done)
+            self._trace(turn, text, stats, outcome == "error")
         finally:
             self.busy = False  # done is out: the next prompt may come (it waits for the save)
         self._after_turn = asyncio.create_task(self._finish_turn())
         await asyncio.shield(self._after_turn)
-        return stats
+        return done
+
+    def cancelled_before_start(self) -> Done:
+        """A turn cancelled before it reached the model ends as any cancelled turn does:
+        `warning`, then `done`; nothing was added to the conversation."""
+        self.broker.close_reviews()
+        self.busy = False
+        self.emit(Warning("turn cancelled"))
+        done = Done(outcome="cancelled", reason="turn cancelled")
+        self.emit(done)
+        return done
 
     def _trace(self, turn: Turn, prompt: str, stats: TurnStats, failed: bool) -> None:
         if self.config.trace_file is None:
@@ -301,6 +322,10 @@ class Agent:
         self.emit(self.context_gauge())
 
     def save(self) -> None:
+        """Write the session atomically; a conversation with no user message is not saved,
+        so opening rift and quitting leaves nothing for `--continue` to pick."""
+        if user_turn_count(self.messages) == 0:
+            return
         try:
             save_session(
                 self.session_path,
@@ -324,27 +349,32 @@ class Agent:
             self.emit(Info(format_undo_message(paths, self.config.cwd)))
 
     async def set_model(self, name: str) -> bool:
-        """Preflight and swap the model on the same conversation."""
+        """Preflight and swap the model on the same conversation.
+
+        Busy until `model_changed` (or the failure warning) is out, so a prompt sent
+        right behind the switch is refused instead of running under it.
+        """
         self.busy = True
         try:
-            binding = await bind_model(name, self.config)
-        except RiftError as exc:
-            self.emit(Warning(f"model switch failed: {exc}"))
-            return False
+            try:
+                binding = await bind_model(name, self.config)
+            except RiftError as exc:
+                self.emit(Warning(f"model switch failed: {exc}"))
+                return False
+            old = self.binding
+            self.binding = binding
+            self.refresh_system_prompt()
+            self.emit(
+                ModelChanged(
+                    model=binding.addressable,
+                    num_ctx=binding.info.num_ctx,
+                    note=binding.info.note.strip(),
+                )
+            )
+            self.emit(self.context_gauge())
         finally:
             self.busy = False
-        old = self.binding
-        self.binding = binding
-        self.refresh_system_prompt()
         await old.provider.aclose()
-        self.emit(
-            ModelChanged(
-                model=binding.addressable,
-                num_ctx=binding.info.num_ctx,
-                note=binding.info.note.strip(),
-            )
-        )
-        self.emit(self.context_gauge())
         return True
 
     def set_approval(self, approve: bool) -> None:
@@ -362,6 +392,7 @@ class Agent:
     async def aclose(self) -> None:
         """rift is exiting: background tasks die with it, connections close."""
         await self.tasks.shutdown()
+        await self.ctx.extras["lsp"].aclose()
         if self.extensions is not None:
             await self.extensions.aclose()
         await self.binding.provider.aclose()
@@ -379,6 +410,13 @@ class Agent:
         if isinstance(allow, list) and rule not in allow:
             allow.append(rule)
             atomic_write(path, json.dumps(data, indent=2) + "\n")
+
+
+def _uncancel() -> None:
+    """The cancel was handled here; the task goes on to report it."""
+    task = asyncio.current_task()
+    if task is not None:
+        task.uncancel()
 
 
 def with_tools(agent: Agent, names: tuple[str, ...]) -> None:

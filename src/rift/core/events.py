@@ -57,16 +57,25 @@ class ToolStart(Event):
     name: ClassVar[str] = "tool_start"
     tool: str = field(metadata={"wire": "name"})
     args: dict[str, Any]
+    id: str = ""
+    """The model's call id (additive): pairs this start with its `tool_result`."""
 
 
 @dataclass(frozen=True, slots=True)
 class ToolResult(Event):
-    """A tool finished; `preview` is a short excerpt of its result."""
+    """A tool finished; `preview` is a short excerpt of its result.
+
+    `id` and `output` are additive: the call id of the matching `tool_start` and
+    the result as the model saw it, capped at 16,000 characters, so front
+    ends can show full output without re-reading files or the conversation.
+    """
 
     name: ClassVar[str] = "tool_result"
     tool: str = field(metadata={"wire": "name"})
     ok: bool
     preview: str
+    id: str = ""
+    output: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,10 +115,23 @@ class TurnStats:
 
 @dataclass(frozen=True, slots=True)
 class Done(Event):
-    """Always ends a turn, success or error."""
+    """Always ends a turn, success or error.
+
+    `outcome` and `reason` are additive: how the turn ended (one of `OUTCOMES`)
+    and, unless it was answered, why in words, so front ends never parse
+    warning text to learn it.
+    """
 
     name: ClassVar[str] = "done"
     stats: TurnStats = field(default_factory=TurnStats)
+    outcome: str = "answered"
+    reason: str = ""
+
+
+OUTCOMES = ("answered", "stopped", "cancelled", "wrapped", "error")
+"""answered: the model replied; stopped: a stopping rule ended the turn (repeated
+failures); cancelled: the user cancelled; wrapped: the iteration budget ran out;
+error: the model call failed."""
 
 
 # -------------------------------------------------------------- interaction
@@ -251,6 +273,16 @@ class History(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class SessionChanged(Event):
+    """The conversation moved to a new session file (additive; `new_session`, `/clear`):
+    `previous` stays saved and resumable with `--resume`."""
+
+    name: ClassVar[str] = "session_changed"
+    session: str
+    previous: str
+
+
+@dataclass(frozen=True, slots=True)
 class Info(Event):
     """A human-relevant notice."""
 
@@ -260,10 +292,13 @@ class Info(Event):
 
 @dataclass(frozen=True, slots=True)
 class Warning(Event):
-    """A human-relevant problem."""
+    """A human-relevant problem; `code` (additive) names its kind for front ends that
+    act on it, so none parses the text: "busy" (refused while work runs), "error" (the
+    turn failed), "bad_command" (a malformed serve command), "" for anything else."""
 
     name: ClassVar[str] = "warning"
     text: str
+    code: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,6 +372,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ModelChanged,
         ApprovalChanged,
         History,
+        SessionChanged,
         Info,
         Warning,
         SubagentStarted,

@@ -1,4 +1,4 @@
-"""The one permission gate every write, edit and bash command passes through.
+"""The one permission gate every write, edit, bash command and fetch passes through.
 
 Order of decision (reference notes, section 5; spec `set_approval`):
 
@@ -22,7 +22,12 @@ from pathlib import Path
 
 from rift.core.hunks import diff_segments, preview_diff
 from rift.core.interaction import InteractionBroker
-from rift.core.permissions import Rules, suggest_bash_pattern, suggest_edit_rule
+from rift.core.permissions import (
+    Rules,
+    suggest_bash_pattern,
+    suggest_edit_rule,
+    url_candidates,
+)
 from rift.tools.base import WriteVerdict
 
 ASK_DIFF_LINES = 40
@@ -60,6 +65,9 @@ class PermissionGate:
     persist_rule: Callable[[str], None] | None = None
     """Saves an "always allow '<rule>'" answer to the user config; failures are ignored."""
     _session_kinds: set[str] = field(default_factory=set)
+    refusals: int = 0
+    """How many times a person said no (deny, a dismissed ask or review): the turn loop
+    reads it so it never asks the model to redo what the user just refused."""
 
     def check_read(self, path: Path) -> str | None:
         verdict = self.rules.verdict_for_path("read", path)
@@ -103,7 +111,7 @@ class PermissionGate:
             answer = await self.broker.ask(
                 f"Allow bash ('{verdict.rule}'): {head}", [], ["allow once", "deny"]
             )
-            return None if answer == "allow once" else denied_by_user("bash")
+            return None if answer == "allow once" else self._refused("bash")
         if verdict.kind == "allow" or "bash" in self._session_kinds or not self.broker.attached:
             return None
         pattern = suggest_bash_pattern(command)
@@ -118,14 +126,58 @@ class PermissionGate:
         if answer == "allow all bash this session":
             self._session_kinds.add("bash")
             return None
-        return denied_by_user("bash")
+        return self._refused("bash")
+
+    async def authorize_fetch(
+        self, url: str, private_address: str | None, *, approved: bool = False
+    ) -> str | None:
+        """None when `url` may be fetched, else the refusal message.
+
+        `private_address` is a loopback/private/link-local address the host
+        resolved to (the fetch tool checks every one): only an explicit allow
+        rule lets such a fetch through, in every mode, so a prompt injection
+        cannot talk a model into reading the metadata service or a local admin page.
+        `approved` marks a redirect to a host the user already allowed in this call.
+        """
+        verdict = self.rules.verdict_for_url("fetch", url)
+        if verdict.kind == "deny":
+            return f"{url} blocked by permission rule '{verdict.rule}'"
+        host = url_host(url)
+        if private_address is not None and verdict.kind != "allow":
+            return (
+                f"{url} resolves to the private address {private_address}; fetch refuses local"
+                f" and private networks unless an allow rule names the host, e.g. 'Fetch({host})'"
+            )
+        if not self.approval.enabled or approved:
+            return None
+        if verdict.kind == "ask":
+            if not self.broker.attached:
+                return _no_user(verdict.rule or "Fetch")
+            answer = await self.broker.ask(
+                f"Allow fetch ('{verdict.rule}'): {url}", [], ["allow once", "deny"]
+            )
+            return None if answer == "allow once" else denied_by_user("fetch")
+        if verdict.kind == "allow" or "fetch" in self._session_kinds or not self.broker.attached:
+            return None
+        rule = f"Fetch({host})"
+        choices = ["allow once", f"always allow '{rule}'", "allow all fetch this session", "deny"]
+        answer = await self.broker.ask(f"Allow fetch: {url}", [], choices)
+        if answer == choices[0]:
+            return None
+        if answer == choices[1]:
+            self._remember(rule)
+            return None
+        if answer == choices[2]:
+            self._session_kinds.add("fetch")
+            return None
+        return denied_by_user("fetch")
 
     # -------------------------------------------------------------- internals
 
     async def _review(self, tool: str, shown: str, old: str, new: str) -> WriteVerdict:
         decision = await self.broker.review(tool, shown, old, new, diff_segments(old, new))
         if decision is None or not decision.apply:
-            return WriteVerdict(False, message=denied_by_user(tool))
+            return WriteVerdict(False, message=self._refused(tool))
         content = new if decision.content is None else decision.content
         return WriteVerdict(True, content=content, partial=content != new)
 
@@ -147,11 +199,14 @@ class PermissionGate:
             answer = "allow"
         return self._write_answer(tool, path, new, answer)
 
-    @staticmethod
-    def _write_answer(tool: str, path: Path, new: str, answer: str | None) -> WriteVerdict:
+    def _write_answer(self, tool: str, path: Path, new: str, answer: str | None) -> WriteVerdict:
         if answer == "allow":
             return WriteVerdict(True, content=new)
-        return WriteVerdict(False, message=denied_by_user(tool))
+        return WriteVerdict(False, message=self._refused(tool))
+
+    def _refused(self, kind: str) -> str:
+        self.refusals += 1
+        return denied_by_user(kind)
 
     def _remember(self, rule: str) -> None:
         self.rules.add_allow(rule)
@@ -171,6 +226,11 @@ class PermissionGate:
         if _is_binary(old):
             return ["(overwriting a binary file)"]
         return preview_diff(old or "", new, ASK_DIFF_LINES)
+
+
+def url_host(url: str) -> str:
+    """The host a `Fetch(...)` rule for `url` names (first of its URL candidates)."""
+    return url_candidates(url)[0]
 
 
 def _is_binary(text: str | None) -> bool:

@@ -22,6 +22,15 @@ _ACTION_WORDS = re.compile(
     r"edit|modify|replace|insert|move|convert|correct|patch|build)\b",
     re.IGNORECASE,
 )
+_QUESTION_START = re.compile(
+    r"(what|why|how|where|which|who|when|whose|does|do|is|are|can|could|should|would|will|"
+    r"did|was|were|has|have|explain|describe|tell me)\b",
+    re.IGNORECASE,
+)
+_POLITE_REQUEST = re.compile(
+    r"(please\s+)?(can|could|would|will)\s+you\s+(please\s+)?" + _ACTION_WORDS.pattern,
+    re.IGNORECASE,
+)
 _CHAT_ONLY = re.compile(
     r"do not use any tools|don't use any tools|without (using )?tools|in a code block|"
     r"in the chat|just (tell|show|explain)|explain\b",
@@ -33,6 +42,7 @@ APPLY_NUDGE = (
     "make it now with the tools (edit, write or bash) instead of describing it; otherwise "
     "give your final answer."
 )
+APPLY_NUDGE_NOTICE = "the reply described a change without making it: asking the model to apply it"
 STUCK_NUDGE = (
     "[system] Several tool calls in a row have failed. Stop repeating them: re-read the "
     "relevant file, check the path, or take a different approach."
@@ -87,10 +97,26 @@ def _as_call(item: Any, known: Collection[str]) -> ToolCall | None:
 
 
 def wants_apply_nudge(prompt: str, reply: str) -> bool:
-    """A reply that only shows code (or answers an actionable prompt) without changing files."""
-    if _CHAT_ONLY.search(prompt):
+    """A reply that only shows code (or answers an actionable prompt) without changing files.
+
+    A question ("why does this fail?", "how do I add X") wants an answer, not an edit,
+    whatever words it uses.
+    """
+    if _CHAT_ONLY.search(prompt) or is_question(prompt):
         return False
     return "```" in reply or bool(_ACTION_WORDS.search(prompt))
+
+
+def is_question(prompt: str) -> bool:
+    """The prompt asks something rather than asking for something to be done.
+
+    "Can you fix the parser?" is a request in a question's clothes, so a polite
+    "can/could/would/will you <action>" does not count as a question.
+    """
+    text = prompt.strip()
+    if _POLITE_REQUEST.match(text):
+        return False
+    return text.endswith("?") or bool(_QUESTION_START.match(text))
 
 
 class RepeatGuard:

@@ -222,6 +222,31 @@ def _bash_match(pattern: str, text: str) -> bool:
     return re.fullmatch(regex, text, re.DOTALL) is not None
 
 
+# ------------------------------------------------------------------- urls
+
+
+def url_candidates(url: str) -> list[str]:
+    """What a URL rule is matched against: the host (and host:port when a port is
+    written), the URL as written, and its normal form (scheme and host lowercased,
+    default port dropped, "/" for an empty path). IPv6 literals keep their brackets."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return [url]
+    host = (parts.hostname or "").lower()
+    shown = f"[{host}]" if ":" in host else host
+    default = {"http": 80, "https": 443}.get(parts.scheme.lower())
+    netloc = shown if port is None or port == default else f"{shown}:{port}"
+    normal = f"{parts.scheme.lower()}://{netloc}{parts.path or '/'}"
+    if parts.query:
+        normal += f"?{parts.query}"
+    hosts = [shown, netloc] if host else []
+    return list(dict.fromkeys([*hosts, url, normal]))
+
+
 # ------------------------------------------------------------------ rules
 
 _DEFAULT_CASE_INSENSITIVE = sys.platform in ("win32", "darwin")
@@ -313,6 +338,10 @@ class Rules:
         return self._decide(
             tool, lambda rule: any(_bash_match(rule.pattern or "", c) for c in candidates)
         )
+
+    def verdict_for_url(self, tool: str, url: str) -> Verdict:
+        """Verdict for a URL tool (fetch): `Fetch(domain)`, `Fetch(*.domain)` or a URL glob."""
+        return self.verdict_for_text(tool, url_candidates(url))
 
     def verdict_for_bash(self, command: str) -> Verdict:
         """Verdict for a shell command: built-ins, then deny/ask on ANY segment form,

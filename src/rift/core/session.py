@@ -18,7 +18,7 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -143,10 +143,17 @@ class SessionStore:
         found.sort(key=lambda item: (item[1].st_mtime_ns, item[0].name), reverse=True)
         return found
 
-    def newest(self) -> Path | None:
-        """The session `--continue` resumes: newest by mtime, zero-byte files skipped."""
-        found = self._non_empty()
-        return found[0][0] if found else None
+    def newest(self, cwd: Path | None = None) -> Path | None:
+        """The session `--continue` resumes: the newest one with a user message that was
+        saved in `cwd` (any project when None); zero-byte and unreadable files skipped.
+
+        Another project's conversation, or an open-and-quit, must never be resumed here.
+        """
+        want = _real(str(cwd)) if cwd is not None else None
+        for item in self._items():
+            if item.turns > 0 and (want is None or _real(item.cwd) == want):
+                return Path(item.path)
+        return None
 
     def list_items(self, limit: int = LIST_LIMIT) -> list[SessionItem]:
         """Saved sessions for a picker, newest first; unreadable files are skipped.
@@ -155,18 +162,28 @@ class SessionStore:
         is reused while the file's mtime and size are unchanged.
         """
         items: list[SessionItem] = []
-        for path, st in self._non_empty():
+        for item in self._items():
             if len(items) >= limit:
                 break
+            items.append(item)
+        return items
+
+    def _items(self) -> Iterator[SessionItem]:
+        """Parsed sessions, newest first, each file parsed once per (mtime, size)."""
+        for path, st in self._non_empty():
             cached = self._cache.get(path)
             if cached is not None and cached[:2] == (st.st_mtime_ns, st.st_size):
-                items.append(cached[2])
+                yield cached[2]
                 continue
             item = _read_item(path, st)
             if item is not None:
                 self._cache[path] = (st.st_mtime_ns, st.st_size, item)
-                items.append(item)
-        return items
+                yield item
+
+
+def _real(path: str) -> str:
+    """A directory compared by what it is, not how it was spelled (symlinks, `..`)."""
+    return os.path.realpath(path) if path else ""
 
 
 def _read_item(path: Path, st: os.stat_result) -> SessionItem | None:

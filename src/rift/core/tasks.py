@@ -65,6 +65,8 @@ class TaskRegistry:
         self._emit = emit
         self._ids = itertools.count(1)
         self._tasks: dict[int, _Task] = {}
+        self.on_finished: Callable[[TaskFinished], None] | None = None
+        """Told of every task that finished on its own (the conversation queues a note)."""
 
     def _new(self, label: str, kind: str) -> _Task:
         running = sum(1 for t in self._tasks.values() if t.running)
@@ -130,7 +132,10 @@ class TaskRegistry:
 
     def _finished(self, task: _Task, ok: bool) -> None:
         tail = task.text()[-PREVIEW_BYTES:]
-        self._emit(TaskFinished(id=task.id, label=task.label, ok=ok, preview=tail))
+        event = TaskFinished(id=task.id, label=task.label, ok=ok, preview=tail)
+        self._emit(event)
+        if self.on_finished is not None:
+            self.on_finished(event)
 
     # ------------------------------------------------------------ task tool
 

@@ -46,6 +46,8 @@ from rift.tools.base import Tool, ToolContext, ToolOutput
 
 log = logging.getLogger("rift.turn")
 EDIT_DIFF_LINES = 80
+RESULT_OUTPUT_CAP = 16_000
+"""Characters of a tool result carried in the `tool_result` event's `output` field."""
 STUCK_NUDGE_AT, STUCK_STOP_AT = 4, 7
 
 
@@ -78,7 +80,8 @@ class Turn:
         self.messages = messages
         self.emit = emit
         self.stats = TurnStats()
-        self._prompt = ""
+        self._words = ""
+        self._refusals_at_start = 0
         self._iterations = self._prompt_tokens = self._billed = self._output = 0
         self._gen_seconds = 0.0
         self._repeats = hardening.RepeatGuard()
@@ -87,26 +90,33 @@ class Turn:
         self._open_calls: list[tuple[str, str]] = []
         self.cancelled = False
         self.outcome = "answered"
+        self.reason = ""
+        """Why the turn did not simply answer, in words ("" when it did)."""
         self.counters: Counter[str] = Counter()
         """Failure and repair counts for traces (doom_loop_trips, tool_errors, ...)."""
         self.tool_log: list[tuple[str, bool, str]] = []
         """(tool, ok, target) per call, for traces."""
 
-    async def run(self, prompt: str) -> TurnStats:
-        """Run the turn to its end; cancellation is absorbed after cleaning up."""
+    async def run(self, prompt: str, words: str | None = None) -> TurnStats:
+        """Run the turn to its end; cancellation is absorbed after cleaning up.
+
+        `words` is what the person typed (without attached files or notes); the
+        apply-nudge reads only that, so a file that mentions "fix" is no request.
+        """
         started = time.monotonic()
-        self._prompt = prompt
+        self._words = prompt if words is None else words
+        self._refusals_at_start = self.s.ctx.gate.refusals
         self.messages.append({"role": "user", "content": prompt})
         try:
             for n in range(1, self.s.max_iterations + 1):
                 if await self._step(n):
                     break
         except TurnStopped as stop:
-            self.outcome = "stopped"
+            self.outcome, self.reason = "stopped", str(stop)
             self.emit(Warning(str(stop)))
         except asyncio.CancelledError:
             self._close_open_calls("ERROR: cancelled by user")
-            self.cancelled, self.outcome = True, "cancelled"
+            self.cancelled, self.outcome, self.reason = True, "cancelled", "turn cancelled"
             self.emit(Warning("turn cancelled"))
             task = asyncio.current_task()
             if task is not None:
@@ -123,18 +133,16 @@ class Turn:
         if last_round:
             self.counters["wrap_ups"] += 1
             self.outcome = "wrapped"
+            self.reason = f"the turn used all {self.s.max_iterations} iterations"
         reply = await self._query(with_tools=not last_round)
         self._record_assistant(reply)
         if not reply.calls:
-            if (
-                not self._changed
-                and not self._nudged
-                and not last_round
-                and hardening.wants_apply_nudge(self._prompt, reply.content)
-            ):
+            if not last_round and self._nudge_due(reply.content):
                 self._nudged = True
                 self.counters["apply_nudges"] += 1
                 self.messages.append({"role": "user", "content": hardening.APPLY_NUDGE})
+                # The follow-up is a new message on screen, not a continuation of this one.
+                self.emit(Info(hardening.APPLY_NUDGE_NOTICE))
                 return False
             return True
         for call in reply.calls:
@@ -143,6 +151,14 @@ class Turn:
             self._stuck_nudge_due = False
             self.messages.append({"role": "user", "content": hardening.STUCK_NUDGE})
         return False
+
+    def _nudge_due(self, reply: str) -> bool:
+        """Ask once for the change the model described, never after a person said no."""
+        if self._changed or self._nudged:
+            return False
+        if self.s.ctx.gate.refusals != self._refusals_at_start:
+            return False
+        return hardening.wants_apply_nudge(self._words, reply)
 
     async def _query(self, with_tools: bool) -> Reply:
         """One model call over the budget-checked history."""
@@ -193,11 +209,20 @@ class Turn:
         if name != call.name:
             self.counters["alias_hits"] += 1
         args = call.arguments if call.arguments is not None else {"raw": call.raw_arguments}
-        self.emit(ToolStart(tool=name, args=args))
+        call_id = call.id or ""
+        self.emit(ToolStart(tool=name, args=args, id=call_id))
         output = await self._run_tool(name, call)
         text = scrub(output.text if output.ok else f"ERROR: {output.text}")
         self._close_call(call, text)
-        self.emit(ToolResult(tool=name, ok=output.ok, preview=text[:200]))
+        self.emit(
+            ToolResult(
+                tool=name,
+                ok=output.ok,
+                preview=text[:200],
+                id=call_id,
+                output=text[:RESULT_OUTPUT_CAP],
+            )
+        )
         if output.edit is not None:
             diff = preview_diff(output.edit.old, output.edit.new, EDIT_DIFF_LINES)
             added, removed = count_changes(diff)

@@ -2,7 +2,7 @@
 
 No person is attached, so approval never blocks and an `ask` rule refuses.
 With `--output-format json`, stdout carries exactly one object at the end:
-`{model, reply, tools: [{name, ok}], stats, session}`.
+`{model, reply, tools: [{name, ok}], stats, session, outcome, reason}`.
 
 SIGTERM cancels the turn just as Ctrl-C does (asyncio.run turns SIGINT into a
 cancellation), so a running command's process group is killed rather than
@@ -23,18 +23,35 @@ from typing import Any, TextIO
 from rift.config import Config
 from rift.core.events import (
     Content,
+    Done,
     EditDiff,
     Event,
     Info,
     ToolResult,
     ToolStart,
-    TurnStats,
     Warning,
 )
 from rift.core.startup import StartOptions, start_agent
 from rift.errors import ModelError
 
-EXIT_OK, EXIT_TURN_FAILED, EXIT_STARTUP, EXIT_CANCELLED = 0, 1, 2, 130
+EXIT_OK, EXIT_TURN_FAILED, EXIT_STARTUP, EXIT_STOPPED, EXIT_WRAPPED, EXIT_CANCELLED = (
+    0,
+    1,
+    2,
+    3,
+    4,
+    130,
+)
+EXIT_CODES = {
+    "answered": EXIT_OK,
+    "error": EXIT_TURN_FAILED,
+    "stopped": EXIT_STOPPED,
+    "wrapped": EXIT_WRAPPED,
+    "cancelled": EXIT_CANCELLED,
+}
+"""The exit status says how the turn ended (`done.outcome`): 0 only when the model
+answered; a script can tell a failure (1), a stopped turn (3, e.g. repeated tool
+failures) and a cut-off one (4, the iteration budget ran out) apart."""
 
 
 class HeadlessRenderer:
@@ -45,7 +62,7 @@ class HeadlessRenderer:
         self.out, self.err = out, err
         self.reply_parts: list[str] = []
         self.tools: list[dict[str, Any]] = []
-        self.failed = False
+        self.done: Done | None = None
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, Content):
@@ -64,8 +81,9 @@ class HeadlessRenderer:
         elif isinstance(event, EditDiff):
             self._line(f"  {event.path} +{event.added} -{event.removed}")
         elif isinstance(event, Warning):
-            self.failed = self.failed or event.text.startswith("error:")
             self._line(f"warning: {event.text}")
+        elif isinstance(event, Done):
+            self.done = event
         elif isinstance(event, Info):
             self._line(event.text)
 
@@ -93,28 +111,39 @@ async def _run(
     except ModelError as exc:
         print(f"rift: {exc}", file=sys.stderr)
         return EXIT_STARTUP, {}
-    agent = started.agent
+    conversation = started.conversation
     for notice in started.notices:
         renderer(notice)
     task = asyncio.current_task()
     _on_sigterm(task.cancel if task is not None else None)
+    done: Done | None = None
     try:
-        stats: TurnStats = await agent.run_turn(prompt)
+        done = await conversation.run(prompt)
+    except asyncio.CancelledError:  # Ctrl-C or SIGTERM: the owner cancels and saves
+        _uncancel()
     finally:
         _on_sigterm(None)
-        await agent.aclose()
+        await conversation.close()
+    if done is None:  # cancelled under us, or the prompt never started a turn
+        done = renderer.done or Done(outcome="cancelled", reason="turn cancelled")
     if not renderer.json_mode and renderer.reply and not renderer.reply.endswith("\n"):
         renderer.out.write("\n")
     result = {
-        "model": agent.model,
+        "model": conversation.model,
         "reply": renderer.reply,
         "tools": renderer.tools,
-        "stats": dataclasses.asdict(stats),
-        "session": str(agent.session_path),
+        "stats": dataclasses.asdict(done.stats),
+        "session": str(conversation.session_path),
+        "outcome": done.outcome,
+        "reason": done.reason,
     }
-    if agent.interrupted:
-        return EXIT_CANCELLED, result
-    return (EXIT_TURN_FAILED if renderer.failed else EXIT_OK), result
+    return EXIT_CODES.get(done.outcome, EXIT_TURN_FAILED), result
+
+
+def _uncancel() -> None:
+    task = asyncio.current_task()
+    if task is not None:
+        task.uncancel()
 
 
 def _on_sigterm(handler: Callable[[], object] | None) -> None:

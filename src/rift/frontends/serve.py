@@ -19,12 +19,12 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any, BinaryIO
 
 from rift import __version__
 from rift.config import Config
-from rift.core.agent import Agent
+from rift.core.conversation import Conversation
 from rift.core.events import (
     PROTOCOL_VERSION,
     ApprovalChanged,
@@ -36,11 +36,9 @@ from rift.core.events import (
     Warning,
     to_json_line,
 )
-from rift.core.session import history_for
 from rift.core.startup import StartOptions, start_agent
 from rift.core.text import scrub
 from rift.errors import ModelError
-from rift.extend.skills import Skill, split_invocation
 
 COMMANDS = (
     "hello",
@@ -53,6 +51,9 @@ COMMANDS = (
     "list_models",
     "set_model",
     "set_approval",
+    "rewind",
+    "compact",
+    "new_session",
 )
 MAX_LINE_BYTES = 4 * 1024 * 1024
 _EOF = object()
@@ -132,16 +133,18 @@ def _read_lines(
 
 
 class ServeLoop:
-    """Reads commands, dispatches them, and keeps one turn at a time."""
+    """Reads commands and translates each into one call on the conversation owner.
 
-    def __init__(self, agent: Agent, emit: Callable[[Event], None], skills: dict[str, Skill]):
-        self.agent = agent
+    Only the wire belongs here: field validation and the warnings for malformed
+    commands. Whether a command may run now (busy), skill and mention
+    expansion, cancel and shutdown are the owner's (core/conversation.py).
+    """
+
+    def __init__(self, conversation: Conversation, emit: Callable[[Event], None]):
+        self.conversation = conversation
         self.emit = emit
-        self.skills = skills
-        self.work: asyncio.Task[Any] | None = None
         self.side_tasks: set[asyncio.Task[Any]] = set()
-        self.trust_offered = False
-        self.handlers: dict[str, Callable[[dict[str, Any]], Awaitable[None] | None]] = {
+        self.handlers: dict[str, Callable[[dict[str, Any]], None]] = {
             "hello": self.hello,
             "prompt": self.prompt,
             "answer": self.answer,
@@ -152,18 +155,17 @@ class ServeLoop:
             "list_models": self.list_models,
             "set_model": self.set_model,
             "set_approval": self.set_approval,
+            "rewind": self.rewind,
+            "compact": self.compact,
+            "new_session": self.new_session,
         }
 
-    @property
-    def busy(self) -> bool:
-        return self.agent.busy
-
     def warn(self, text: str) -> None:
-        self.emit(Warning(text=text))
+        self.emit(Warning(text=text, code="bad_command"))
 
     # ------------------------------------------------------------ dispatching
 
-    async def handle_line(self, raw: bytes | Exception) -> None:
+    def handle_line(self, raw: bytes | Exception) -> None:
         if isinstance(raw, Exception):
             self.warn(str(raw))
             return
@@ -188,21 +190,10 @@ class ServeLoop:
         if handler is None:
             self.warn(f"unknown cmd {json.dumps(name)[:80]} (expected {'/'.join(COMMANDS)})")
             return
-        result = handler(command)
-        if result is not None:
-            await result
+        handler(command)
 
-    def start_work(self, coro: Awaitable[Any]) -> None:
-        async def wrapper() -> None:
-            await coro
-
-        self.work = asyncio.create_task(wrapper())
-
-    def spawn(self, coro: Awaitable[Any]) -> None:
-        async def wrapper() -> None:
-            await coro
-
-        task = asyncio.create_task(wrapper())
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(coro)
         self.side_tasks.add(task)
         task.add_done_callback(self.side_tasks.discard)
 
@@ -217,44 +208,32 @@ class ServeLoop:
         if approve is not None and not isinstance(approve, bool):
             self.warn("hello: 'approve' must be a boolean")
             approve = None
-        self.agent.broker.edit_review = edit_review
+        auto_continue = cmd.get("auto_continue", False)  # additive: opt-in auto-turns
+        if not isinstance(auto_continue, bool):
+            self.warn("hello: 'auto_continue' must be a boolean")
+            auto_continue = False
+        conversation = self.conversation
+        conversation.edit_review = edit_review
+        conversation.auto_continue = auto_continue
         if approve is not None:
-            self.agent.set_approval(approve)
+            conversation.set_approval(approve)
         self.emit(
             Capabilities(
                 protocol_version=PROTOCOL_VERSION,
                 edit_review=edit_review,
-                approve=self.agent.approval.enabled,
+                approve=conversation.approve,
             )
         )
-        self._offer_trust()
-
-    def _offer_trust(self) -> None:
-        """Project trust asks wait for hello (its `approve` may switch them off) or the
-        first prompt, so they never come before the client is listening (spec `hello`)."""
-        if not self.trust_offered:
-            self.trust_offered = True
-            self.agent.offer_trust()
+        # Project trust asks wait for hello (its `approve` may switch them off) or the
+        # first prompt, so they never come before the client is listening (spec `hello`).
+        conversation.offer_trust()
 
     def prompt(self, cmd: dict[str, Any]) -> None:
         text = cmd.get("text")
         if not isinstance(text, str):
             self.warn("prompt needs a string 'text' field")
             return
-        if not text.strip():
-            return
-        if self.busy:
-            self.warn("turn in progress — cancel it or wait for done")
-            return
-        self._offer_trust()
-        invocation = split_invocation(text)
-        if invocation is not None:
-            skill = self.skills.get(invocation[0])
-            if skill is None:
-                self.warn(f"unknown skill '{invocation[0]}'")
-                return
-            text = skill.expand(invocation[1])
-        self.start_work(self.agent.run_turn(text))
+        self.conversation.submit(text)
 
     def answer(self, cmd: dict[str, Any]) -> None:
         ask_id, text = cmd.get("id"), cmd.get("text", "")
@@ -263,7 +242,7 @@ class ServeLoop:
         if not isinstance(ask_id, int) or isinstance(ask_id, bool) or not isinstance(text, str):
             self.warn("answer needs a numeric 'id' and a string 'text'")
             return
-        self.agent.broker.answer(ask_id, text)
+        self.conversation.answer(ask_id, text)
 
     def edit_decision(self, cmd: dict[str, Any]) -> None:
         review_id, apply, content = cmd.get("id"), cmd.get("apply", False), cmd.get("content")
@@ -278,25 +257,20 @@ class ServeLoop:
                 " string 'content'"
             )
             return
-        self.agent.broker.decide(review_id, apply, content)
+        self.conversation.decide(review_id, apply, content)
 
     def cancel(self, _cmd: dict[str, Any]) -> None:
-        if self.work is not None and not self.work.done():
-            self.work.cancel()
-        self.agent.broker.close_reviews()
+        self.conversation.cancel()
 
     def undo(self, _cmd: dict[str, Any]) -> None:
-        if self.busy:
-            self.warn("turn in progress — cancel it or wait before undoing")
-            return
-        self.agent.undo()
+        self.conversation.undo()
 
     def list_sessions(self, _cmd: dict[str, Any]) -> None:
-        self.emit(self.agent.list_sessions())
+        self.emit(self.conversation.list_sessions())
 
     def list_models(self, _cmd: dict[str, Any]) -> None:
         async def discover() -> None:
-            self.emit(await self.agent.list_models())
+            self.emit(await self.conversation.list_models())
 
         self.spawn(discover())
 
@@ -305,33 +279,37 @@ class ServeLoop:
         if not isinstance(model, str) or not model.strip():
             self.warn("set_model needs a 'model' field")
             return
-        if self.busy:
-            self.warn("turn in progress — cancel it or wait before switching models")
-            return
-        self.start_work(self.agent.set_model(model.strip()))
+        self.conversation.set_model(model)
 
     def set_approval(self, cmd: dict[str, Any]) -> None:
         approve = cmd.get("approve")
         if not isinstance(approve, bool):
             self.warn("set_approval needs a boolean 'approve' field")
             return
-        self.agent.set_approval(approve)
+        self.conversation.set_approval(approve)
         self.emit(ApprovalChanged(approve=approve))
+
+    def rewind(self, cmd: dict[str, Any]) -> None:
+        n = cmd.get("n", 1)
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            self.warn("rewind needs a positive integer 'n' (default 1)")
+            return
+        self.conversation.rewind(n)
+
+    def compact(self, _cmd: dict[str, Any]) -> None:
+        self.conversation.compact()
+
+    def new_session(self, _cmd: dict[str, Any]) -> None:
+        self.conversation.new_conversation()
 
     # -------------------------------------------------------------- shutdown
 
     async def shutdown(self) -> None:
-        """stdin closed: cancel the turn, drop pending asks as deny, save, stop."""
-        if self.work is not None and not self.work.done():
-            self.work.cancel()
-        self.agent.broker.drop_all()
-        if self.work is not None:
-            await asyncio.gather(self.work, return_exceptions=True)
+        """stdin closed: the owner cancels, closes reviews and asks, saves, releases."""
         for task in list(self.side_tasks):
             task.cancel()
         await asyncio.gather(*self.side_tasks, return_exceptions=True)
-        self.agent.save()
-        await self.agent.aclose()
+        await self.conversation.close()
 
 
 async def _serve(config: Config, options: StartOptions, emit: EventWriter) -> int:
@@ -339,29 +317,28 @@ async def _serve(config: Config, options: StartOptions, emit: EventWriter) -> in
         started = await start_agent(config, emit, options)
     except ModelError as exc:
         print(f"rift: {exc}", file=sys.stderr)
-        emit(Warning(text=f"error: {exc}"))
+        emit(Warning(text=f"error: {exc}", code="error"))
         return 2
-    agent = started.agent
-    skills = agent.skills
+    conversation = started.conversation
     emit(
         Ready(
-            model=agent.model,
-            session=str(agent.session_path),
+            model=conversation.model,
+            session=str(conversation.session_path),
             cwd=str(config.cwd),
             version=__version__,
             protocol_version=PROTOCOL_VERSION,
-            num_ctx=agent.num_ctx,
-            approve=agent.approval.enabled,
-            skills=[SkillInfo(s.name, s.description) for s in skills.values()],
+            num_ctx=conversation.num_ctx,
+            approve=conversation.approve,
+            skills=[SkillInfo(s.name, s.description) for s in conversation.skills.values()],
             commands=list(COMMANDS),
         )
     )
-    emit(agent.context_gauge())
+    emit(conversation.context_gauge())
     if started.resumed:
-        emit(History(messages=history_for(agent.messages)))
+        emit(History(messages=conversation.history()))
     for notice in started.notices:
         emit(notice)
-    loop = ServeLoop(agent, emit, skills)
+    loop = ServeLoop(conversation, emit)
     queue: asyncio.Queue[object] = asyncio.Queue()
     # The reader gets its own file on a dup of fd 0: after SIGTERM it is still blocked in
     # readline, and finalizing sys.stdin while it holds the lock aborts the interpreter.
@@ -379,7 +356,7 @@ async def _serve(config: Config, options: StartOptions, emit: EventWriter) -> in
         if item is _EOF:
             break
         assert isinstance(item, bytes | Exception)
-        await loop.handle_line(item)
+        loop.handle_line(item)
     await loop.shutdown()
     return 0
 

@@ -57,6 +57,9 @@ class WriteVerdict:
 class Gate(Protocol):
     """The one permission gate (core/gate.py). Tools call it; nothing bypasses it."""
 
+    refusals: int
+    """Times a person refused an action (denied or dismissed an ask or review)."""
+
     def check_read(self, path: Path) -> str | None:
         """Deny message when a deny rule covers reading `path`, else None."""
         ...
@@ -69,6 +72,14 @@ class Gate(Protocol):
 
     async def authorize_bash(self, command: str) -> str | None:
         """None when the command may run, else the refusal message."""
+        ...
+
+    async def authorize_fetch(
+        self, url: str, private_address: str | None, *, approved: bool = False
+    ) -> str | None:
+        """None when `url` may be fetched, else the refusal message; a private address
+        (loopback, LAN, link-local) the host resolved to needs an explicit allow rule.
+        `approved`: a redirect hop to a host the user allowed for this call (no new ask)."""
         ...
 
 

@@ -238,7 +238,7 @@ class AcpSession:
             self._mcp_waited = True
             if self.agent.extensions is not None:
                 await self.agent.extensions.wait_mcp()
-        return await self.agent.run_turn(text)
+        return (await self.agent.run_turn(text)).stats
 
     def _stop_reason(self, stats: TurnStats | None) -> StopReason:
         facts = self.translator.facts

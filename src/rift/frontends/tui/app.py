@@ -230,22 +230,15 @@ class RiftApp(App[int]):
             self.status_bar.set(text="command failed")
 
     def send_prompt(self, text: str, shown: str | None = None) -> None:
-        """Send a prompt (with its @mentions attached) as a new turn."""
-        from rift.frontends.tui.mentions import expand
-
+        """Send a prompt as a new turn (the core attaches its @mentions)."""
         refusal = self._refusal()
         if refusal:
             self.say(refusal, "warning")
             self.composer.input.load_text(shown if shown is not None else text)  # keep the draft
             return
         self.transcript.add_user(shown if shown is not None else text)
-        expanded = expand(text, self.driver.config.cwd)
-        for problem in expanded.problems:
-            self.say(problem, "warning")
-        if expanded.attached:
-            self.say("attached: " + ", ".join(expanded.attached), "info")
         self.status_bar.set(text="thinking…", rate=0.0)
-        self.driver.start_turn(expanded.text)
+        self.driver.start_turn(text)
 
     def _refusal(self) -> str:
         if self.driver.agent is None:

@@ -13,7 +13,6 @@ frame is painted before httpx and the model code load (bench/tui_startup.py).
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from rift.errors import ModelError
 
 if TYPE_CHECKING:
     from rift.core.agent import Agent
+    from rift.core.conversation import Conversation
     from rift.core.events import Event, TurnStats
     from rift.core.startup import Started
 
@@ -67,15 +67,15 @@ class Driver:
         self.first_open = (continue_last, resume)
         """How to open the session on the first successful bind (--continue, --resume)."""
         self.agent: Agent | None = None
+        self.conversation: Conversation | None = None
+        """The owner of the turn lifecycle (core/conversation.py); None while offline."""
         self.offline: str | None = None
         """Why no model is bound (the startup error), or None when one is."""
-        self.turn: asyncio.Task[object] | None = None
         self.totals = Totals()
 
     @property
     def busy(self) -> bool:
-        running = self.turn is not None and not self.turn.done()
-        return running or (self.agent is not None and self.agent.busy)
+        return self.conversation is not None and self.conversation.busy
 
     async def connect(self) -> Started | None:
         """Bind the configured model; None (and `offline` set) when that fails."""
@@ -88,7 +88,7 @@ class Driver:
         except ModelError as exc:
             self.offline = str(exc)
             return None
-        self._adopt(started.agent, approve=None)
+        self._adopt(started, approve=None)
         return started
 
     async def rebind(self, config: Config, resume: Path | None = None) -> Started:
@@ -112,42 +112,32 @@ class Driver:
         if old is not None:
             await old.aclose()
         self.config = config
-        self._adopt(started.agent, approve=approve)
+        self._adopt(started, approve=approve)
         return started
 
-    def _adopt(self, agent: Agent, approve: bool | None) -> None:
-        agent.broker.edit_review = True  # the TUI reviews edits hunk by hunk
+    def _adopt(self, started: Started, approve: bool | None) -> None:
+        conversation = started.conversation
+        conversation.edit_review = True  # the TUI reviews edits hunk by hunk
         if approve is not None:
-            agent.set_approval(approve)
-        self.agent = agent
+            conversation.set_approval(approve)
+        self.agent = started.agent
+        self.conversation = conversation
         self.offline = None
-        agent.offer_trust()  # project plugins, hooks and MCP servers ask once, as pickers
+        conversation.offer_trust()  # project plugins, hooks and MCP servers ask once
 
     def with_config(self, **changes: object) -> Config:
         return dataclasses.replace(self.config, **changes)  # type: ignore[arg-type]
 
-    def start_turn(self, text: str) -> None:
-        assert self.agent is not None
-        self.turn = asyncio.create_task(self.agent.run_turn(text))
+    def start_turn(self, text: str) -> bool:
+        """Submit a prompt (skills and @mentions are expanded by the owner)."""
+        assert self.conversation is not None
+        return self.conversation.submit(text)
 
     def cancel(self) -> bool:
         """Cancel the running turn; True when there was one."""
-        if self.turn is None or self.turn.done():
-            return False
-        self.turn.cancel()
-        if self.agent is not None:
-            self.agent.broker.close_reviews()
-        return True
+        return self.conversation is not None and self.conversation.cancel()
 
     async def close(self) -> None:
-        """rift is exiting: stop the turn, refuse pending asks, save, close connections."""
-        if self.turn is not None and not self.turn.done():
-            self.turn.cancel()
-        agent = self.agent
-        if agent is None:
-            return
-        agent.broker.drop_all()
-        if self.turn is not None:
-            await asyncio.gather(self.turn, return_exceptions=True)
-        agent.save()
-        await agent.aclose()
+        """rift is exiting: the owner stops the turn, refuses pending asks, saves."""
+        if self.conversation is not None:
+            await self.conversation.close()

@@ -1,67 +1,19 @@
-"""`@path` mentions: completion candidates and attaching file contents to a prompt.
+"""`@path` mentions in the composer: completion candidates.
 
-A mention is `@` at the start of the prompt or after whitespace, followed by a
-path relative to the project. Sending a prompt appends each mentioned text
-file (capped) after the prompt, so the model sees it without a `read` call.
+Attaching the mentioned files happens in the core (`rift.core.mentions`), when
+the conversation owner takes the prompt, so every face attaches them the same way.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
-ATTACH_CAP_BYTES = 48_000
 INDEX_CAP = 20_000
 SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", "target", "dist"}
 )
-_MENTION = re.compile(r"(?:(?<=\s)|^)@([^\s@]+)")
-
-
-@dataclass(frozen=True, slots=True)
-class Expanded:
-    """A prompt with its mentions attached, plus one line per mention that failed."""
-
-    text: str
-    attached: list[str]
-    problems: list[str]
-
-
-def mentions(text: str) -> list[str]:
-    """The mentioned paths, in order, without duplicates."""
-    return list(dict.fromkeys(m.group(1).rstrip(".,;:!?)") for m in _MENTION.finditer(text)))
-
-
-def expand(text: str, cwd: Path) -> Expanded:
-    """Append each mentioned file's content to the prompt."""
-    blocks: list[str] = []
-    attached: list[str] = []
-    problems: list[str] = []
-    for name in mentions(text):
-        path = (cwd / name).resolve()
-        if not path.is_file():
-            if (cwd / name).exists() or "/" in name or "." in name:
-                problems.append(f"@{name}: not a file, not attached")
-            continue  # `@someone` in prose is not a mention
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            problems.append(f"@{name}: {exc.strerror or exc}")
-            continue
-        if b"\x00" in data[:8192]:
-            problems.append(f"@{name}: binary file, not attached")
-            continue
-        body = data[:ATTACH_CAP_BYTES].decode("utf-8", errors="replace")
-        if len(data) > ATTACH_CAP_BYTES:
-            body += f"\n[… truncated: {len(data)} bytes, first {ATTACH_CAP_BYTES} shown]"
-        blocks.append(f'<file path="{name}">\n{body}\n</file>')
-        attached.append(name)
-    if not blocks:
-        return Expanded(text, attached, problems)
-    return Expanded(text + "\n\nAttached files:\n" + "\n".join(blocks), attached, problems)
 
 
 def token_at(line: str, column: int) -> str | None:

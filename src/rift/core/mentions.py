@@ -1,0 +1,70 @@
+"""`@path` mentions: attaching the files a prompt names, once, for every face.
+
+A mention is `@` at the start of the prompt or after whitespace, followed by a
+path relative to the project. The conversation owner appends each mentioned
+text file (capped) after the prompt, so the model sees it without a `read`
+call. A mention is a read on the user's behalf, so it obeys the same Read
+rules a `read` tool call would: a denied file is named as a problem, never
+attached.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+ATTACH_CAP_BYTES = 48_000
+_MENTION = re.compile(r"(?:(?<=\s)|^)@([^\s@]+)")
+
+
+@dataclass(frozen=True, slots=True)
+class Expanded:
+    """A prompt with its mentions attached, plus one line per mention that failed."""
+
+    text: str
+    attached: list[str]
+    problems: list[str]
+
+
+def mentions(text: str) -> list[str]:
+    """The mentioned paths, in order, without duplicates."""
+    return list(dict.fromkeys(m.group(1).rstrip(".,;:!?)") for m in _MENTION.finditer(text)))
+
+
+def expand(text: str, cwd: Path, check_read: Callable[[Path], str | None]) -> Expanded:
+    """Append each mentioned file's content to the prompt.
+
+    `check_read` is the permission gate's read check: it returns the refusal for
+    a denied path, None when the file may be read.
+    """
+    blocks: list[str] = []
+    attached: list[str] = []
+    problems: list[str] = []
+    for name in mentions(text):
+        path = (cwd / name).resolve()
+        if not path.is_file():
+            if (cwd / name).exists() or "/" in name or "." in name:
+                problems.append(f"@{name}: not a file, not attached")
+            continue  # `@someone` in prose is not a mention
+        refusal = check_read(path)
+        if refusal is not None:
+            problems.append(f"@{name}: not attached: {refusal}")
+            continue
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            problems.append(f"@{name}: {exc.strerror or exc}")
+            continue
+        if b"\x00" in data[:8192]:
+            problems.append(f"@{name}: binary file, not attached")
+            continue
+        body = data[:ATTACH_CAP_BYTES].decode("utf-8", errors="replace")
+        if len(data) > ATTACH_CAP_BYTES:
+            body += f"\n[… truncated: {len(data)} bytes, first {ATTACH_CAP_BYTES} shown]"
+        blocks.append(f'<file path="{name}">\n{body}\n</file>')
+        attached.append(name)
+    if not blocks:
+        return Expanded(text, attached, problems)
+    return Expanded(text + "\n\nAttached files:\n" + "\n".join(blocks), attached, problems)
