@@ -170,7 +170,7 @@ describe('the packaged extension in code-server', { skip: SKIP }, () => {
           { name: 'other-model', capabilities: ['tools'], context_length: 32768 },
         ],
         turns: [
-          { match: 'E2E-HELLO', content: ['Hello ', 'from the ', 'fake model: ', 'streamed ', 'E2E-REPLY-OK'], chunk_delay: 0.05 },
+          { match: 'E2E-HELLO', content: ['Hello ', 'from the ', 'fake model: ', 'streamed ', 'E2E-REPLY-OK'], chunk_delay: 0.4 },
           { match: 'E2E-EDIT', content: 'Tidying greet.py.', tool_calls: [toolCall('write', { path: 'greet.py', content: NEW })] },
           { match: 'E2E-EDIT', content: 'E2E-EDIT-DONE: kept the part you accepted.' },
         ],
@@ -217,7 +217,6 @@ describe('the packaged extension in code-server', { skip: SKIP }, () => {
       'extensions.autoUpdate': false,
       'update.mode': 'none',
       'git.enabled': false,
-      'editor.codeLens': true,
       'diffEditor.renderSideBySide': true,
       'diffEditor.hideUnchangedRegions.enabled': false,
       'window.commandCenter': false,
@@ -263,7 +262,19 @@ describe('the packaged extension in code-server', { skip: SKIP }, () => {
     await chat.locator('#input').fill('E2E-HELLO say hello');
     await chat.locator('#input').press('Enter');
     await textWhen(chat, '.msg.user', (t) => t.includes('E2E-HELLO'), 'the user bubble');
-    await textWhen(chat, '.msg.assistant', (t) => t.includes('E2E-REPLY-OK'), 'the streamed reply');
+    // the chunks arrive 0.4 s apart: the reply must be seen growing, not only whole
+    const seen = new Set<string>();
+    await textWhen(
+      chat,
+      '.msg.assistant',
+      (t) => {
+        seen.add(t.trim());
+        return t.includes('E2E-REPLY-OK');
+      },
+      'the streamed reply',
+    );
+    const partial = [...seen].filter((t) => t.startsWith('Hello') && !t.includes('E2E-REPLY-OK'));
+    assert.ok(partial.length > 0, `a partial reply was on screen before the whole one: ${[...seen].join(' | ')}`);
     assert.match(await transcript(), /Hello from the fake model: streamed E2E-REPLY-OK/);
     await until(async () => !(await chat.locator('#working').isVisible()), 'the turn to end');
     await shot('2-reply.png');
