@@ -40,6 +40,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add("-p", "--prompt", help="headless one-shot: run this task and exit")
     add(
+        "--attach",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="with -p: attach a file (repeatable); images go to vision models (10 MB cap),"
+        " text files are appended to the prompt",
+    )
+    add(
         "--output-format",
         choices=("text", "json"),
         default="text",
@@ -88,6 +96,9 @@ def main(argv: list[str] | None = None) -> int:
         from rift.frontends import acp
 
         return acp.run(os.environ, overrides)
+    if args.attach and args.prompt is None:
+        print("rift: --attach works with -p (headless) only", file=sys.stderr)
+        return 2
     from pathlib import Path  # past --version: pathlib imports re, fnmatch, urllib
 
     config = load_config(os.environ, Path.cwd(), overrides)
@@ -103,6 +114,12 @@ def main(argv: list[str] | None = None) -> int:
 
         return serve.run(config, StartOptions(continue_last=args.continue_last, resume=resume))
     from rift.frontends import printer
+    from rift.models.attachments import AttachmentError, load_attachments
 
+    try:
+        attached = load_attachments(args.attach, config.cwd)
+    except AttachmentError as exc:
+        print(f"rift: {exc}", file=sys.stderr)
+        return 2
     options = StartOptions(attached=False, continue_last=args.continue_last, resume=resume)
-    return printer.run(config, args.prompt, args.output_format, options)
+    return printer.run(config, args.prompt, args.output_format, options, attached)

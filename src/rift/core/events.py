@@ -252,10 +252,12 @@ class ModelChanged(Event):
 
 @dataclass(frozen=True, slots=True)
 class ApprovalChanged(Event):
-    """A set_approval landed."""
+    """A set_approval (or set_mode) landed; `mode` (additive) is the approval mode:
+    ask, accept-edits (edits apply, bash asks), plan (read-only) or auto."""
 
     name: ClassVar[str] = "approval_changed"
     approve: bool
+    mode: str = "ask"
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from rift.gitcmd import git_argv
+
 MAX_BYTES = 400_000
 
 
@@ -30,11 +32,7 @@ async def git_diff(cwd: Path) -> str:
 
 async def _git(cwd: Path, *rev: str) -> tuple[int, bytes, bytes]:
     proc = await asyncio.create_subprocess_exec(
-        "git",
-        "--no-pager",
-        "diff",
-        "--no-color",
-        *rev,
+        *git_argv("diff", "--no-color", *rev),
         cwd=cwd,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
