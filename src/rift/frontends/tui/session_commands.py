@@ -145,7 +145,7 @@ async def sessions(app: RiftApp, arg: str) -> None:
         return
     labels = [
         f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(i.saved_at))}  {i.title[:60]}"
-        f"  · {i.turns} turn{'s' if i.turns != 1 else ''} · {i.model}"
+        f"  · {i.turns} turn{'s' if i.turns != 1 else ''} · {i.model} · {_where(i.cwd)}"
         for i in items
     ]
     choice = await app.pick("Resume a session", labels)
@@ -230,3 +230,11 @@ async def export(app: RiftApp, arg: str) -> None:
         target = app.driver.config.paths.data_dir / "exports" / f"rift-transcript-{stamp}.md"
     atomic_write(target, text)
     app.say(f"transcript written to {target}", "info")
+
+
+def _where(cwd: str) -> str:
+    """A session's project as a person reads it: `~/code/app`, or `(unknown)`."""
+    if not cwd:
+        return "(unknown project)"
+    home = str(Path.home())
+    return "~" + cwd[len(home) :] if cwd == home or cwd.startswith(home + "/") else cwd
