@@ -275,6 +275,21 @@ class Conversation:
     def offer_trust(self) -> None:
         self._agent.offer_trust()
 
+    def permissions(self) -> dict[str, tuple[str, ...]]:
+        """The rules in force (`/permissions`): the config's lists with the rules granted
+        in this session, and under `session` the tools allowed for the rest of it."""
+        gate = self._agent.gate
+        return {**gate.rules.listing(), "session": tuple(sorted(gate.session_kinds))}
+
+    def allow_for_session(self, *tools: str) -> None:
+        """Let these tools run unasked for the rest of the session (the TUI's review
+        offers "allow edits for this session"; bash keeps asking unless named)."""
+        self._agent.gate.allow_for_session(*tools)
+
+    def clear_plan(self) -> None:
+        """Forget the agent's plan checklist (the TUI's `/plan clear`)."""
+        self._agent.ctx.plan.items.clear()
+
     def undo(self) -> None:
         """Revert the last turn's file changes (info or warning)."""
         if self._refused_busy("turn in progress — cancel it or wait before undoing"):

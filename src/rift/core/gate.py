@@ -75,6 +75,10 @@ def _plan_mode(kind: str) -> str:
     )
 
 
+DENY_WITH_REASON = "deny: "
+"""An ask answered `deny: <why>` refuses and hands the person's reason to the model."""
+
+
 def denied_by_user(kind: str) -> str:
     return (
         f"the user DENIED this {kind} action. Do not retry it; ask them how to proceed"
@@ -138,6 +142,14 @@ class PermissionGate:
             )
         return None
 
+    @property
+    def session_kinds(self) -> frozenset[str]:
+        """Tools the person allowed for the rest of this session ("… this session")."""
+        return frozenset(self._session_kinds)
+
+    def allow_for_session(self, *tools: str) -> None:
+        self._session_kinds.update(tools)
+
     def check_read(self, path: Path) -> str | None:
         verdict = self.rules.verdict_for_path("read", path)
         if verdict.kind == "deny":
@@ -185,14 +197,14 @@ class PermissionGate:
             return _plan_mode("command")
         if not self.approval.enabled:
             return None
-        head = command if len(command) <= 120 else command[:120] + "…"
+        head = command  # whole: a clipped approval can hide `&& rm -rf …` (front ends wrap it)
         if verdict.kind == "ask":
             if not self.broker.attached:
                 return _no_user(verdict.rule or "Bash")
             answer = await self.broker.ask(
                 f"Allow bash ('{verdict.rule}'): {head}", [], ["allow once", "deny"]
             )
-            return None if answer == "allow once" else self._refused("bash")
+            return None if answer == "allow once" else self._refused("bash", answer)
         if verdict.kind == "allow" or "bash" in self._session_kinds or not self.broker.attached:
             return None
         pattern = suggest_bash_pattern(command)
@@ -207,7 +219,7 @@ class PermissionGate:
         if answer == "allow all bash this session":
             self._session_kinds.add("bash")
             return None
-        return self._refused("bash")
+        return self._refused("bash", answer)
 
     async def authorize_fetch(
         self, url: str, private_address: str | None, *, approved: bool = False
@@ -283,11 +295,16 @@ class PermissionGate:
     def _write_answer(self, tool: str, path: Path, new: str, answer: str | None) -> WriteVerdict:
         if answer == "allow":
             return WriteVerdict(True, content=new)
-        return WriteVerdict(False, message=self._refused(tool))
+        return WriteVerdict(False, message=self._refused(tool, answer))
 
-    def _refused(self, kind: str) -> str:
+    def _refused(self, kind: str, answer: str | None = None) -> str:
         self.refusals += 1
-        return denied_by_user(kind)
+        refusal = denied_by_user(kind)
+        if answer and answer.startswith(DENY_WITH_REASON):
+            reason = answer[len(DENY_WITH_REASON) :].strip()
+            if reason:
+                refusal += f" The user's reason: {reason}"
+        return refusal
 
     def _remember(self, rule: str) -> None:
         self.rules.add_allow(rule)
