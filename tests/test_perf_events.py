@@ -1,0 +1,67 @@
+"""The event classes keep the behaviour the frozen dataclasses they replaced had.
+
+They are hand-written slotted records now (cheaper to import); front ends and
+tests still rely on construction by position or keyword, defaults, equality,
+hashing, immutability, field order and the wire shape.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rift.core.events import (
+    EVENT_TYPES,
+    Content,
+    Done,
+    Plan,
+    PlanItem,
+    ToolResult,
+    ToolStart,
+    TurnStats,
+    fields,
+    to_json_line,
+    to_plain,
+    to_wire,
+)
+
+
+def test_construction_defaults_and_equality() -> None:
+    assert ToolStart("read", {"path": "a"}) == ToolStart(tool="read", args={"path": "a"}, id="")
+    assert ToolStart("read", {}, "c1") != ToolStart("read", {}, "c2")
+    assert Content("x") != Done()
+    assert Done().stats == TurnStats()
+    assert Done().stats is not Done().stats  # a fresh default per event, like default_factory
+    assert hash(Content("x")) == hash(Content("x"))
+    assert repr(ToolResult("bash", True, "ok")) == (
+        "ToolResult(tool='bash', ok=True, preview='ok', id='', output='')"
+    )
+    with pytest.raises(TypeError):
+        Content()  # type: ignore[call-arg]
+
+
+def test_events_are_immutable() -> None:
+    event = Content("x")
+    with pytest.raises(AttributeError):
+        event.text = "y"  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        del event.text  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        event.other = 1  # type: ignore[attr-defined]
+    assert event.text == "x"
+
+
+def test_wire_shape_keeps_declaration_order_and_renames() -> None:
+    assert list(to_wire(ToolResult("read", False, "p", "c1", "out"))) == [
+        "event", "name", "ok", "preview", "id", "output",
+    ]  # fmt: skip
+    assert to_json_line(Plan([PlanItem("step", done=False)])) == (
+        '{"event":"plan","items":[{"text":"step","done":false}]}'
+    )
+    assert to_plain(TurnStats(iterations=2))["iterations"] == 2
+    assert fields(Done) == ("stats", "outcome", "reason")
+
+
+def test_every_event_class_has_a_wire_name_and_slots_only() -> None:
+    for name, cls in EVENT_TYPES.items():
+        assert cls.name == name
+        assert "__dict__" not in dir(cls), cls  # slotted: no per-instance dict
