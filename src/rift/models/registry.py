@@ -21,7 +21,6 @@ import httpx
 
 from rift.config import Config
 from rift.errors import ModelError, ModelNotUsable, ServerHTTPError
-from rift.models import local_weights
 from rift.models.base import ModelInfo, Provider
 from rift.models.http import make_client
 from rift.paths import Paths
@@ -124,6 +123,8 @@ def make_provider(
         from rift.models.openai import OpenAIProvider
 
         return OpenAIProvider(route.base_url, route.api_key, read_timeout, client=client)
+    from rift.models import local_weights  # embedded only: off every served model's path
+
     if not local_weights.runtime_installed():
         raise ModelNotUsable(
             f"the embedded model needs {local_weights.RUNTIME_MISSING}: "
@@ -215,5 +216,7 @@ async def list_all_models(config: Config, current_addressable: str) -> list[str]
             except (ModelError, TimeoutError):
                 continue
             found += [prefix + name for name in names]
+    from rift.models import local_weights  # list_models only, never at startup
+
     found += [f"{EMBEDDED}/{spec.name}" for spec in local_weights.available(config.paths.cache_dir)]
     return list(dict.fromkeys(found))
