@@ -42,11 +42,11 @@ def test_construction_defaults_and_equality() -> None:
 def test_events_are_immutable() -> None:
     event = Content("x")
     with pytest.raises(AttributeError):
-        event.text = "y"  # type: ignore[misc]
+        event.text = "y"
     with pytest.raises(AttributeError):
-        del event.text  # type: ignore[misc]
+        del event.text
     with pytest.raises(AttributeError):
-        event.other = 1  # type: ignore[attr-defined]
+        event.other = 1
     assert event.text == "x"
 
 
