@@ -11,8 +11,6 @@ last collection over everything imported) only delays the exit. Tests call
 `main` in-process, which always returns.
 """
 
-from __future__ import annotations
-
 import os
 import sys
 
@@ -25,7 +23,7 @@ if TYPE_CHECKING:
 VERSION_FLAGS = (["--version"], ["-V"])
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> "argparse.ArgumentParser":  # quoted: importing __future__ costs too
     import argparse  # not on `rift --version`'s path: argparse brings re, enum, gettext
 
     parser = argparse.ArgumentParser(
