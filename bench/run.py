@@ -57,13 +57,17 @@ FIXED = "def add(a, b):\n    return a + b\n"
 
 
 def _ensure_importable() -> bool:
-    """Make `rift` importable here; True when that took adding src/ to sys.path."""
+    """Make `rift` importable here; True when the `rift` in use is this checkout's src/.
+
+    Then the rift processes timed get src/ on PYTHONPATH too, so they run this
+    tree even where the interpreter has another checkout installed (editable).
+    """
     try:
-        import rift  # noqa: F401
+        import rift
     except ImportError:
         sys.path.insert(0, str(SRC))
         return True
-    return False
+    return Path(rift.__file__).resolve().is_relative_to(SRC)
 
 
 ADDED_SRC = _ensure_importable()
@@ -169,7 +173,7 @@ class Sandbox:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = str(self.root / "pycache")
         env.pop("PYTHONPATH", None)
-        if ADDED_SRC and sys.executable == PY:
+        if ADDED_SRC:
             env["PYTHONPATH"] = str(SRC)
         self.env = env
         self._n = 0
