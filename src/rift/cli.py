@@ -44,6 +44,14 @@ def build_parser() -> "argparse.ArgumentParser":  # quoted: importing __future__
     )
     add("-p", "--prompt", help="headless one-shot: run this task and exit")
     add(
+        "--attach",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="with -p: attach a file (repeatable); images go to vision models (10 MB cap),"
+        " text files are appended to the prompt",
+    )
+    add(
         "--output-format",
         choices=("text", "json"),
         default="text",
@@ -129,6 +137,9 @@ def _main(argv: list[str] | None) -> tuple[int, bool]:
         from rift.frontends import acp
 
         return acp.run(os.environ, overrides), False
+    if args.attach and args.prompt is None:
+        print("rift: --attach works with -p (headless) only", file=sys.stderr)
+        return 2, False
     from pathlib import Path  # past --version: pathlib imports re, fnmatch, urllib
 
     config = load_config(os.environ, Path.cwd(), overrides)
@@ -145,6 +156,12 @@ def _main(argv: list[str] | None) -> tuple[int, bool]:
         options = StartOptions(continue_last=args.continue_last, resume=resume)
         return serve.run(config, options), True
     from rift.frontends import printer
+    from rift.models.attachments import AttachmentError, load_attachments
 
+    try:
+        attached = load_attachments(args.attach, config.cwd)
+    except AttachmentError as exc:
+        print(f"rift: {exc}", file=sys.stderr)
+        return 2, False
     options = StartOptions(attached=False, continue_last=args.continue_last, resume=resume)
-    return printer.run(config, args.prompt, args.output_format, options), True
+    return printer.run(config, args.prompt, args.output_format, options, attached), True

@@ -43,6 +43,26 @@ class ProviderConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class Price:
+    """USD per million tokens for a model, as `pricing.<substring>` gives it."""
+
+    input: float
+    output: float
+
+
+BUILTIN_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+BUILTIN_PRICING: dict[str, Price] = {
+    "claude-opus-4": Price(15.0, 75.0),
+    "claude-sonnet-4": Price(3.0, 15.0),
+    "claude-3-7-sonnet": Price(3.0, 15.0),
+    "claude-3-5-sonnet": Price(3.0, 15.0),
+    "claude-3-5-haiku": Price(0.8, 4.0),
+    "claude-haiku-4": Price(1.0, 5.0),
+}
+"""Anthropic's list prices; anything else costs what the config's `pricing` says."""
+
+
+@dataclass(frozen=True, slots=True)
 class McpServerConfig:
     """An MCP server: stdio (`command`) or streamable HTTP (`url`)."""
 
@@ -148,6 +168,12 @@ class Config:
     models: Mapping[str, str] = field(default_factory=dict)
     """Role map, e.g. {"fast": "qwen2.5-coder:7b"}."""
     providers: Mapping[str, ProviderConfig] = field(default_factory=dict)
+    builtin_keys: Mapping[str, str] = field(default_factory=dict)
+    """API keys of the built-in providers (`openai`, `anthropic`), from the environment
+    only (OPENAI_API_KEY, ANTHROPIC_API_KEY): never from a project file."""
+    pricing: Mapping[str, Price] = field(default_factory=dict)
+    """Model-name substring → USD per million tokens (built-in rates, then the user's,
+    then the project's additions); see models/pricing.py."""
     permissions: PermissionsConfig = field(default_factory=PermissionsConfig)
     post_edit_hooks: tuple[str, ...] = ()
     """User hooks: run freely."""
@@ -242,7 +268,39 @@ def _provider(name: str, raw: Any, env: Mapping[str, str]) -> ProviderConfig | N
     if not key and isinstance(key_env, str):
         key = env.get(key_env) or None
     kind = str(raw["kind"]) if isinstance(raw.get("kind"), str) else "openai"
+    default_env = BUILTIN_KEY_ENV.get(name) or (
+        BUILTIN_KEY_ENV["anthropic"] if kind == "anthropic" else None
+    )
+    if not key and default_env:
+        # `openai`/`anthropic` redefined (or any Anthropic provider): the usual variable.
+        # A project's providers lose every key afterwards (`_Merger.project`).
+        key = env.get(default_env, "").strip() or None
     return ProviderConfig(name=name, base_url=base, kind=kind, api_key=key)
+
+
+def _prices(raw: Any, where: str, warnings: list[str]) -> dict[str, Price]:
+    """`pricing: {substring: {input, output}}`; a malformed entry is one warning."""
+    prices: dict[str, Price] = {}
+    for name, entry in _dict(raw).items():
+        values = _dict(entry)
+        rates = [values.get("input"), values.get("output")]
+        if not all(isinstance(r, int | float) and not isinstance(r, bool) for r in rates):
+            warnings.append(
+                f"{where}: ignoring pricing '{name}' (it needs numeric 'input' and 'output',"
+                " USD per million tokens)"
+            )
+            continue
+        prices[str(name)] = Price(float(values["input"]), float(values["output"]))
+    return prices
+
+
+def _malformed_rules(rules: list[str], where: str, warnings: list[str]) -> None:
+    """One warning per rule that the permission engine cannot read (it would be ignored)."""
+    from rift.core.permissions import parse_rule  # pulled in only when a config is loaded
+
+    for rule in rules:
+        if parse_rule(rule) is None:
+            warnings.append(f"{where}: ignoring malformed permission rule '{rule}'")
 
 
 def _mcp(name: str, raw: Any, project: bool) -> McpServerConfig | None:
@@ -283,6 +341,7 @@ class _Merger:
         self.sandbox_network = False
         self.hooks: list[str] = []
         self.project_hooks: list[str] = []
+        self.pricing: dict[str, Price] = dict(BUILTIN_PRICING)
         self.warnings: list[str] = []
 
     SCALARS = (
@@ -303,19 +362,27 @@ class _Merger:
         if isinstance(data.get("models"), dict):
             self.models.update({k: v for k, v in data["models"].items() if isinstance(v, str)})
 
-    def _permission_lists(self, perms: dict[str, Any]) -> None:
-        self.ask += _str_list(perms.get("ask"))
-        self.deny += _str_list(perms.get("deny"))
-        self.deny += [f"Bash({g})" for g in _str_list(perms.get("bash_deny"))]
+    def _permission_lists(self, perms: dict[str, Any], where: str) -> None:
+        ask = _str_list(perms.get("ask"))
+        deny = _str_list(perms.get("deny")) + [
+            f"Bash({g})" for g in _str_list(perms.get("bash_deny"))
+        ]
+        _malformed_rules(ask + deny, where, self.warnings)
+        self.ask += ask
+        self.deny += deny
 
-    def user(self, data: dict[str, Any]) -> None:
+    def user(self, data: dict[str, Any], path: Path | None = None) -> None:
+        where = f"config {path}" if path else "config"
         self._scalars(data)
         if isinstance(data.get("editor"), str):
             self.values["editor"] = data["editor"]
         perms = _dict(data.get("permissions"))
-        self._permission_lists(perms)
-        self.allow += _str_list(perms.get("allow"))
-        self.allow += [f"Bash({g})" for g in _str_list(perms.get("bash_allow"))]
+        self._permission_lists(perms, where)
+        allow = _str_list(perms.get("allow"))
+        allow += [f"Bash({g})" for g in _str_list(perms.get("bash_allow"))]
+        _malformed_rules(allow, where, self.warnings)
+        self.allow += allow
+        self.pricing.update(_prices(data.get("pricing"), where, self.warnings))
         approve = perms.get("approve", data.get("approve"))
         if isinstance(approve, bool):
             self.approve = approve
@@ -345,7 +412,9 @@ class _Merger:
             if key in data:
                 self.warnings.append(f"{where}: ignoring '{key}' (allowed in the user config only)")
         perms = _dict(data.get("permissions"))
-        self._permission_lists(perms)
+        self._permission_lists(perms, where)
+        for name, price in _prices(data.get("pricing"), where, self.warnings).items():
+            self.pricing.setdefault(name, price)  # a project may add rates, not change them
         for key in ("allow", "bash_allow", "bash_wrapper"):
             if key in perms:
                 self.warnings.append(
@@ -439,7 +508,7 @@ def load_config(
     warnings = merger.warnings
     user_path = paths.user_config
     user_data = read_json_file(user_path, warnings)
-    merger.user(user_data)
+    merger.user(user_data, user_path)
     project_path = cwd / PROJECT_FILE
     project_data = read_json_file(project_path, warnings)
     merger.project(project_data, project_path)
@@ -483,6 +552,12 @@ def load_config(
         else DEFAULT_MAX_ITERATIONS,
         models=dict(merger.models),
         providers=dict(merger.providers),
+        builtin_keys={
+            name: env[var].strip()
+            for name, var in BUILTIN_KEY_ENV.items()
+            if env.get(var, "").strip()
+        },
+        pricing=dict(merger.pricing),
         permissions=PermissionsConfig(
             allow=tuple(dict.fromkeys(merger.allow)),
             ask=tuple(dict.fromkeys(merger.ask)),

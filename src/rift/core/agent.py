@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -46,15 +46,10 @@ from rift.core.trace import append_trace, trace_record
 from rift.core.turn import Turn, TurnSetup
 from rift.errors import RiftError
 from rift.extend.skills import Skill
+from rift.models.attachments import images_for
 from rift.models.base import Message, Provider
-from rift.models.registry import (
-    Preflight,
-    Route,
-    list_all_models,
-    make_provider,
-    preflight,
-    resolve,
-)
+from rift.models.registry import Preflight, Route, connect, list_all_models, with_thinking
+from rift.models.thinking import describe as describe_thinking
 from rift.paths import atomic_write
 from rift.tools import builtin_tools
 from rift.tools.agent import TOOL as AGENT_TOOL
@@ -84,14 +79,7 @@ class ModelBinding:
 
 async def bind_model(name: str, config: Config) -> ModelBinding:
     """Resolve, connect and preflight a model; raises ModelError when it is not usable."""
-    route = resolve(name, config)
-    provider = make_provider(route, config.read_timeout, cache_dir=config.paths.cache_dir)
-    try:
-        checked = await preflight(provider, route, config.num_ctx, config.num_ctx_explicit)
-    except BaseException:
-        await provider.aclose()
-        raise
-    return ModelBinding(route, provider, checked)
+    return ModelBinding(*await connect(name, config))
 
 
 @dataclass
@@ -162,7 +150,7 @@ class Agent:
             if self.skills:
                 self.tools["skill"] = SKILL_TOOL
             self.tools["agent"] = AGENT_TOOL
-            if self.binding.route.provider_kind == "embedded":
+            if self.binding.route.traits.small_model:
                 with_tools(self, SMALL_TOOLSET)  # a 1.5B model chooses well among six
         if not self.messages or self.messages[0]["role"] != "system":
             self.messages.insert(0, {"role": "system", "content": ""})
@@ -190,7 +178,7 @@ class Agent:
             skills=[(s.name, s.description) for s in self.skills.values()],
             roles=sorted(self.config.models),
             personas=[(p.name, p.description) for p in self.subagents.personas.values()],
-            small_model=self.binding.route.provider_kind == "embedded",
+            small_model=self.binding.route.traits.small_model,
         )
         self.messages[0] = {"role": "system", "content": prompt}
 
@@ -226,18 +214,26 @@ class Agent:
             meter=self.meter,
             max_iterations=self.config.max_iterations,
             lean_schema=self.config.tool_schema == "lean",
-            detect_truncation=b.route.provider_kind == "ollama",
+            detect_truncation=b.route.traits.reports_truncation,
+            headless=not self.attached,
         )
 
     # ---------------------------------------------------------------- a turn
 
-    async def run_turn(self, text: str, words: str | None = None) -> Done:
+    async def run_turn(
+        self, text: str, words: str | None = None, images: Sequence[str] = ()
+    ) -> Done:
         """Run one turn and everything that belongs to its end, in the protocol's order.
 
         Call it through `Conversation.submit`, which marks the agent busy before the
-        task starts; `words` is what the person typed, without attachments.
+        task starts; `words` is what the person typed, without attachments; `images`
+        (data URLs) go only to a model that reports vision.
         """
         text = scrub(text)  # from any front end: an editor's `\ud800`, a non-UTF-8 argv
+        vision = self.binding.route.traits.vision and self.binding.info.vision
+        images, refusal = images_for(images, self.model, vision)
+        if refusal:
+            self.emit(Warning(refusal))
         self.busy = True
         try:
             if self._after_turn is not None:
@@ -251,7 +247,7 @@ class Agent:
             self.journal.begin_turn()
             turn = Turn(self.turn_setup(), self.messages, self.emit)
             try:
-                stats = await turn.run(text, words)
+                stats = await turn.run(text, words, images)
                 outcome, reason = turn.outcome, turn.reason
             except RiftError as exc:
                 self.emit(Warning(f"error: {exc}", code="error"))
@@ -376,6 +372,12 @@ class Agent:
             self.busy = False
         await old.provider.aclose()
         return True
+
+    def set_thinking(self, arg: str) -> str:
+        """`/think on|off|auto|<level>` (empty: report only); ValueError for a bad word."""
+        if arg.strip():
+            self.binding.info = with_thinking(self.binding.route, self.binding.info, arg)
+        return describe_thinking(self.binding.info.think)
 
     def set_approval(self, approve: bool) -> None:
         self.approval.enabled = approve

@@ -50,6 +50,7 @@ from rift.extend.skills import Skill, split_invocation
 if TYPE_CHECKING:
     from rift.config import Config
     from rift.core.agent import Agent
+    from rift.models.attachments import Attachments
 
 BUSY_TEXT = "turn in progress — cancel it or wait for done"
 
@@ -60,6 +61,7 @@ class Prepared:
 
     text: str
     words: str
+    images: tuple[str, ...] = ()
 
 
 class Conversation:
@@ -141,10 +143,12 @@ class Conversation:
 
     # ------------------------------------------------------------------ turns
 
-    def submit(self, text: str) -> bool:
+    def submit(self, text: str, attachments: Attachments | None = None) -> bool:
         """Start a turn on `text`; False (and a warning) when it cannot start now.
 
         Skills (`/skill:name task`) and `@path` mentions are expanded here, once.
+        `attachments` (models/attachments.py): its text files follow the prompt, its
+        images ride on the prompt's message (vision models only).
         Empty text starts nothing and says nothing.
         """
         if not text.strip():
@@ -154,14 +158,18 @@ class Conversation:
         prepared = self._prepare(text)
         if prepared is None:
             return False
+        if attachments is not None:
+            prepared = Prepared(
+                prepared.text + attachments.text, prepared.words, attachments.images
+            )
         self._agent.offer_trust()  # the project's plugins/hooks/servers ask once, no wait
         self._held = False
         self._begin_turn(prepared)
         return True
 
-    async def run(self, text: str) -> Done | None:
+    async def run(self, text: str, attachments: Attachments | None = None) -> Done | None:
         """Submit and wait for the turn's `done`; None when it did not start."""
-        if not self.submit(text):
+        if not self.submit(text, attachments):
             return None
         result = await self.wait()
         return result if isinstance(result, Done) else None
@@ -220,6 +228,14 @@ class Conversation:
 
     def set_approval(self, on: bool) -> None:
         self._agent.set_approval(on)
+
+    def set_thinking(self, arg: str) -> str:
+        """`/think on|off|auto|<level>` for the next requests; returns the line to show.
+
+        Raises:
+            ValueError: an unknown word, or thinking asked of a model that cannot.
+        """
+        return self._agent.set_thinking(arg)
 
     def answer(self, ask_id: int, text: str) -> bool:
         return self._agent.broker.answer(ask_id, text)
@@ -369,7 +385,7 @@ class Conversation:
 
     async def _turn(self, prepared: Prepared) -> Done:
         try:
-            return await self._agent.run_turn(prepared.text, prepared.words)
+            return await self._agent.run_turn(prepared.text, prepared.words, prepared.images)
         finally:  # notifications that arrived during the turn may start the next one
             asyncio.get_running_loop().call_soon(self._continue_on_notes)
 
@@ -382,7 +398,8 @@ class Conversation:
         if self._notes:
             notes = "\n\n".join(self._notes)
             self._notes.clear()
-            prepared = Prepared(text=f"{notes}\n\n{prepared.text}".strip(), words=prepared.words)
+            text = f"{notes}\n\n{prepared.text}".strip()
+            prepared = Prepared(text=text, words=prepared.words, images=prepared.images)
         self._agent.busy = True
         self._start(self._turn(prepared))
 

@@ -305,6 +305,8 @@ def _coerce_message(raw: Any) -> Message:
     images = raw.get("images")
     if isinstance(images, list) and images and all(isinstance(i, str) for i in images):
         message["images"] = list(images)
+    if isinstance(raw.get("provider_data"), dict):  # e.g. signed thinking, re-sent verbatim
+        message["provider_data"] = raw["provider_data"]
     calls = raw.get("tool_calls")
     if isinstance(calls, list) and calls:
         message["tool_calls"] = [_coerce_call(c) for c in calls]

@@ -144,9 +144,28 @@ class Tool:
             "function": {
                 "name": self.name,
                 "description": description,
-                "parameters": self.parameters,
+                "parameters": _without_descriptions(self.parameters) if lean else self.parameters,
             },
         }
+
+
+def _without_descriptions(schema: Any) -> Any:
+    """A JSON schema minus its `description` texts, at every depth (the lean schema's point:
+    parameter descriptions are most of a tool definition's tokens). A *property* that
+    happens to be named "description" is kept: only keywords go."""
+    if isinstance(schema, list):
+        return [_without_descriptions(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "description" and isinstance(value, str):
+            continue
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {name: _without_descriptions(sub) for name, sub in value.items()}
+        else:
+            out[key] = _without_descriptions(value)
+    return out
 
 
 # ------------------------------------------------------------ argument helpers

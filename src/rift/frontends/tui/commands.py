@@ -133,6 +133,13 @@ async def _permissions(app: RiftApp, arg: str) -> None:
     app.say(text)
 
 
+async def _think(app: RiftApp, arg: str) -> None:
+    try:
+        app.say(app.require_agent().set_thinking(arg), "info")
+    except ValueError as exc:
+        raise RiftError(f"/think: {exc}") from exc
+
+
 async def _undo(app: RiftApp, arg: str) -> None:
     app.require_agent().undo()
 
@@ -263,6 +270,7 @@ COMMANDS: dict[str, Command] = {
     "save": Command(session.save, "<name>", "save the session under a name"),
     "plan": Command(_plan, "[clear]", "show or clear the plan checklist", needs_agent=False),
     "tasks": Command(_tasks, "[kill|send|eof <id>]", "background tasks"),
+    "think": Command(_think, "[on|off|auto|minimal…max]", "thinking and effort", idle_only=True),
     "skills": Command(_skills, "", "list skills"),
     "diff": Command(_diff, "", "coloured git diff of the working tree", needs_agent=False),
     "copy": Command(_copy, "[all|log]", "copy the last reply, transcript or log", False),
