@@ -131,6 +131,13 @@ COMMAND_DOCS: dict[str, tuple[str, str]] = {
         " approve:false applies write/edit/bash without asks or reviews; deny rules still"
         " refuse.",
     ),
+    "set_mode": (
+        "mode: string",
+        "The approval mode, finer than set_approval: `ask` (writes, edits and bash ask),"
+        " `accept-edits` (writes and edits apply, bash asks), `plan` (read-only: write,"
+        " edit and bash are refused) or `auto` (= approve:false). Answered with"
+        " approval_changed, whose `mode` names it; allowed mid-turn.",
+    ),
     "rewind": (
         "n?: integer (missing = 1)",
         "Drops the last n turns from the conversation and restores the files they changed"

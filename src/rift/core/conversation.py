@@ -33,6 +33,7 @@ from rift.core.context import prune_old_outputs, summarize
 from rift.core.events import (
     ContextGauge,
     Done,
+    Event,
     History,
     HistoryMessage,
     Info,
@@ -42,7 +43,9 @@ from rift.core.events import (
     TaskFinished,
     Warning,
 )
+from rift.core.gate import MODES
 from rift.core.mentions import expand
+from rift.core.replay import Prompt, replay
 from rift.core.session import SessionStore, history_for, turn_starts
 from rift.errors import RiftError
 from rift.extend.skills import Skill, split_invocation
@@ -127,6 +130,32 @@ class Conversation:
 
     def history(self) -> list[HistoryMessage]:
         return history_for(self._agent.messages)
+
+    def replay(self) -> list[Prompt | Event]:
+        """The stored conversation as its turns' events (core/replay.py), to show it whole."""
+        return replay(self._agent.messages)
+
+    @property
+    def sees(self) -> bool:
+        """The model reports vision: images in a prompt can reach it (as `run_turn` decides)."""
+        binding = self._agent.binding
+        return binding.route.traits.vision and binding.info.vision
+
+    @property
+    def mode(self) -> str:
+        """The approval mode (core/gate.py MODES); `approve` is its serve-protocol flag."""
+        return self._agent.approval.mode
+
+    def set_mode(self, mode: str) -> bool:
+        """Switch the approval mode; False for a name that is not one of MODES."""
+        if mode not in MODES:
+            return False
+        self._agent.approval.mode = mode
+        return True
+
+    def deny_for_session(self, tool: str) -> None:
+        """The person chose "always deny": `tool` is refused for the rest of the session."""
+        self._agent.gate.deny_for_session(tool)
 
     def context_gauge(self) -> ContextGauge:
         return self._agent.context_gauge()
@@ -245,6 +274,21 @@ class Conversation:
 
     def offer_trust(self) -> None:
         self._agent.offer_trust()
+
+    def permissions(self) -> dict[str, tuple[str, ...]]:
+        """The rules in force (`/permissions`): the config's lists with the rules granted
+        in this session, and under `session` the tools allowed for the rest of it."""
+        gate = self._agent.gate
+        return {**gate.rules.listing(), "session": tuple(sorted(gate.session_kinds))}
+
+    def allow_for_session(self, *tools: str) -> None:
+        """Let these tools run unasked for the rest of the session (the TUI's review
+        offers "allow edits for this session"; bash keeps asking unless named)."""
+        self._agent.gate.allow_for_session(*tools)
+
+    def clear_plan(self) -> None:
+        """Forget the agent's plan checklist (the TUI's `/plan clear`)."""
+        self._agent.ctx.plan.items.clear()
 
     def undo(self) -> None:
         """Revert the last turn's file changes (info or warning)."""

@@ -470,11 +470,13 @@ class ModelChanged(Event):
 
 
 class ApprovalChanged(Event):
-    """A set_approval landed."""
+    """A set_approval (or set_mode) landed; `mode` (additive) is the approval mode:
+    ask, accept-edits (edits apply, bash asks), plan (read-only) or auto."""
 
     name: ClassVar[str] = "approval_changed"
     __slots__ = ("approve",)
     approve: bool
+    mode: str = "ask"
 
     def __init__(self, approve: bool) -> None:
         _set(self, "approve", approve)

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rift.config import LspConfig
+    from rift.tools.sandbox import Bubblewrap
 
 log = logging.getLogger("rift.lsp")
 
@@ -322,6 +323,8 @@ class LspService:
     config: LspConfig
     root: Path
     start_timeout: float = START_TIMEOUT
+    sandbox: Bubblewrap | None = None
+    """With the bwrap sandbox on, servers run inside it: they execute project code."""
     _clients: dict[str, LspClient | None] = field(default_factory=dict)
     """Language → running client, or None when it has none (not found, failed to start)."""
     _last: dict[Path, list[dict[str, Any]]] = field(default_factory=dict)
@@ -386,6 +389,8 @@ class LspService:
         argv = self.command_for(language)
         if argv is None:
             return None
+        if self.sandbox is not None:
+            argv = (*self.sandbox.argv(self.root), *argv)
         client = LspClient(argv, self.root)
         try:
             await asyncio.wait_for(client.start(), self.start_timeout)

@@ -11,7 +11,11 @@ the deny/ask side, where a false positive costs a prompt but a false negative
 costs a deleted disk: deny and ask rules see every spelling `core/bash_forms.py`
 derives (quotes and backslashes removed, assignments, keywords, wrappers and
 program paths dropped, `eval`/`sh -c`/`find -exec`/`trap` strings read,
-`$'\\x72m'` decoded, ...; its docstring has the list).
+`$'\\x72m'` decoded, ...; its docstring has the list). A command whose program
+name is not a plain word after quote removal (`r$()m x`, `$0 -c ...`, `/bin/r[m]`)
+cannot be matched by name, so it matches every deny and ask rule for bash
+(refused under a deny rule, asked under an ask rule), and the built-in rules
+are tried with each of their own program names in its place.
 
 Allow rules deliberately see only the plain segment: stripping `LD_PRELOAD=x`
 or `./` off an allowed program would widen what the user approved. Deny rules
@@ -34,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from rift.core.bash_forms import (
+    OPAQUE,
     TOO_COMPLEX,
     command_forms,
     removes_root,
@@ -350,16 +355,27 @@ class Rules:
         forms = command_forms(command)
         if TOO_COMPLEX in forms:
             return Verdict("deny", "Bash(<nested too deeply to check>)")
+        opaque = [form.removeprefix(OPAQUE) for form in forms if form.startswith(OPAQUE)]
         for rule in _BUILTIN_RULES:
-            if any(_bash_match(rule.pattern or "", form) for form in forms):
+            pattern = rule.pattern or ""
+            program, _, needs = pattern.partition(" ")
+            # `sudo *` would match any computed program named sudo: only rules that also
+            # constrain the arguments (`rm -rf /`, `dd if=*of=/dev/*`) are tried this way.
+            named = [f"{program} {args}" for args in opaque] if needs.strip("* ") else []
+            if any(_bash_match(pattern, form) for form in (*forms, *named)):
                 return Verdict("deny", rule.text)
-        if any(removes_root(form) for form in forms):
+        if any(removes_root(form) for form in (*forms, *(f"rm {args}" for args in opaque))):
             return Verdict("deny", "Bash(rm -rf /)")
         restricted = self._decide(
             "bash",
             lambda rule: any(_bash_match(rule.pattern or "", f) for f in forms),
             kinds=("deny", "ask"),
         )
+        if opaque and restricted.kind != "deny":
+            computed = self._decide("bash", lambda rule: True, kinds=("deny", "ask"))
+            if computed.kind == "deny" or (computed.kind == "ask" and restricted.kind == "none"):
+                why = "applied because the program name is computed, not a plain word"
+                return Verdict(computed.kind, f"{computed.rule}, {why}")
         return restricted if restricted.kind != "none" else self._bash_allowed(segments)
 
     def _bash_allowed(self, segments: list[str]) -> Verdict:

@@ -92,14 +92,20 @@ async def start_agent(
     )
     agent.approval.enabled = True if approve is None else approve
     perms = config.permissions
+    own_dirs = (config.paths.config_dir, config.paths.data_dir)
     agent.ctx.sandbox, problem = choose_sandbox(
         perms.sandbox,
         network=perms.sandbox_network,
         project=config.cwd,
         has_wrapper=bool(perms.bash_wrapper),
+        protected=own_dirs,
     )
     if problem:
         notices.append(Warning(problem))
+    agent.gate.confine(own_dirs, sandboxed=agent.ctx.sandbox is not None)
+    lsp = agent.ctx.extras.get("lsp")  # core/lsp.py: language servers run project code
+    if lsp is not None:
+        lsp.sandbox = agent.ctx.sandbox
     extensions.attach(agent, attached=options.attached)
     notices += extensions.notices
     if not options.attached:

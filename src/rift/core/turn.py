@@ -36,7 +36,7 @@ from rift.core.events import (
     TurnStats,
     Warning,
 )
-from rift.core.hunks import count_changes, preview_diff
+from rift.core.hunks import changed_lines, preview_diff
 from rift.core.reply import Reply, assistant_message, stream_reply
 from rift.core.text import scrub
 from rift.core.trace import call_target
@@ -122,6 +122,9 @@ class Turn:
             for n in range(1, self.s.max_iterations + 1):
                 if await self._step(n):
                     break
+            else:  # every iteration went to tool calls: the budget ran out first
+                self.outcome = "wrapped"
+                self.reason = f"the turn used all {self.s.max_iterations} iterations"
         except TurnStopped as stop:
             self.outcome, self.reason = "stopped", str(stop)
             self.emit(Warning(str(stop)))
@@ -250,7 +253,7 @@ class Turn:
         )
         if output.edit is not None:
             diff = preview_diff(output.edit.old, output.edit.new, EDIT_DIFF_LINES)
-            added, removed = count_changes(diff)
+            added, removed = changed_lines(output.edit.old, output.edit.new)
             self.emit(EditDiff(path=output.edit.path, added=added, removed=removed, diff=diff))
         if output.plan is not None:
             self.emit(Plan(items=list(output.plan)))

@@ -200,8 +200,10 @@ def discover_plugins(
 def _runner(spec: PluginTool) -> ToolRun:
     async def run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         payload = json.dumps(args, ensure_ascii=False).encode("utf-8")
+        # Inside the sandbox when it is on: the tool is code the model can call at will.
+        command = spec.command if ctx.sandbox is None else ctx.sandbox.wrap(spec.command, ctx.cwd)
         try:
-            result = await run_shell(spec.command, ctx.cwd, spec.timeout, stdin_data=payload)
+            result = await run_shell(command, ctx.cwd, spec.timeout, stdin_data=payload)
         except OSError as exc:
             raise ToolError(f"plugin tool '{spec.name}' could not start: {exc}") from exc
         stdout = strip_ansi(result.stdout).strip("\n")
