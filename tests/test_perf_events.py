@@ -15,6 +15,7 @@ from rift.core.events import (
     Done,
     Plan,
     PlanItem,
+    Record,
     ToolResult,
     ToolStart,
     TurnStats,
@@ -65,3 +66,21 @@ def test_every_event_class_has_a_wire_name_and_slots_only() -> None:
     for name, cls in EVENT_TYPES.items():
         assert cls.name == name
         assert "__dict__" not in dir(cls), cls  # slotted: no per-instance dict
+
+
+def _records(cls: type[Record]) -> list[type[Record]]:
+    return [cls, *(r for sub in cls.__subclasses__() for r in _records(sub))]
+
+
+def test_every_declared_field_is_a_slot_set_by_init() -> None:
+    """A field added as `x: int = 0` (the dataclass way) would be a class attribute that
+    `to_wire` never sends: each annotated field must be in `__slots__`, in order."""
+    for cls in _records(Record):
+        declared = [
+            k
+            for k, v in vars(cls).get("__annotations__", {}).items()
+            if "ClassVar" not in str(v) and not k.startswith("_")
+        ]
+        if cls.__slots__ or declared:
+            assert tuple(declared) == fields(cls), cls.__name__
+            assert not {f for f in declared if f in cls.__dict__ and f not in cls.__slots__}

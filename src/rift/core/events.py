@@ -474,12 +474,13 @@ class ApprovalChanged(Event):
     ask, accept-edits (edits apply, bash asks), plan (read-only) or auto."""
 
     name: ClassVar[str] = "approval_changed"
-    __slots__ = ("approve",)
+    __slots__ = ("approve", "mode")
     approve: bool
-    mode: str = "ask"
+    mode: str
 
-    def __init__(self, approve: bool) -> None:
+    def __init__(self, approve: bool, mode: str = "ask") -> None:
         _set(self, "approve", approve)
+        _set(self, "mode", mode)
 
 
 class HistoryMessage(Record):
