@@ -2,7 +2,7 @@
 """Generate docs/serve-protocol.md: the serve protocol as rift implements it.
 
 The event tables come from `rift.core.events.EVENT_TYPES` (wire names, field
-names and types from the dataclasses, notes from each class docstring); the
+names and types from the event classes, notes from each class docstring); the
 command table is written here but checked against `rift.frontends.serve.COMMANDS`,
 so a command or event added to the code cannot be left out of the document.
 The hand-written parts (lifecycle, ordering rules, warning texts) live in this
@@ -16,14 +16,13 @@ the committed document differs from what this script renders.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import inspect
 import sys
 import typing
 from pathlib import Path
 from typing import Any
 
-from rift.core.events import EVENT_TYPES, PROTOCOL_VERSION, Event
+from rift.core.events import EVENT_TYPES, PROTOCOL_VERSION, Event, Record, wire_fields
 from rift.frontends.serve import COMMANDS, MAX_LINE_BYTES
 
 OUTPUT = Path(__file__).resolve().parent.parent / "docs" / "serve-protocol.md"
@@ -296,7 +295,7 @@ _SCALARS = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
 def _wire_fields(cls: type[Any]) -> list[tuple[str, Any]]:
     hints = typing.get_type_hints(cls)
-    return [(f.metadata.get("wire", f.name), hints[f.name]) for f in dataclasses.fields(cls)]
+    return [(wire, hints[attr]) for wire, attr in wire_fields(cls)]
 
 
 def _type(tp: Any) -> str:
@@ -307,7 +306,7 @@ def _type(tp: Any) -> str:
         return f"[{_type(typing.get_args(tp)[0])}]"
     if origin is dict:
         return "object"
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and issubclass(tp, Record):
         inner = ", ".join(f"{name}: {_type(sub)}" for name, sub in _wire_fields(tp))
         return "{" + inner + "}"
     return "any"

@@ -22,7 +22,6 @@ from rift.core.session import SessionStore, load_session
 from rift.errors import ModelError, ServerUnreachable
 from rift.extend.loader import Extensions
 from rift.extend.skills import discover_skills
-from rift.models import local_weights
 from rift.models.registry import EMBEDDED, resolve
 from rift.tools.sandbox import choose_sandbox
 
@@ -144,6 +143,8 @@ async def _bind_or_fall_back(config: Config) -> tuple[ModelBinding, list[Event]]
     except ServerUnreachable as exc:
         if config.host_explicit or resolve(config.model, config).provider_name is not None:
             raise
+        from rift.models import local_weights  # the embedded fallback only
+
         if not local_weights.available(config.paths.cache_dir):
             hint = "or run rift without a server: " + local_weights.install_command()
             raise ServerUnreachable(exc.host, exc.detail, hint=hint) from exc

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import json
 import signal
 import sys
@@ -30,6 +29,7 @@ from rift.core.events import (
     ToolResult,
     ToolStart,
     Warning,
+    to_plain,
 )
 from rift.core.startup import StartOptions, start_agent
 from rift.errors import ModelError
@@ -138,7 +138,7 @@ async def _run(
         "model": conversation.model,
         "reply": renderer.reply,
         "tools": renderer.tools,
-        "stats": dataclasses.asdict(done.stats),
+        "stats": to_plain(done.stats),
         "estimated_cost_usd": estimated_cost_usd(
             config, conversation.model, done.stats.billed_prompt_tokens, done.stats.output_tokens
         ),

@@ -30,7 +30,7 @@ import httpx
 
 from rift.config import Config
 from rift.errors import ModelError, ModelNotUsable, ServerHTTPError
-from rift.models import local_weights, thinking
+from rift.models import thinking
 from rift.models.base import ModelInfo, Provider, ProviderTraits, Reasoning
 from rift.models.http import make_client
 
@@ -361,5 +361,7 @@ async def list_all_models(config: Config, current_addressable: str) -> list[str]
             except (ModelError, TimeoutError):
                 continue
             found += [prefix + name for name in names]
+    from rift.models import local_weights  # list_models only, never at startup
+
     found += [f"{EMBEDDED}/{spec.name}" for spec in local_weights.available(config.paths.cache_dir)]
     return list(dict.fromkeys(found))
