@@ -19,6 +19,10 @@ Sections (bench/reliability_checks/, each module's docstring has the details):
     sandbox   `permissions.sandbox: "bwrap"`: writes outside the project and the
               network are refused, the fallback warns (skipped where bubblewrap
               cannot create namespaces)
+    attacks   every attack family with tried/refused counts: the corpus's
+              `family` fields (bash-syntax, ...) and the end-to-end attack
+              scenarios (sandbox-root, background-input, sandbox-escape,
+              process-hygiene); each family must refuse every case
 
 Every figure with a required value is checked; the exit status is 1 when one
 fails. The same checks run bounded in CI as `tests/reliability/` (marker
@@ -39,6 +43,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from reliability_checks.attacks import run_attacks
 from reliability_checks.bypass import run_bypass
 from reliability_checks.common import REPO, Report
 from reliability_checks.crash import run_crash
@@ -48,7 +53,7 @@ from reliability_checks.hygiene import run_hygiene
 from reliability_checks.sandbox_check import run_sandbox
 
 RESULTS = REPO / "bench" / "results" / "reliability.json"
-SECTIONS = ("fuzz", "faults", "crash", "bypass", "hygiene", "sandbox")
+SECTIONS = ("fuzz", "faults", "crash", "bypass", "hygiene", "sandbox", "attacks")
 
 
 def plan(quick: bool, seed: int) -> dict[str, Callable[[], Report]]:
@@ -59,6 +64,7 @@ def plan(quick: bool, seed: int) -> dict[str, Callable[[], Report]]:
         "bypass": run_bypass,
         "hygiene": run_hygiene,
         "sandbox": run_sandbox,
+        "attacks": lambda: run_attacks(pytest_cases=not quick),
     }
 
 

@@ -2,7 +2,7 @@
 """Generate docs/serve-protocol.md: the serve protocol as rift implements it.
 
 The event tables come from `rift.core.events.EVENT_TYPES` (wire names, field
-names and types from the dataclasses, notes from each class docstring); the
+names and types from the event classes, notes from each class docstring); the
 command table is written here but checked against `rift.frontends.serve.COMMANDS`,
 so a command or event added to the code cannot be left out of the document.
 The hand-written parts (lifecycle, ordering rules, warning texts) live in this
@@ -16,14 +16,13 @@ the committed document differs from what this script renders.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import inspect
 import sys
 import typing
 from pathlib import Path
 from typing import Any
 
-from rift.core.events import EVENT_TYPES, PROTOCOL_VERSION, Event
+from rift.core.events import EVENT_TYPES, PROTOCOL_VERSION, Event, Record, wire_fields
 from rift.frontends.serve import COMMANDS, MAX_LINE_BYTES
 
 OUTPUT = Path(__file__).resolve().parent.parent / "docs" / "serve-protocol.md"
@@ -77,10 +76,12 @@ with status 2 after a `warning` `error: ...`; no `ready` is sent.
 
 COMMAND_DOCS: dict[str, tuple[str, str]] = {
     "hello": (
-        "edit_review: bool (missing = false), approve?: bool",
+        "edit_review: bool (missing = false), approve?: bool, auto_continue?: bool",
         "Capability handshake. edit_review:true makes write/edit approvals arrive as"
         " edit_review instead of ask; approve sets the approval mode before anything can"
-        " prompt. Answered with capabilities. Idempotent.",
+        " prompt; auto_continue:true (additive) starts a turn on its own when a background"
+        " task finishes while idle (its notification is the prompt; a `cancel` holds it"
+        " until the next prompt). Answered with capabilities. Idempotent.",
     ),
     "prompt": (
         "text: string",
@@ -129,6 +130,13 @@ COMMAND_DOCS: dict[str, tuple[str, str]] = {
         "Flips approval mode at once (allowed mid-turn) and answers approval_changed."
         " approve:false applies write/edit/bash without asks or reviews; deny rules still"
         " refuse.",
+    ),
+    "set_mode": (
+        "mode: string",
+        "The approval mode, finer than set_approval: `ask` (writes, edits and bash ask),"
+        " `accept-edits` (writes and edits apply, bash asks), `plan` (read-only: write,"
+        " edit and bash are refused) or `auto` (= approve:false). Answered with"
+        " approval_changed, whose `mode` names it; allowed mid-turn.",
     ),
     "rewind": (
         "n?: integer (missing = 1)",
@@ -287,7 +295,7 @@ _SCALARS = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
 def _wire_fields(cls: type[Any]) -> list[tuple[str, Any]]:
     hints = typing.get_type_hints(cls)
-    return [(f.metadata.get("wire", f.name), hints[f.name]) for f in dataclasses.fields(cls)]
+    return [(wire, hints[attr]) for wire, attr in wire_fields(cls)]
 
 
 def _type(tp: Any) -> str:
@@ -298,7 +306,7 @@ def _type(tp: Any) -> str:
         return f"[{_type(typing.get_args(tp)[0])}]"
     if origin is dict:
         return "object"
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and issubclass(tp, Record):
         inner = ", ".join(f"{name}: {_type(sub)}" for name, sub in _wire_fields(tp))
         return "{" + inner + "}"
     return "any"

@@ -22,11 +22,13 @@ TASKS = BENCH / "tasks"
 
 ROW_KEYS = [
     "python_pass",
+    "version",
     "import_rift.models",
     "import_rift.cli",
     "import_rift.frontends.serve",
     "serve_ready",
     "task_first_request",
+    "task_exit",
     "task_total",
     "task_peak_rss",
     "req_system_bytes",

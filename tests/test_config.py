@@ -69,9 +69,13 @@ def test_precedence_user_project_env_flags(tmp_path: Path, cwd: Path) -> None:
     assert config.host_explicit and config.num_ctx_explicit
 
     _write(cwd / ".rift.json", {"host": "http://proj:2", "model": "proj-m", "max_iterations": 7})
-    config = load_config(_env(tmp_path), cwd)
+    config = load_config(_env(tmp_path), cwd)  # a project host needs trust first
+    assert (config.host, config.model, config.max_iterations) == ("http://user:1", "proj-m", 7)
+    assert config.untrusted_servers is not None and "--trust-project" in config.untrusted_servers
+    config = load_config(_env(tmp_path), cwd, Overrides(trust_project=True))
     assert (config.host, config.model, config.max_iterations) == ("http://proj:2", "proj-m", 7)
     assert config.temperature == 0.5
+    assert config.untrusted_servers is None
 
     env = _env(tmp_path, RIFT_HOST="http://env:3", RIFT_MODEL="env-m")
     config = load_config(env, cwd)
@@ -141,7 +145,7 @@ def test_project_is_tighten_only(tmp_path: Path, cwd: Path) -> None:
             "typesafe": {"base_url": "http://attacker"},
         },
     )
-    config = load_config(_env(tmp_path, WORK_KEY="sekrit"), cwd)
+    config = load_config(_env(tmp_path, WORK_KEY="sekrit"), cwd, Overrides(trust_project=True))
     perms = config.permissions
     assert perms.allow == ("Bash(ls *)",)
     assert perms.deny == ("Bash(rm *)", "Edit(secret/**)")
@@ -221,5 +225,74 @@ def test_persist_setting_goes_to_the_governing_file(tmp_path: Path, cwd: Path) -
     assert persist_setting(config, "model", "b") == user_file(tmp_path)
     assert json.loads(user_file(tmp_path).read_text()) == {"model": "b", "theme": "dark"}
     assert json.loads((cwd / ".rift.json").read_text()) == {"host": "http://new:2"}
+    assert load_config(_env(tmp_path), cwd).host == "http://new:2"  # the user's choice: trusted
     with pytest.raises(ValueError):
         persist_setting(config, "editor", "vim")
+
+
+def test_project_servers_apply_only_once_trusted_for_that_setting(
+    tmp_path: Path, cwd: Path
+) -> None:
+    project = {"host": "http://proj:2", "providers": {"repo": {"base_url": "http://repo:3"}}}
+    _write(cwd / ".rift.json", project)
+    config = load_config(_env(tmp_path), cwd)
+    assert config.host == DEFAULT_HOST and "repo" not in config.providers
+    assert config.untrusted_servers is not None
+    assert 'host "http://proj:2"' in config.untrusted_servers
+    assert 'provider "repo"' in config.untrusted_servers
+    assert [w for w in config.warnings if "--trust-project" in w] == [config.untrusted_servers]
+
+    load_config(_env(tmp_path), cwd, Overrides(trust_project=True))
+    config = load_config(_env(tmp_path), cwd)
+    assert config.host == "http://proj:2" and "repo" in config.providers
+    assert config.untrusted_servers is None
+
+    _write(cwd / ".rift.json", {**project, "host": "http://other:4"})
+    config = load_config(_env(tmp_path), cwd)
+    assert config.host == DEFAULT_HOST and "repo" in config.providers  # only the change asks
+    assert config.untrusted_servers is not None
+    assert 'provider "repo"' not in config.untrusted_servers
+
+    moot = load_config(_env(tmp_path, RIFT_HOST="http://mine:5"), cwd)
+    assert moot.host == "http://mine:5" and moot.untrusted_servers is None
+
+
+def test_pricing_user_rates_override_project_rates_only_add(tmp_path: Path, cwd: Path) -> None:
+    _write(
+        user_file(tmp_path),
+        {"pricing": {"gpt-4o": {"input": 2.5, "output": 10}, "bad": {"input": "cheap"}}},
+    )
+    _write(
+        cwd / ".rift.json",
+        {"pricing": {"gpt-4o": {"input": 0, "output": 0}, "kimi": {"input": 0.6, "output": 2.5}}},
+    )
+    config = load_config(_env(tmp_path), cwd)
+    rates = {k: (p.input, p.output) for k, p in config.pricing.items()}
+    assert rates["gpt-4o"] == (2.5, 10.0)  # the project cannot make a model look free
+    assert rates["kimi"] == (0.6, 2.5)
+    assert rates["claude-sonnet-4"] == (3.0, 15.0)  # built in
+    assert "bad" not in rates
+    assert any("ignoring pricing 'bad'" in w for w in config.warnings)
+
+
+def test_builtin_keys_come_from_the_environment_only(tmp_path: Path, cwd: Path) -> None:
+    _write(
+        cwd / ".rift.json",
+        {"providers": {"anthropic": {"base_url": "http://evil", "kind": "anthropic"}}},
+    )
+    env = _env(tmp_path, ANTHROPIC_API_KEY="sk-ant", OPENAI_API_KEY=" ")
+    config = load_config(env, cwd)
+    assert config.builtin_keys == {"anthropic": "sk-ant"}
+    assert "anthropic" not in config.providers  # untrusted: a project's provider is not used
+    trusted = load_config(env, cwd, Overrides(trust_project=True))
+    assert trusted.providers["anthropic"].api_key is None  # trusted, it still gets no key
+
+
+def test_malformed_rules_warn_once_each_with_their_file(tmp_path: Path, cwd: Path) -> None:
+    _write(user_file(tmp_path), {"permissions": {"allow": ["Read(", "Bash(ls)"]}})
+    _write(cwd / ".rift.json", {"permissions": {"ask": ["Bash(git push"]}})
+    warnings = load_config(_env(tmp_path), cwd).warnings
+    bad = [w for w in warnings if "malformed permission rule" in w]
+    assert len(bad) == 2
+    assert str(user_file(tmp_path)) in bad[0] and "'Read('" in bad[0]
+    assert str(cwd / ".rift.json") in bad[1] and "'Bash(git push'" in bad[1]

@@ -74,3 +74,20 @@ def test_memory_alone(tmp_path: Path) -> None:
 def test_invalid_utf8_does_not_fail(tmp_path: Path) -> None:
     (tmp_path / "RIFT.md").write_bytes(b"caf\xe9 rules")
     assert "caf\ufffd rules" in load_project_instructions(tmp_path)
+
+
+def test_only_regular_files_inside_the_project_that_the_rules_allow(tmp_path: Path) -> None:
+    project, outside = tmp_path / "p", tmp_path / "secret.md"
+    project.mkdir()
+    outside.write_text("OUTSIDE", encoding="utf-8")
+    (project / "RIFT.md").symlink_to(outside)
+    (project / "docs").mkdir()
+    (project / "AGENTS.md").symlink_to(project / "docs")  # a directory is not a file
+    (project / "CLAUDE.md").write_text("DENIED", encoding="utf-8")
+    (project / ".rift").symlink_to(tmp_path)  # memory.md through a directory that leaves
+    (tmp_path / "memory.md").write_text("MEMORY", encoding="utf-8")
+    text = load_project_instructions(project, readable=lambda p: p.name != "CLAUDE.md")
+    assert text == ""
+    (project / "CLAUDE.md").unlink()
+    (project / "CLAUDE.md").symlink_to("RIFT.md")
+    assert "OUTSIDE" not in load_project_instructions(project)

@@ -243,11 +243,12 @@ def test_show_reads_context_length_fields_and_capabilities() -> None:
         "plain": None,
     }
     assert infos["router"].capabilities == {"tools", "vision", "thinking"}
-    assert infos["plain"].capabilities == {"tools"}
+    # Nothing declared: thinking is not ruled out (effort may still be sent), vision is.
+    assert infos["plain"].capabilities == {"tools", "thinking"}
     assert (info.value.status, info.value.message) == (404, "model 'missing' not found")
 
 
 def test_show_with_empty_model_list_assumes_tools() -> None:
     with FakeModelServer({"models": []}) as server:
         info = run(show(server.v1_url, "anything"))
-    assert info == ModelInfo("anything", frozenset({"tools"}), None)
+    assert info == ModelInfo("anything", frozenset({"tools", "thinking"}), None)

@@ -535,3 +535,59 @@ def test_suggest_edit_rule(tree: Tree, path: str, rule: str) -> None:
 def test_suggest_edit_rule_never_offers_the_whole_drive(tree: Tree) -> None:
     rule = suggest_edit_rule(Path("/etc.conf"), tree.cwd)
     assert rule == "Edit(/etc.conf)"
+
+
+# ------------------------------------------------------------ credential guard
+
+
+def _guard_tree(tmp_path: Path) -> tuple[Path, Path]:
+    home, cwd = tmp_path / "home", tmp_path / "home" / "work" / "proj"
+    for d in (cwd, home / ".ssh", home / ".aws", home / ".config" / "rift"):
+        d.mkdir(parents=True, exist_ok=True)
+    return cwd, home
+
+
+def test_the_credential_guard_denies_reads_until_the_user_lifts_it(tmp_path: Path) -> None:
+    cwd, home = _guard_tree(tmp_path)
+    rules = Rules(cwd=cwd, home=home)
+    for path in (home / ".ssh" / "id_rsa", home / ".aws", home / ".config/rift/config.json"):
+        for tool in ("read", "ls", "grep", "glob", "outline"):
+            verdict = rules.verdict_for_path(tool, path)
+            assert verdict.kind == "deny" and "credential guard" in (verdict.rule or "")
+    assert rules.verdict_for_path("read", tmp_path / "other" / ".env.local").kind == "deny"
+    assert rules.verdict_for_path("read", cwd / ".env").kind == "none"  # the project's own
+    assert rules.verdict_for_path("edit", home / ".aws" / "credentials").kind == "none"
+    assert rules.verdict_for_bash("cat ~/.aws/credentials").kind == "deny"
+    assert rules.verdict_for_bash("cat README.md ../../.ssh/id_rsa").kind == "deny"
+    assert rules.verdict_for_bash("cat README.md .env").kind != "deny"
+
+    lifted = Rules(allow=["Read(~/.aws/**)"], cwd=cwd, home=home)
+    assert lifted.verdict_for_path("read", home / ".aws" / "credentials").kind == "allow"
+    assert lifted.verdict_for_bash("cat ~/.aws/credentials").kind != "deny"
+    assert lifted.verdict_for_path("read", home / ".ssh" / "id_rsa").kind == "deny"
+    denied = Rules(allow=["Read(~/.aws/**)"], deny=["Read(~/.aws/**)"], cwd=cwd, home=home)
+    assert denied.verdict_for_path("read", home / ".aws" / "x").rule == "Read(~/.aws/**)"
+
+    session = Rules(cwd=cwd, home=home)
+    session.add_allow("Read(~/.ssh/**)")  # a live grant never lifts it
+    assert session.verdict_for_path("read", home / ".ssh" / "id_rsa").kind == "deny"
+
+
+def test_the_guard_follows_the_config(tmp_path: Path) -> None:
+    cwd, home = _guard_tree(tmp_path)
+    moved = tmp_path / "xdg" / "rift"
+    perms = PermissionsConfig(own_dirs=(moved, home / ".local/share/rift"))
+    rules = Rules.from_config(perms, cwd=cwd, home=home)
+    assert rules.verdict_for_path("read", moved / "config.json").kind == "deny"
+    assert rules.verdict_for_path("read", home / ".config/rift/config.json").kind == "none"
+    off = Rules.from_config(PermissionsConfig(allow_credentials=True), cwd=cwd, home=home)
+    assert off.verdict_for_path("read", home / ".ssh" / "id_rsa").kind == "none"
+    assert off.verdict_for_path("read", tmp_path / ".env").kind == "none"
+
+
+def test_a_guarded_dir_rift_was_started_in_is_not_guarded(tmp_path: Path) -> None:
+    _, home = _guard_tree(tmp_path)
+    inside = home / ".config" / "rift"
+    rules = Rules(cwd=inside, home=home)
+    assert rules.verdict_for_path("read", inside / "config.json").kind == "none"
+    assert rules.verdict_for_path("read", home / ".ssh" / "id_rsa").kind == "deny"

@@ -10,19 +10,22 @@ from typing import Any, TypeVar
 
 import pytest
 
-from rift.config import Config, ProviderConfig
+from rift.config import Config, ProviderConfig, load_config
 from rift.errors import ModelNotUsable
 from rift.models import local_weights
 from rift.models.base import ModelInfo
 from rift.models.ollama import OllamaProvider
 from rift.models.openai import OpenAIProvider
 from rift.models.registry import (
+    PROVIDER_CLASSES,
+    SERVER_KINDS,
     Preflight,
     Route,
     discovery_providers,
     list_all_models,
     make_provider,
     preflight,
+    provider_class,
     resolve,
 )
 from rift.paths import Paths
@@ -104,12 +107,44 @@ def test_unknown_prefix_is_a_bare_name() -> None:
     )
 
 
-def test_anthropic_is_refused() -> None:
-    cfg = config(claude=provider("claude", "https://api.anthropic.com/v1", kind="anthropic"))
-    with pytest.raises(ModelNotUsable, match="anthropic providers are not supported yet"):
-        resolve("claude/sonnet", cfg)
-    with pytest.raises(ModelNotUsable, match="anthropic"):
-        resolve("anthropic/claude-sonnet", config())
+def test_anthropic_routes_to_the_anthropic_client_with_its_env_key(tmp_path: Path) -> None:
+    cfg = config(claude=provider("claude", "https://proxy.example/v1", kind="anthropic"))
+    route = resolve("claude/sonnet", cfg)
+    assert (route.provider_kind, route.base_url, route.wire_model) == (
+        "anthropic",
+        "https://proxy.example/v1",
+        "sonnet",
+    )
+    loaded = load_config({"ANTHROPIC_API_KEY": "sk-ant", "HOME": str(tmp_path)}, tmp_path)
+    builtin = resolve("anthropic/claude-sonnet-4-5", loaded)
+    assert (builtin.provider_kind, builtin.base_url, builtin.api_key) == (
+        "anthropic",
+        "https://api.anthropic.com/v1",
+        "sk-ant",
+    )
+
+
+def test_builtin_openai_reads_openai_api_key_from_the_environment(tmp_path: Path) -> None:
+    loaded = load_config({"OPENAI_API_KEY": " sk-1 ", "HOME": str(tmp_path)}, tmp_path)
+    assert resolve("openai/gpt-4o", loaded).api_key == "sk-1"
+    assert resolve("openai/gpt-4o", load_config({"HOME": str(tmp_path)}, tmp_path)).api_key is None
+
+
+def test_every_kind_maps_to_a_class_that_declares_its_traits() -> None:
+    assert set(SERVER_KINDS) | {"embedded"} == set(PROVIDER_CLASSES)
+    traits = {kind: provider_class(kind).TRAITS for kind in PROVIDER_CLASSES}
+    assert [k for k, t in traits.items() if t.small_model] == ["embedded"]
+    assert [k for k, t in traits.items() if t.reports_truncation] == ["ollama"]
+    assert {k for k, t in traits.items() if t.vision} == {"ollama", "openai", "anthropic"}
+    assert resolve("m", config()).traits == traits["ollama"]
+
+
+def test_unknown_kind_is_refused_with_the_valid_kinds() -> None:
+    cfg = config(box=provider("box", "http://box/v1", kind="llamafile"))
+    with pytest.raises(
+        ModelNotUsable, match=r"unknown kind 'llamafile' \(valid kinds: anthropic, ollama, openai\)"
+    ):
+        resolve("box/m", cfg)
 
 
 def test_embedded_route_and_provider() -> None:
@@ -277,3 +312,10 @@ def test_embedded_num_ctx_is_8192_unless_set_explicitly() -> None:
     assert run(preflight(stub, route, 4096, False)).num_ctx == 4096
     explicit = run(preflight(stub, route, 16384, True))
     assert (explicit.num_ctx, explicit.note) == (16384, "")
+
+
+def test_discovery_skips_a_provider_that_cannot_connect() -> None:
+    with FakeModelServer({"models": [{"name": "local-one"}]}) as fake:
+        # anthropic/… is active but no ANTHROPIC_API_KEY: listing goes on without it
+        names = run(list_all_models(config(fake.url), "anthropic/claude-sonnet-4-5"))
+    assert [n for n in names if not n.startswith("embedded/")] == ["local-one"]

@@ -1,10 +1,20 @@
-"""Startup cost: the fast paths must not import HTTP, model or UI code."""
+"""Startup cost: each fast path imports only what it uses.
+
+`--version`/`--help` import no HTTP, model or UI code; `-p` and `--serve` (up to
+`ready`) import no UI, ACP or embedded-model code; `--acp` up to `initialize`
+imports no UI or embedded model; the TUI paints its first frame before the
+agent core or HTTP load. The whole-path checks run rift's `main` for real.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+from rift.testing.fake_server import FakeModelServer
 
 HEAVY = ("textual", "llama_cpp", "cyllama", "mcp", "acp", "rich")
 
@@ -57,3 +67,108 @@ def test_version_imports_neither_argparse_nor_pathlib() -> None:
     for flag in ("--version", "-V"):
         loaded = _modules_after(_cli(flag))
         assert not {"argparse", "pathlib", "typing"} & loaded, flag
+
+
+# ------------------------------------------------ whole fast paths, end to end
+
+RUN_AND_LIST = (
+    "import json, sys\nfrom rift.cli import main\nout = sys.argv.pop(1)\n"
+    "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+    "finally:\n    open(out, 'w').write(json.dumps(sorted(sys.modules)))"
+)
+"""Runs rift's `main` in a fresh interpreter, then lists every module it had imported."""
+
+EMBEDDED_ONLY = ("rift.models.embedded", "rift.models.local_weights", "importlib.metadata")
+"""Needed only by the embedded-model fallback, never by a run against a server."""
+
+
+def _modules_of_run(
+    tmp_path: Path, args: list[str], stdin: str = "", *, pty: bool = False
+) -> set[str]:
+    out = tmp_path / "modules.json"
+    argv = [sys.executable, "-c", RUN_AND_LIST, str(out), *args]
+    if pty:
+        _run_in_pty(argv, tmp_path)
+    else:
+        done = subprocess.run(
+            argv, cwd=tmp_path, input=stdin, capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, done.stderr
+    return set(json.loads(out.read_text(encoding="utf-8")))
+
+
+def _run_in_pty(argv: list[str], cwd: Path) -> None:
+    """The TUI needs a terminal: run it on a pseudo-terminal, draining what it paints."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import termios
+    import threading
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    ready = cwd / "first-frame"
+    env = dict(os.environ, RIFT_TUI_READY_FILE=str(ready))
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave)
+    os.close(slave)
+
+    def drain() -> None:
+        with contextlib.suppress(OSError):
+            while os.read(master, 65536):
+                pass
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        assert proc.wait(timeout=60) == 0
+    finally:
+        proc.kill()
+        os.close(master)
+    assert ready.exists(), "the TUI never painted its first frame"
+
+
+def _roots(modules: set[str], names: tuple[str, ...]) -> set[str]:
+    return {m for m in modules if m.split(".")[0] in names}
+
+
+def _named(modules: set[str], names: tuple[str, ...]) -> set[str]:
+    """The modules that are one of `names` or inside one of them."""
+    inside = tuple(n + "." for n in names)
+    return {m for m in modules if m in names or m.startswith(inside)}
+
+
+def test_headless_run_imports_only_its_own_path(tmp_path: Path) -> None:
+    with FakeModelServer({"turns": [{"content": "done"}]}) as fake:
+        loaded = _modules_of_run(tmp_path, ["-p", "hi", "--host", fake.url, "-m", "fake-model"])
+    assert "rift.frontends.printer" in loaded and "httpx" in loaded  # the run really ran
+    assert not _roots(loaded, HEAVY)
+    assert not _named(loaded, ("rift.frontends.tui", "rift.frontends.acp", *EMBEDDED_ONLY))
+
+
+def test_serve_up_to_ready_imports_only_its_own_path(tmp_path: Path) -> None:
+    with FakeModelServer({}) as fake:
+        loaded = _modules_of_run(tmp_path, ["--serve", "--host", fake.url, "-m", "fake-model"])
+    assert "rift.frontends.serve" in loaded and "rift.core.agent" in loaded
+    assert not _roots(loaded, HEAVY)
+    assert not _named(
+        loaded, ("rift.frontends.tui", "rift.frontends.acp", "rift.frontends.printer",
+                 *EMBEDDED_ONLY)
+    )  # fmt: skip
+
+
+def test_acp_up_to_initialize_loads_no_ui_or_embedded_model(tmp_path: Path) -> None:
+    initialize = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                  "params": {"protocolVersion": 1, "clientCapabilities": {}}}  # fmt: skip
+    loaded = _modules_of_run(tmp_path, ["--acp"], json.dumps(initialize) + "\n")
+    assert "rift.frontends.acp" in loaded
+    assert not _roots(loaded, ("textual", "rich", "llama_cpp"))
+    assert not _named(loaded, ("rift.frontends.tui", "rift.frontends.serve", *EMBEDDED_ONLY[:2]))
+
+
+def test_tui_first_frame_comes_before_the_core_and_http(tmp_path: Path) -> None:
+    with FakeModelServer({}) as fake:
+        loaded = _modules_of_run(tmp_path, ["--host", fake.url], pty=True)
+    assert "textual" in loaded and "rift.frontends.tui" in loaded
+    assert not _roots(loaded, ("httpx", "httpcore", "llama_cpp"))
+    assert not _named(loaded, ("rift.core.agent", "rift.core.startup", "rift.models"))

@@ -30,7 +30,14 @@ from .common import (
     rift_argv,
     sandbox,
 )
-from .procs import kill_pids, live_pids_in_groups, live_pids_with, process_group, wait_until
+from .procs import (
+    kill_pids,
+    live_pids_in_groups,
+    live_pids_with,
+    process_group,
+    program_of,
+    wait_until,
+)
 
 GONE_WITHIN_S = 10.0
 EXIT_WITHIN_S = 30.0
@@ -47,6 +54,10 @@ class Marker:
 
     def pids(self) -> list[int]:
         return live_pids_with(self.seconds)
+
+    def sleeping(self) -> bool:
+        """Whether the `sleep` itself runs (not just a bwrap or sh naming it in its argv)."""
+        return any(program_of(pid) == "sleep" for pid in self.pids())
 
 
 @dataclass
@@ -170,7 +181,9 @@ def sigkill_serve(config: dict[str, Any] | None = None) -> _Result:
             serve.expect("ready", 30)
             serve.send({"cmd": "set_approval", "approve": False})
             serve.send({"cmd": "prompt", "text": "run it"})
-            if not wait_until(marker.pids, 15):
+            # Mid-bash means the command runs: a SIGKILL inside bwrap's own setup window
+            # (before it arms --die-with-parent in its child) is bwrap's race, not rift's.
+            if not wait_until(marker.sleeping, 15):
                 return _Result("serve: SIGKILL mid-bash", -1)
             groups = _groups([marker])
             serve.kill()

@@ -38,6 +38,16 @@ def live_pids_with(marker: str) -> list[int]:
     return found
 
 
+def program_of(pid: int) -> str:
+    """The first word of a process's command line ("" when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            argv0 = handle.read().split(b"\0", 1)[0]
+    except OSError:
+        return ""
+    return os.path.basename(argv0.decode(errors="replace"))
+
+
 def process_group(pid: int) -> int | None:
     fields = _stat_fields(str(pid))
     return int(fields[2]) if fields else None

@@ -1,5 +1,5 @@
 """`python -m rift` is the same as the `rift` console script."""
 
-from rift.cli import main
+from rift.cli import entry
 
-raise SystemExit(main())
+entry()

@@ -3,9 +3,13 @@
 Only argparse and the config module load before a front end is chosen, so
 `rift --version` and `rift --help` answer without importing HTTP, model or UI
 code. Each front end is imported inside the branch that runs it, on purpose.
-"""
 
-from __future__ import annotations
+`entry` (the console script and `python -m rift`) ends a `-p` or `--serve` run
+with `os._exit` once its output is flushed: by then the session is saved and
+the event loop closed, and the interpreter's own teardown (module cleanup, a
+last collection over everything imported) only delays the exit. Tests call
+`main` in-process, which always returns.
+"""
 
 import os
 import sys
@@ -19,7 +23,7 @@ if TYPE_CHECKING:
 VERSION_FLAGS = (["--version"], ["-V"])
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> "argparse.ArgumentParser":  # quoted: importing __future__ costs too
     import argparse  # not on `rift --version`'s path: argparse brings re, enum, gettext
 
     parser = argparse.ArgumentParser(
@@ -39,6 +43,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="reasoning effort for thinking models",
     )
     add("-p", "--prompt", help="headless one-shot: run this task and exit")
+    add(
+        "--attach",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="with -p: attach a file (repeatable); images go to vision models (10 MB cap),"
+        " text files are appended to the prompt",
+    )
     add(
         "--output-format",
         choices=("text", "json"),
@@ -60,18 +72,60 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add("--resume", metavar="FILE", help="resume a specific session file")
     add("--approve", action="store_true", help="force approval mode on")
+    add(
+        "--trust-project",
+        action="store_true",
+        help="trust this project's host/provider settings in .rift.json (asked once per setting)",
+    )
     add("--trace", metavar="FILE", help="append one JSON line per turn to FILE (env RIFT_TRACE)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run rift with `argv` (default: the command line); the exit status."""
+    return _main(argv)[0]
+
+
+def entry() -> None:
+    """The console script: `main`, then a fast exit where nothing is left to tear down."""
+    code, finished = _main(None)
+    if finished and _flushed() and not _other_threads():
+        os._exit(code)
+    raise SystemExit(code)
+
+
+def _flushed() -> bool:
+    """Flush stdout and stderr; False when that failed (the normal exit then reports it)."""
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def _other_threads() -> bool:
+    """A live non-daemon thread: the normal exit would wait for it, so `entry` must too."""
+    threading = sys.modules.get("threading")
+    if threading is None:
+        return False
+    main_thread = threading.main_thread()
+    return any(
+        t is not main_thread and not t.daemon and t.is_alive() for t in threading.enumerate()
+    )
+
+
+def _main(argv: list[str] | None) -> tuple[int, bool]:
+    """The exit status, and whether the run finished a front end that saved all it had
+    (`-p`, `--serve`): only then may `entry` skip the interpreter's teardown."""
     if (sys.argv[1:] if argv is None else argv) in VERSION_FLAGS:
         print(f"rift {__version__}")
-        return 0
+        return 0, False
     args = build_parser().parse_args(argv)
     if args.version:
         print(f"rift {__version__}")
-        return 0
+        return 0, False
     from rift.config import Overrides, load_config  # cheap: stdlib json and dataclasses only
 
     overrides = Overrides(
@@ -83,11 +137,15 @@ def main(argv: list[str] | None = None) -> int:
         approve=True if args.approve else None,
         effort=args.effort,
         trace_file=args.trace,
+        trust_project=args.trust_project,
     )
     if args.acp:  # each ACP session loads its own config for the editor's cwd
         from rift.frontends import acp
 
-        return acp.run(os.environ, overrides)
+        return acp.run(os.environ, overrides), False
+    if args.attach and args.prompt is None:
+        print("rift: --attach works with -p (headless) only", file=sys.stderr)
+        return 2, False
     from pathlib import Path  # past --version: pathlib imports re, fnmatch, urllib
 
     config = load_config(os.environ, Path.cwd(), overrides)
@@ -95,14 +153,21 @@ def main(argv: list[str] | None = None) -> int:
     if not args.serve and args.prompt is None:
         from rift.frontends import tui  # paints its first frame before loading the core
 
-        return tui.run(config, continue_last=args.continue_last, resume=resume)
+        return tui.run(config, continue_last=args.continue_last, resume=resume), False
     from rift.core.startup import StartOptions  # the agent core: loaded only past --version
 
     if args.serve:
         from rift.frontends import serve
 
-        return serve.run(config, StartOptions(continue_last=args.continue_last, resume=resume))
+        options = StartOptions(continue_last=args.continue_last, resume=resume)
+        return serve.run(config, options), True
     from rift.frontends import printer
+    from rift.models.attachments import AttachmentError, load_attachments
 
+    try:
+        attached = load_attachments(args.attach, config.cwd)
+    except AttachmentError as exc:
+        print(f"rift: {exc}", file=sys.stderr)
+        return 2, False
     options = StartOptions(attached=False, continue_last=args.continue_last, resume=resume)
-    return printer.run(config, args.prompt, args.output_format, options)
+    return printer.run(config, args.prompt, args.output_format, options, attached), True

@@ -5,6 +5,8 @@ permission, fs and terminal requests as scripted), then `async with
 connect(recorder, project, server) as conn:` spawns rift as a subprocess
 against the fake model server, runs `initialize`, and hands back the SDK's
 `ClientSideConnection`. Nothing of rift is imported: the wire is the contract.
+Every message rift sends is checked against the official ACP schema
+(acp_schema.py) when the connection closes.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from acp.schema import (
     WaitForTerminalExitResponse,
     WriteTextFileResponse,
 )
+from acp_schema import WireChecker
 
 MODEL = "fake-model"
 HANG = "hang"
@@ -200,14 +203,20 @@ class Connected:
     conn: Any
     process: asyncio.subprocess.Process
     init: InitializeResponse
+    checker: WireChecker
 
 
 @asynccontextmanager
 async def connect(
     recorder: Recorder, project: Path, server: Any, *extra: str
 ) -> AsyncIterator[Connected]:
-    """`rift --acp --host <fake> -m fake-model EXTRA…` in `project`, initialized."""
+    """`rift --acp --host <fake> -m fake-model EXTRA…` in `project`, initialized.
+
+    When the block ends without an error, every message rift sent must have
+    passed the schema check.
+    """
     argv = [*rift_argv(), "--acp", "--host", server.url, "-m", MODEL, *extra]
+    checker = WireChecker()
     log = (project.parent / "rift-acp.stderr").open("ab")
     try:
         async with spawn_agent_process(
@@ -219,15 +228,18 @@ async def connect(
             # rift saves and closes its sessions after stdin closes; the SDK's 2 s grace
             # (then SIGTERM) is too short on a loaded machine.
             transport_kwargs={"stderr": log.fileno(), "shutdown_timeout": 30.0},
+            observers=[checker.observe],
+            use_unstable_protocol=True,
         ) as (conn, process):
             init = await conn.initialize(
                 protocol_version=PROTOCOL_VERSION,
                 client_capabilities=recorder.capabilities(),
                 client_info=Implementation(name="rift-tests", version="0"),
             )
-            yield Connected(conn, process, init)
+            yield Connected(conn, process, init, checker)
     finally:
         log.close()
+    assert checker.verify() > 0
 
 
 def run(coro: Any, timeout: float = 60) -> Any:

@@ -68,15 +68,27 @@ def test_prompt_text_mentions_resources_and_appends_context(tmp_path: Path) -> N
         ],
         tmp_path,
     )
-    first, *context = text.split("\n\n")
+    assert text.images == ()
+    first, *context = text.text.split("\n\n")
     assert first == (
-        "look at @pkg/a.py and @/etc/hosts @pkg/a.py @/bin/ls"
-        " [image attachment left out: rift sends text to the model]"
+        "look at @pkg/a.py and @/etc/hosts `pkg/a.py` `/bin/ls`"
+        " [image left out: this model cannot see images]"
     )
     assert context == [
         '<context ref="pkg/a.py">\nx = 1\n</context>',
         "[binary attachment /bin/ls left out]",
     ]
+
+
+def test_images_go_along_when_the_model_sees(tmp_path: Path) -> None:
+    blocks = [
+        text_block("compare"),
+        image_block("AAAA", "image/png"),
+        resource_block(embedded_blob_resource("file:///shot.jpg", "BBBB", mime_type="image/jpeg")),
+    ]
+    parts = prompt_text(blocks, tmp_path, sees=True)
+    assert parts.text == "compare `/shot.jpg`"
+    assert parts.images == ("data:image/png;base64,AAAA", "data:image/jpeg;base64,BBBB")
 
 
 def test_editor_mcp_servers_in_rift_config_shape() -> None:

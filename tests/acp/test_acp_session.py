@@ -37,7 +37,7 @@ def test_initialize_advertises_rift(project: Path, fake_server: Any) -> None:
             session = await rift.conn.new_session(cwd=str(project), mcp_servers=[])
             assert session.session_id
             assert session.modes.current_mode_id == "ask"
-            assert {m.id for m in session.modes.available_modes} == {"ask", "auto"}
+            assert {m.id for m in session.modes.available_modes} >= {"ask", "auto"}
             options = {o.id: o for o in session.config_options}
             assert options["model"].current_value == MODEL
             assert options["mode"].current_value == "ask"
@@ -54,7 +54,7 @@ def test_prompt_reads_and_writes_with_permission_denied_then_allowed(
             "turns": [
                 {"thinking": "let me look", **_call("read", path="notes.txt")},
                 _call("write", path="out.txt", content="hello\n"),
-                _call("write", path="out.txt", content="hello\n"),
+                _call("write", path="out.txt", content="hello, again\n"),
                 {"content": ["All ", "done."]},
             ]
         }
@@ -80,13 +80,14 @@ def test_prompt_reads_and_writes_with_permission_denied_then_allowed(
     assert [u.status for u in read] == ["pending", "in_progress", "completed"]
     assert "beta" in read[-1].content[0].content.text
     assert denied[0].kind == "edit" and denied[0].status == "pending"
-    assert denied[0].content[0].new_text == "hello\n"  # the proposal, shown before asking
+    assert denied[1].content[0].new_text == "hello\n"  # the proposal, shown before asking
+    assert recorder.permissions[0][0].content[0].new_text == "hello\n"
     assert denied[-1].status == "failed"
-    assert [u.status for u in allowed] == ["pending", "in_progress", "completed"]
+    assert [u.status for u in allowed] == ["pending", None, "in_progress", "completed"]
     diff = allowed[-1].content[0]
     assert diff.type == "diff" and diff.path == str(project / "out.txt")
-    assert diff.old_text is None and diff.new_text == "hello\n"
-    assert (project / "out.txt").read_text() == "hello\n"
+    assert diff.old_text is None and diff.new_text == "hello, again\n"
+    assert (project / "out.txt").read_text() == "hello, again\n"
     assert len(recorder.permissions) == 2
     tool_call, options = recorder.permissions[0]
     assert tool_call.tool_call_id == denied[0].tool_call_id
@@ -245,5 +246,35 @@ def test_embedded_context_and_resource_links_reach_the_model(
 
     run(scenario())
     user = server.chat_requests()[-1]["messages"][-1]["content"]
-    assert user.startswith("explain @src/app.py and @src/app.py")
+    assert user.startswith("explain @src/app.py and `src/app.py`")
     assert "<context ref=\"src/app.py\">\nprint('hi')\n</context>" in user
+
+
+def test_an_editor_mention_attaches_the_buffer_once_not_the_disk(
+    project: Path, fake_server: Any
+) -> None:
+    """Zed sends an @-mentioned file as an embedded resource with its (unsaved) buffer."""
+    from acp import embedded_text_resource, resource_block, resource_link_block
+
+    (project / "app.py").write_text("DISK VERSION\n")
+    (project / "util.py").write_text("UTIL ON DISK\n")
+    server = fake_server({"turns": [{"content": "ok"}]})
+
+    async def scenario() -> None:
+        async with connect(Recorder(), project, server) as rift:
+            sid = (await rift.conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            blocks = [
+                text_block("explain"),
+                resource_block(
+                    embedded_text_resource((project / "app.py").as_uri(), "BUFFER VERSION")
+                ),
+                text_block("using"),
+                resource_link_block("util.py", (project / "util.py").as_uri()),
+            ]
+            await rift.conn.prompt(session_id=sid, prompt=blocks)
+
+    run(scenario())
+    user = server.chat_requests()[-1]["messages"][-1]["content"]
+    assert user.count("BUFFER VERSION") == 1
+    assert "DISK VERSION" not in user
+    assert user.count("UTIL ON DISK") == 1  # a link is attached from disk, by the core

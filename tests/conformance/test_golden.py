@@ -9,14 +9,13 @@ an event type the tour cannot produce fails loudly instead of going unchecked.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from rift.core.events import EVENT_TYPES
+from rift.core.events import EVENT_TYPES, wire_fields
 from rift.testing.fake_server import FakeModelServer
 
 from .serve_session import ServeSession, isolated_environ
@@ -226,8 +225,8 @@ def test_golden_file_is_well_formed(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(EVENT_TYPES))
-def test_golden_keys_are_the_dataclass_wire_fields(name: str) -> None:
-    fields = {f.metadata.get("wire", f.name) for f in dataclasses.fields(EVENT_TYPES[name])}
+def test_golden_keys_are_the_event_wire_fields(name: str) -> None:
+    fields = {wire for wire, _ in wire_fields(EVENT_TYPES[name])}
     assert set(load_golden(name)["shape"]) == {"event", *fields}
 
 

@@ -272,3 +272,49 @@ def test_a_nudged_follow_up_is_announced_as_a_new_message(fake_server, serve) ->
     assert "info" in names[first:second], names
     assert _nudged(server)
     assert session.close() == 0
+
+
+# ------------------------------------------------------------------ modes
+
+
+def test_set_mode_plan_refuses_writes_and_accept_edits_applies_them(
+    fake_server, serve, project
+) -> None:
+    server = fake_server(
+        {
+            "turns": [
+                {"match": "plan it", "tool_calls": [tool_call("write", path="a.txt", content="x")]},
+                {"match": "plan it", "content": "planned"},
+                {
+                    "match": "do it",
+                    "tool_calls": [
+                        tool_call("write", path="a.txt", content="x"),
+                        tool_call("bash", command="echo hi"),
+                    ],
+                },
+                {"match": "do it", "content": "done"},
+            ]
+        }
+    )
+    session: ServeSession = serve(server)
+    session.send({"cmd": "set_mode", "mode": "plan"})
+    assert session.expect("approval_changed") == {
+        "event": "approval_changed",
+        "approve": True,
+        "mode": "plan",
+    }
+    session.prompt("plan it")
+    session.read_until("done")
+    assert not (project / "a.txt").exists()
+    session.send({"cmd": "set_mode", "mode": "accept-edits"})
+    session.expect("approval_changed", mode="accept-edits")
+    session.prompt("do it")
+    ask = session.expect("ask")  # the write applied without asking; bash still asks
+    assert (project / "a.txt").read_text(encoding="utf-8") == "x"
+    assert "echo hi" in ask["question"]
+    session.send({"cmd": "answer", "id": ask["id"], "text": "deny"})
+    session.read_until("done")
+    session.send({"cmd": "set_mode", "mode": "yolo"})
+    warning = session.expect("warning")
+    assert warning["code"] == "bad_command" and "accept-edits" in warning["text"]
+    assert session.close() == 0

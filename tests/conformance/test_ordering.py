@@ -154,7 +154,7 @@ def test_prompt_while_busy_and_other_mid_turn_commands(fake_server, serve) -> No
             "text": "turn in progress — cancel it or wait before switching models",
             "code": "busy",
         },
-        {"event": "approval_changed", "approve": False},
+        {"event": "approval_changed", "approve": False, "mode": "auto"},
     ]
     session.send({"cmd": "list_models"})  # safe mid-turn; answered in the background
     assert session.expect("models")["current"] == "fake-model"

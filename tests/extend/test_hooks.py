@@ -7,6 +7,8 @@ from typing import Any
 
 from extend_helpers import config_dir, data_dir, request_text, trusted, write_json
 
+from rift.extend.trust import hook_trust_key
+
 HOOK = "echo lint broke; exit 1"
 
 
@@ -38,7 +40,7 @@ def test_project_hook_trust_ask_then_failure_reaches_the_model(
     assert ask["choices"] == ["trust", "skip"]
     serve.send({"cmd": "answer", "id": 1, "text": "yes"})
     serve.until("info", text=f"project hook trusted: {HOOK}")
-    assert trusted() == [HOOK]
+    assert trusted() == [hook_trust_key(project, HOOK)]
     _write_and_allow(serve)
     followup = request_text(server.chat_requests()[1])
     assert "post-edit hook FAILED (exit 1)" in followup
@@ -71,7 +73,7 @@ def test_a_skipped_project_hook_never_runs(fake_server, start_serve, project: Pa
 
 
 def test_an_edited_hook_command_asks_again(fake_server, start_serve, project: Path) -> None:
-    write_json(data_dir() / "trusted-hooks.json", [HOOK])
+    write_json(data_dir() / "trusted-hooks.json", [hook_trust_key(project, HOOK)])
     write_json(project / ".rift.json", {"hooks": {"post_edit": [HOOK + " "]}})
     serve = start_serve(fake_server({}))
     serve.send({"cmd": "hello"})

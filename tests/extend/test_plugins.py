@@ -177,7 +177,7 @@ def test_trust_ask_then_persisted_then_reasked_after_an_edit(
     serve.send({"cmd": "answer", "id": 1, "text": " Trust "})
     info = serve.until("info")
     assert info["text"] == "plugin 'demo' trusted — tools registered: greet"
-    assert any(k.startswith("plugin:") and str(manifest_path) in k for k in trusted())
+    assert any(k.startswith("plugin:") and str(project) in k for k in trusted())
 
     serve.send({"cmd": "prompt", "text": "greet Bob"})
     bash_ask = serve.until("ask")
@@ -288,7 +288,7 @@ def test_headless_uses_only_trusted_project_plugins(
 
     from rift.extend.trust import plugin_trust_key
 
-    key = plugin_trust_key(manifest_path.resolve(), manifest_path.read_bytes())
+    key = plugin_trust_key(project, manifest_path.parent, manifest_path.read_bytes())
     write_json(data_dir() / "trusted-hooks.json", [key])
     server2 = fake_server({"turns": greet_turns()})
     run2 = harness_run(server2, "greet Bob")

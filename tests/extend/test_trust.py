@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
-from rift.extend.trust import TrustStore, plugin_trust_key
+from rift.extend.trust import TrustStore, hook_trust_key, mcp_trust_key, plugin_trust_key
 from rift.paths import Paths
 
 
@@ -44,7 +45,39 @@ def test_corrupt_or_wrong_shape_stores_warn_and_trust_nothing(tmp_path: Path) ->
     assert "corrupt" in store.warnings[0] and "not a JSON array" in store.warnings[1]
 
 
-def test_plugin_key_changes_with_any_byte(tmp_path: Path) -> None:
-    path = tmp_path / "plugin.json"
-    assert plugin_trust_key(path, b"{}") != plugin_trust_key(path, b"{} ")
-    assert plugin_trust_key(path, b"{}").endswith(str(path))
+def test_plugin_key_changes_with_any_byte_of_the_manifest_or_its_files(tmp_path: Path) -> None:
+    project = tmp_path / "repo"
+    plugin = project / ".rift" / "plugins" / "demo"
+    plugin.mkdir(parents=True)
+    (plugin / "tool.sh").write_text("echo 1\n", encoding="utf-8")
+    key = plugin_trust_key(project, plugin, b"{}")
+    assert key != plugin_trust_key(project, plugin, b"{} ")
+    assert key.endswith(f"{project}:.rift/plugins/demo")
+    (plugin / "tool.sh").write_text("echo 2\n", encoding="utf-8")
+    edited = plugin_trust_key(project, plugin, b"{}")
+    assert edited != key
+    (plugin / "sub").mkdir()
+    (plugin / "sub" / "lib.sh").write_text("x", encoding="utf-8")
+    assert plugin_trust_key(project, plugin, b"{}") != edited
+
+
+def test_keys_name_the_projects_real_path(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "a")
+    assert hook_trust_key(tmp_path / "a", "make") != hook_trust_key(tmp_path / "b", "make")
+    assert hook_trust_key(tmp_path / "link", "make") == hook_trust_key(tmp_path / "a", "make")
+    assert mcp_trust_key(tmp_path / "a", "[]") != mcp_trust_key(tmp_path / "b", "[]")
+
+
+def test_plugin_key_never_hangs_on_special_files_or_walks_a_linked_disk(tmp_path: Path) -> None:
+    project = tmp_path / "repo"
+    plugin = project / ".rift" / "plugins" / "demo"
+    plugin.mkdir(parents=True)
+    os.mkfifo(plugin / "fifo")
+    (plugin / "zero").symlink_to("/dev/zero")
+    (plugin / "root").symlink_to("/")
+    key = plugin_trust_key(project, plugin, b"{}")  # returns: nothing is opened or walked
+    (plugin / "root").unlink()
+    (plugin / "root").symlink_to("/tmp")
+    assert plugin_trust_key(project, plugin, b"{}") != key  # a re-pointed link counts

@@ -90,3 +90,11 @@ def test_headless_exit_status_when_the_budget_runs_out(harness: Any) -> None:
     wrapped = harness.run("look around", server, "--max-iterations", "3")
     assert wrapped.code == 4, wrapped.describe()
     assert wrapped.result["outcome"] == "wrapped"
+
+
+def test_a_tiny_budget_that_runs_out_is_wrapped_too(harness: Any) -> None:
+    (harness.project / "d0").mkdir()
+    server = harness.server([{"tool_calls": [{"name": "ls", "arguments": {"path": "d0"}}]}])
+    run = harness.run("look around", server, "--max-iterations", "1")
+    assert run.code == 4, run.describe()
+    assert run.result["outcome"] == "wrapped"

@@ -30,7 +30,17 @@ def test_json_output_files_and_session(harness: Any) -> None:
     assert (harness.project / "old.txt").read_text() == "line after\n"
 
     result = run.result
-    assert set(result) == {"model", "reply", "tools", "stats", "session", "outcome", "reason"}
+    assert set(result) == {
+        "model",
+        "reply",
+        "tools",
+        "stats",
+        "estimated_cost_usd",
+        "session",
+        "outcome",
+        "reason",
+    }
+    assert result["estimated_cost_usd"] == 0  # a model on the default host costs nothing
     assert (result["outcome"], result["reason"]) == ("answered", "")
     assert result["model"] == "fake-model"
     assert result["reply"] == "Created src/new.py and updated old.txt."

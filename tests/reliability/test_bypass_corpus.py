@@ -87,3 +87,11 @@ def test_a_chain_after_an_allowed_command_is_refused(
     rules = Rules(allow=["Bash(git status *)"], deny=["Bash(curl *)"], cwd=here, home=here)
     verdict = rules.verdict_for_bash(f"git status{separator}{spelling} {args}")
     assert verdict.kind == "deny", verdict
+
+
+def test_every_pytest_case_names_a_test_that_exists() -> None:
+    root = Path(__file__).resolve().parents[2]
+    for case in CORPUS["pytest_cases"]:
+        assert case["family"] and case["why"], case
+        path, _, name = case["test"].partition("::")
+        assert f"def {name}(" in (root / path).read_text(encoding="utf-8"), case["test"]

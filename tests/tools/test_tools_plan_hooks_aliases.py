@@ -91,16 +91,22 @@ def test_hook_output_middle_truncated(ctx: ToolContext) -> None:
 
 
 def test_builtin_registry_order_and_size() -> None:
-    tools = builtin_tools()
+    tools = builtin_tools(search=True)
     assert tuple(tools) == BUILTIN_TOOLS == (
-        "read", "write", "edit", "bash", "ls", "grep", "glob", "plan",
+        "read", "write", "edit", "bash", "ls", "grep", "glob", "outline", "repo_map",
+        "plan", "remember", "fetch", "web_search", "ask_user",
     )  # fmt: skip
     assert {name for name, tool in tools.items() if tool.mutating} == {"write", "edit", "bash"}
     for name, tool in tools.items():
         assert tool.name == name
         assert tool.parameters["type"] == "object"
     size = sum(len(json.dumps(tool.schema())) for tool in tools.values())
-    assert size < 4096
+    assert size < 6144  # the budget for the whole tool set (task/agent/skill included)
+
+
+def test_web_search_is_absent_without_a_search_url() -> None:
+    assert "web_search" not in builtin_tools()
+    assert "web_search" in builtin_tools(search=True)
 
 
 @pytest.mark.parametrize(
@@ -115,7 +121,11 @@ def test_builtin_registry_order_and_size() -> None:
         ("functions.grep", "grep"),
         ("Read", "read"),
         ("find_files", "glob"),
-        ("web_fetch", "web_fetch"),  # fetch is not available here
+        ("web_fetch", "fetch"),
+        ("file_outline", "outline"),
+        ("codebase_map", "repo_map"),
+        ("search_web", "web_search"),
+        ("dispatch_agent", "dispatch_agent"),  # agent is not available here
         ("mystery", "mystery"),
     ],
 )

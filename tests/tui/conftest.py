@@ -8,11 +8,15 @@ rather than sleeping; `drive` runs one async scenario to completion.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import socket
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -23,6 +27,7 @@ from textual.widgets import Markdown, Static
 
 from rift.config import Config, Overrides, load_config
 from rift.frontends.tui.app import RiftApp
+from rift.frontends.tui.widgets.transcript import PastReply
 
 SIZE = (120, 40)
 MODEL = "fake-model"
@@ -84,7 +89,7 @@ async def until(
 async def connected(pilot: Pilot[Any]) -> RiftApp:
     app = pilot.app
     assert isinstance(app, RiftApp)
-    await until(pilot, lambda: app.driver.agent is not None, "the model to bind")
+    await until(pilot, lambda: app.driver.conversation is not None, "the model to bind")
     await until(pilot, lambda: app.status_bar.state.limit > 0, "the context gauge")
     return app
 
@@ -111,7 +116,7 @@ async def idle(pilot: Pilot[Any]) -> None:
 
 
 def widget_text(widget: Any) -> str:
-    if isinstance(widget, Markdown):
+    if isinstance(widget, (Markdown, PastReply)):
         return widget.source
     if isinstance(widget, Static):
         return str(widget.content)
@@ -133,3 +138,46 @@ def screen_text(app: RiftApp) -> str:
             f"--- status: {app.status_bar.state}",
         ]
     )
+
+
+@pytest.fixture
+def slow_proxy() -> Iterator[Callable[[str, float], str]]:
+    """Factory: slow_proxy(url, delay) → a URL whose first `delay` seconds answer nothing.
+
+    A real TCP proxy in front of the fake server: connections made during the
+    delay wait (as a model server that is still loading would), then everything
+    is relayed both ways. Used to hold the app in its "connecting" state.
+    """
+    servers: list[socket.socket] = []
+
+    def start(url: str, delay: float) -> str:
+        target = urlsplit(url)
+        listener = socket.create_server(("127.0.0.1", 0))
+        servers.append(listener)
+        opened = time.monotonic()
+
+        def pipe(src: socket.socket, dst: socket.socket) -> None:
+            with contextlib.suppress(OSError):
+                while data := src.recv(65536):
+                    dst.sendall(data)
+            with contextlib.suppress(OSError):
+                dst.shutdown(socket.SHUT_WR)
+
+        def serve(client: socket.socket) -> None:
+            time.sleep(max(0.0, opened + delay - time.monotonic()))
+            upstream = socket.create_connection((target.hostname or "", target.port or 80))
+            threading.Thread(target=pipe, args=(upstream, client), daemon=True).start()
+            pipe(client, upstream)
+
+        def accept() -> None:
+            with contextlib.suppress(OSError):
+                while True:
+                    client, _ = listener.accept()
+                    threading.Thread(target=serve, args=(client,), daemon=True).start()
+
+        threading.Thread(target=accept, daemon=True).start()
+        return f"http://127.0.0.1:{listener.getsockname()[1]}"
+
+    yield start
+    for listener in servers:
+        listener.close()

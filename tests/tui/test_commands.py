@@ -56,7 +56,7 @@ def test_help_unknown_and_approval_commands(tui: Any) -> None:
         assert app.status_bar.state.approve
         await send(pilot, "/yolo")
         await until(pilot, lambda: not app.status_bar.state.approve, "approval off")
-        assert app.driver.agent is not None and not app.driver.agent.approval.enabled
+        assert app.driver.conversation is not None and not app.driver.conversation.approve
         await send(pilot, "/approve")
         await until(pilot, lambda: app.status_bar.state.approve, "approval on")
 
@@ -71,7 +71,7 @@ def test_offline_start_shows_a_banner_and_host_connects(tui: Any, fake_server: A
         text = transcript_text(app)
         for hint in ("--host", "RIFT_HOST", '"host"', "/host URL", "/model NAME"):
             assert hint in text
-        assert app.driver.agent is None
+        assert app.driver.conversation is None
         assert app.status_bar.state.model == "(offline)"
         await send(pilot, "hello?")
         await until(pilot, lambda: "no model is connected" in transcript_text(app), "refusal")
@@ -110,10 +110,10 @@ def test_ctx_rebinds_and_persists(tui: Any) -> None:
     app, _ = tui()
 
     async def scenario(pilot: Pilot[Any]) -> None:
-        agent = (await connected(pilot)).driver.agent
+        conversation = (await connected(pilot)).driver.conversation
         await send(pilot, "/ctx 16384")
-        await until(pilot, lambda: app.driver.agent is not agent, "the rebind")
         await until(pilot, lambda: app.status_bar.state.limit == 16384, "the new gauge")
+        assert app.driver.conversation is conversation  # the same conversation, rebound
 
     drive(app, scenario)
     assert _user_config()["num_ctx"] == 16384
@@ -133,14 +133,14 @@ def test_undo_and_rewind_restore_files(tui: Any, project: Path) -> None:
         await send(pilot, "write new.txt")
         await idle(pilot)
         assert (project / "new.txt").exists()
-        agent = app.driver.agent
-        assert agent is not None
-        turns_before = len(agent.messages)
+        conversation = app.driver.conversation
+        assert conversation is not None
+        assert [m.text for m in conversation.history()][:1] == ["write new.txt"]
         await send(pilot, "/rewind")
         await until(pilot, lambda: "rewound 1 turn(s)" in transcript_text(app), "the rewind")
         assert not (project / "new.txt").exists()
-        assert len(agent.messages) < turns_before
-        assert "write new.txt" not in json.dumps(agent.messages)
+        assert conversation.history() == []
+        assert "write new.txt" not in transcript_text(app)
         await send(pilot, "/undo")
         await until(pilot, lambda: "nothing to undo" in transcript_text(app), "undo's answer")
 
@@ -235,9 +235,9 @@ def test_conversation_commands(tui: Any, project: Path) -> None:
         await idle(pilot)
         await send(pilot, "/compact")
         await until(pilot, lambda: "compacted:" in transcript_text(app), "/compact")
-        agent = app.driver.agent
-        assert agent is not None
-        assert "Summary: the user asked twice." in json.dumps(agent.messages)
+        conversation = app.driver.conversation
+        assert conversation is not None
+        assert "Summary: the user asked twice." in conversation.session_path.read_text()
         await send(pilot, "/skills")
         await until(
             pilot, lambda: "/skill:haiku — answer in a haiku" in transcript_text(app), "/skills"
@@ -249,7 +249,7 @@ def test_conversation_commands(tui: Any, project: Path) -> None:
         await until(pilot, lambda: "session saved as" in transcript_text(app), "/save")
         await send(pilot, "/clear")
         await until(pilot, lambda: "conversation cleared" in transcript_text(app), "/clear")
-        assert [m["role"] for m in agent.messages] == ["system"]
+        assert conversation.history() == []
         await send(pilot, "/sessions")
         picker = await until(
             pilot, lambda: isinstance(app.screen, PickerScreen) and app.screen, "the sessions"

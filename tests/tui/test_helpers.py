@@ -65,3 +65,19 @@ def test_the_ui_module_paints_before_the_core_loads() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == []
+
+
+def test_the_tui_drives_the_conversation_never_the_agents_state() -> None:
+    """The TUI is an adapter over `Conversation`: no reaching into the agent's internals."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).parents[2] / "src" / "rift" / "frontends" / "tui"
+    pattern = re.compile(r"\bagent\.(messages|journal|binding|ctx|broker|gate)\b")
+    hits = [
+        f"{path.relative_to(root)}:{n}: {line.strip()}"
+        for path in sorted(root.rglob("*.py"))
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert hits == []

@@ -35,6 +35,7 @@ from rift.core.hunks import diff_segments, preview_diff
 from rift.frontends.tui.app import RiftApp
 from rift.frontends.tui.screens.picker import PickerScreen
 from rift.frontends.tui.screens.review import ReviewScreen
+from rift.frontends.tui.widgets.toolcall import ToolCallLine
 
 from .conftest import connected, drive, until
 
@@ -98,6 +99,23 @@ def test_chat_layout(tui: Any, tmp_path: Path) -> None:
         _check(app, "chat", tmp_path)
 
     drive(app, scenario)
+
+
+def test_chat_at_80x24_with_an_open_tool_line(tui: Any, tmp_path: Path) -> None:
+    """The narrow layout: no side pane, tool calls as lines, one of them opened."""
+    app, _ = tui()
+
+    async def scenario(pilot: Pilot[Any]) -> None:
+        await _chat_scene(pilot)
+        lines = list(app.transcript.query(ToolCallLine))
+        assert [line.summary for line in lines][-1] == "✓ bash python3 -m pytest -q"
+        lines[-1].collapsed = False
+        await until(pilot, lambda: "3 passed" in lines[-1].body_text, "the open line")
+        app.transcript.scroll_end(animate=False)
+        await pilot.pause(0.2)
+        _check(app, "chat-80x24", tmp_path)
+
+    drive(app, scenario, size=(80, 24))
 
 
 def test_approval_picker_with_diff(tui: Any, tmp_path: Path) -> None:

@@ -71,3 +71,64 @@ def test_one_prompt_and_quit_in_tmux(tmux: Any, project: Path, fake_server: Any)
     tmux("send-keys", "-t", "rift", "Enter")
     _wait_for(tmux, "RIFT-EXITED-0")
     assert "hello there" in str(server.chat_requests()[-1]["messages"])
+
+
+def _start(tmux: Any, project: Path, url: str, size: tuple[int, int]) -> None:
+    env = {k: os.environ[k] for k in ENV_KEYS if k in os.environ}
+    env["TERM"] = "xterm-256color"
+    command = [*rift_command(), "--host", url, "-m", "fake-model"]
+    line = (
+        f"cd {shlex.quote(str(project))} && env {shlex.join(f'{k}={v}' for k, v in env.items())}"
+        f" {shlex.join(command)}; echo RIFT-EXITED-$?; sleep 30"
+    )
+    tmux("new-session", "-d", "-s", "rift", "-x", str(size[0]), "-y", str(size[1]), line)
+
+
+def _type(tmux: Any, text: str) -> None:
+    tmux("send-keys", "-t", "rift", "-l", text)
+    tmux("send-keys", "-t", "rift", "Enter")
+
+
+def test_a_whole_session_at_80x24(tmux: Any, project: Path, fake_server: Any) -> None:
+    """Approve a long command, see its tool line, cancel a turn with Ctrl+C, quit."""
+    command = "echo start && " + " && ".join(f"echo step-{n}" for n in range(12)) + " && echo TAIL"
+    server = fake_server(
+        {
+            "turns": [
+                {"tool_calls": [{"name": "bash", "arguments": {"command": command}}]},
+                {"content": "All steps ran."},
+                {"content": "Thinking out loud", "never_end": " more", "chunk_delay": 0.1},
+            ]
+        }
+    )
+    _start(tmux, project, server.url, (80, 24))
+    _wait_for(tmux, "Ask rift to do something")
+    _type(tmux, "run the steps")  # typed as soon as the screen is up: kept until bound
+    screen = _wait_for(tmux, "1. allow once")
+    assert "echo TAIL" in screen  # the whole command, wrapped inside the dialog
+    assert "Esc cancel" in screen  # the key hints fit at 80x24
+    tmux("send-keys", "-t", "rift", "1")
+    screen = _wait_for(tmux, "All steps ran.")
+    assert "✓ bash echo start" in screen
+    _type(tmux, "keep talking")
+    _wait_for(tmux, "· writing")  # the spinner line: elapsed seconds and the phase
+    tmux("send-keys", "-t", "rift", "C-c")
+    _wait_for(tmux, "turn cancelled")
+    _wait_for(tmux, "ready")
+    tmux("send-keys", "-t", "rift", "C-c")
+    _wait_for(tmux, "Ctrl+C again")
+    tmux("send-keys", "-t", "rift", "C-c")
+    _wait_for(tmux, "RIFT-EXITED-0")
+    sent = [str(r["messages"]) for r in server.chat_requests()]
+    assert "run the steps" in sent[0] and "keep talking" in sent[-1]
+
+
+def test_a_prompt_typed_while_rift_starts_is_sent(
+    tmux: Any, project: Path, fake_server: Any
+) -> None:
+    """Typed before the first frame (the terminal still in line mode): kept and sent."""
+    server = fake_server({"turns": [{"content": "Early bird answer."}]})
+    _start(tmux, project, server.url, (100, 30))
+    _type(tmux, "typed at once")
+    screen = _wait_for(tmux, "Early bird answer.")
+    assert "› typed at once" in screen

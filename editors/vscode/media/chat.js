@@ -511,7 +511,7 @@
     const card = el('div', 'card review pending');
     card.dataset.id = String(ev.id);
     const head = el('div', 'review-head');
-    head.appendChild(el('span', 'icon', '⧉'));
+    head.appendChild(el('span', 'icon', '±'));
     head.appendChild(el('span', 'path', str(ev.path)));
     head.appendChild(el('span', 'meta', str(ev.tool) + ' · ' + hunks + ' hunk' + (hunks === 1 ? '' : 's')));
     card.appendChild(head);
@@ -601,7 +601,7 @@
     for (const a of agents.values()) if (a.running) n++;
     for (const t of tasks.values()) if (t.running) n++;
     const pill = $('running');
-    pill.textContent = '⧉ ' + n + ' running';
+    pill.textContent = '↻ ' + n + ' running';
     pill.classList.toggle('hidden', n === 0);
   }
 
@@ -828,10 +828,18 @@
         setWorking(msg.on === true);
         if (msg.on) turnStarted = false;
         break;
-      case 'status':
-        notice(str(msg.text), msg.level === 'warn' ? 'warn' : 'info');
-        if (msg.level === 'warn') setWorking(false);
+      case 'status': {
+        const level = msg.level === 'warn' || msg.level === 'error' ? msg.level : 'info';
+        notice(str(msg.text), level);
+        if (msg.settings) {
+          // rift could not start: the fix is almost always a setting
+          const open = el('button', 'secondary', 'Open Settings');
+          open.addEventListener('click', () => vscode.postMessage({ type: 'openSettings' }));
+          transcript.lastElementChild.appendChild(open);
+        }
+        if (level !== 'info') setWorking(false);
         break;
+      }
       case 'reviewState':
         reviewState(msg.id, str(msg.state), num(msg.accepted), num(msg.total));
         break;

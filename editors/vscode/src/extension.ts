@@ -12,11 +12,13 @@ import { RawEvent, RiftEvent, RiftEventMap } from './events';
 import {
   buildArgs,
   DEFAULT_SETTINGS,
+  earlyExitText,
   helloFor,
   resolveExecutable,
   RiftClient,
   RiftSettings,
   SessionChoice,
+  startFailureText,
 } from './protocol';
 import { REVIEW_SCHEME, ReviewManager } from './review';
 import { chatHtml } from './webviewHtml';
@@ -74,6 +76,8 @@ class RiftController implements vscode.WebviewViewProvider, vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private approve = true;
   private modelOverride: string | undefined;
+  /** The approval mode chosen live (header toggle); like the model, it outlives a restart. */
+  private approvalOverride: boolean | undefined;
   private pendingModelPick = false;
   private pendingSessionPick = false;
   private stderrTail: string[] = [];
@@ -210,6 +214,9 @@ class RiftController implements vscode.WebviewViewProvider, vscode.Disposable {
       case 'toggleApproval':
         void this.toggleApproval(typeof msg.approve === 'boolean' ? msg.approve : undefined);
         break;
+      case 'openSettings':
+        void vscode.commands.executeCommand('workbench.action.openSettings', 'rift.');
+        break;
       case 'copy':
         void vscode.env.clipboard.writeText(String(msg.text ?? ''));
         break;
@@ -242,6 +249,7 @@ class RiftController implements vscode.WebviewViewProvider, vscode.Disposable {
       this.post({ type: 'reset' });
       const settings = readSettings();
       if (this.modelOverride) settings.model = this.modelOverride;
+      if (this.approvalOverride !== undefined) settings.autoApprove = !this.approvalOverride;
       const command = resolveExecutable(settings.executablePath);
       const args = buildArgs(settings, choice);
       this.output.appendLine(`$ ${command} ${args.join(' ')}   (cwd ${this.cwd()})`);
@@ -258,23 +266,27 @@ class RiftController implements vscode.WebviewViewProvider, vscode.Disposable {
       client.onProtocolWarning((text) => void vscode.window.showWarningMessage(`Rift: ${text}`));
       client.onError((err) => {
         this.output.appendLine(`error: ${err.message}`);
-        if (this.client === client) {
-          void vscode.window
-            .showErrorMessage(`Rift: ${err.message}`, 'Open Settings')
-            .then((choice) => choice && vscode.commands.executeCommand('workbench.action.openSettings', 'rift.'));
-        }
+        // a failed spawn is reported once, clearly, when the exit follows
+        if (this.client === client && !client.startError) this.offerSettings(`Rift: ${err.message}`);
       });
       client.onExit((info) => {
         this.output.appendLine(`rift exited (code ${info.code}${info.signal ? `, ${info.signal}` : ''})`);
         if (this.client !== client) return; // a deliberate stop
         this.client = undefined;
         this.reviews.closeAll();
-        const tail = info.code ? `: ${this.stderrTail.slice(-3).join(' ').slice(0, 300)}` : '';
-        this.post({
-          type: 'status',
-          level: 'warn',
-          text: `rift exited (code ${info.code})${tail}. Send a message to start it again.`,
-        });
+        if (client.startError || !client.ready) {
+          // never got going: say why in the panel itself, with the setting that fixes it
+          const text = client.startError ? startFailureText(command, client.startError) : earlyExitText(info, this.stderrTail);
+          this.post({ type: 'status', level: 'error', text, settings: true });
+          this.offerSettings(`Rift: ${text}`);
+        } else {
+          const tail = info.code ? `: ${this.stderrTail.slice(-3).join(' ').slice(0, 300)}` : '';
+          this.post({
+            type: 'status',
+            level: 'warn',
+            text: `rift exited (code ${info.code})${tail}. Send a message to start it again.`,
+          });
+        }
         this.renderStatus();
       });
       client.start();
@@ -282,6 +294,12 @@ class RiftController implements vscode.WebviewViewProvider, vscode.Disposable {
     };
     this.starting = (this.starting ?? Promise.resolve()).then(run, run);
     return this.starting;
+  }
+
+  private offerSettings(message: string): void {
+    void vscode.window
+      .showErrorMessage(message, 'Open Settings')
+      .then((choice) => choice && vscode.commands.executeCommand('workbench.action.openSettings', 'rift.'));
   }
 
   private async restart(choice: SessionChoice): Promise<void> {
@@ -317,7 +335,8 @@ class RiftController implements vscode.WebviewViewProvider, vscode.Disposable {
       // rift is gone (exited or never started): start it on the last session
       await this.start(this.initialChoice());
       this.post({ type: 'user', text });
-      this.post({ type: 'working', on: true });
+      // a rift that failed at once has already said so; no working indicator after that
+      if (this.client?.running) this.post({ type: 'working', on: true });
     }
     this.client?.prompt(text);
   }
@@ -331,8 +350,10 @@ class RiftController implements vscode.WebviewViewProvider, vscode.Disposable {
         if (typeof event.approve === 'boolean') this.approve = event.approve;
         break;
       case 'capabilities':
-      case 'approval_changed':
         if (typeof event.approve === 'boolean') this.approve = event.approve;
+        break;
+      case 'approval_changed':
+        if (typeof event.approve === 'boolean') this.approve = this.approvalOverride = event.approve;
         break;
       case 'model_changed':
         this.modelOverride = event.model;
@@ -375,6 +396,7 @@ class RiftController implements vscode.WebviewViewProvider, vscode.Disposable {
   private settingsChanged(e: vscode.ConfigurationChangeEvent): void {
     if (!e.affectsConfiguration('rift') || !this.client) return;
     if (e.affectsConfiguration('rift.model')) this.modelOverride = undefined;
+    if (e.affectsConfiguration('rift.autoApprove')) this.approvalOverride = undefined;
     void vscode.window
       .showInformationMessage('Rift settings changed. Restart rift (the conversation continues)?', 'Restart')
       .then((choice) => choice && this.start(this.client?.ready?.session ? { resume: this.client.ready.session } : { continueLast: true }));

@@ -174,6 +174,32 @@ export function helloFor(settings: Partial<RiftSettings>): HelloOptions {
   };
 }
 
+// ------------------------------------------------------------------ start failures
+
+/**
+ * What to tell a person when rift could not be spawned at all. ENOENT is by far
+ * the common case (rift not installed, or not on the PATH VS Code was started
+ * with), so it names the setting that fixes it.
+ */
+export function startFailureText(command: string, err: NodeJS.ErrnoException | undefined): string {
+  const where = path.isAbsolute(command) || command.includes('/') ? `"${command}" does not exist` : `"${command}" is not on PATH`;
+  switch (err?.code) {
+    case 'ENOENT':
+      return `rift was not found: ${where}. Install rift, or set rift.executablePath to its full path.`;
+    case 'EACCES':
+      return `rift could not be started: "${command}" is not executable. Check rift.executablePath.`;
+    default:
+      return `rift could not be started (${command}: ${err?.message ?? 'unknown error'}). Check rift.executablePath.`;
+  }
+}
+
+/** What to tell a person when rift exited before it was ready: its last stderr lines say why. */
+export function earlyExitText(info: ExitInfo, stderrTail: readonly string[]): string {
+  const how = info.signal ? `was killed (${info.signal})` : `exited (code ${info.code})`;
+  const why = stderrTail.filter((l) => l.trim()).slice(-3).join(' ').slice(0, 400);
+  return `rift ${how} at start${why ? `: ${why}` : ' without a message'}. Fix that (the full log is in Output › Rift), then send a message to start it again.`;
+}
+
 // ------------------------------------------------------------------ client
 
 export interface HelloOptions {
@@ -203,6 +229,8 @@ export class RiftClient {
   proc: ChildProcess | undefined;
   ready: RiftEventMap['ready'] | undefined;
   capabilities: RiftEventMap['capabilities'] | undefined;
+  /** Why the process could not be spawned (then `exited` resolves with code null). */
+  startError: NodeJS.ErrnoException | undefined;
   /** Resolves when the process has exited (or failed to start). */
   readonly exited: Promise<ExitInfo>;
 
@@ -292,6 +320,7 @@ export class RiftClient {
     });
     this.proc = proc;
     proc.on('error', (err) => {
+      if (proc.pid === undefined) this.startError = err; // spawn itself failed
       this.fire('error', new Error(`could not start ${this.options.command}: ${err.message}`));
       this.finish({ code: null, signal: null });
     });

@@ -49,7 +49,7 @@ export function chatHtml(options: ChatHtmlOptions): string {
   <button id="approval" class="toggle" title="Approval mode">🔒 approve</button>
   <button id="undo" class="icon" title="Undo the last turn's edits">↶</button>
   <button id="history" class="icon" title="Session history">🕘</button>
-  <button id="new" class="icon" title="New session">＋</button>
+  <button id="new" class="icon" title="New session">+</button>
 </header>
 <main id="transcript" aria-live="polite">
   <div id="empty" class="empty">Ask rift to read, edit or run something. <kbd>/</kbd> for skills, <kbd>@</kbd> for files.</div>

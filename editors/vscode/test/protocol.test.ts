@@ -10,12 +10,14 @@ import { after, before, describe, test } from 'node:test';
 
 import {
   buildArgs,
+  earlyExitText,
   helloFor,
   LineSplitter,
   parseEventLine,
   protocolWarning,
   resolveExecutable,
   RiftClient,
+  startFailureText,
 } from '../src/protocol';
 import { FakeServer, Sandbox, sandbox, startFakeServer, startRift, toolCall } from './support';
 
@@ -112,7 +114,23 @@ describe('framing and dispatch (no process)', () => {
     const info = await client.exited;
     assert.equal(info.code, null);
     assert.match(errors[0]?.message ?? '', /could not start/);
+    assert.equal(client.startError?.code, 'ENOENT');
     assert.equal(client.prompt('x'), false);
+  });
+
+  test('start failures read as one clear sentence naming the fix', () => {
+    const enoent = Object.assign(new Error('spawn rift ENOENT'), { code: 'ENOENT' });
+    assert.equal(
+      startFailureText('rift', enoent),
+      'rift was not found: "rift" is not on PATH. Install rift, or set rift.executablePath to its full path.',
+    );
+    assert.match(startFailureText('/opt/rift/bin/rift', enoent), /"\/opt\/rift\/bin\/rift" does not exist/);
+    assert.match(startFailureText('/x/rift', Object.assign(new Error('x'), { code: 'EACCES' })), /is not executable/);
+    assert.equal(
+      earlyExitText({ code: 2, signal: null }, ['', 'rift: error: bad config', '']),
+      'rift exited (code 2) at start: rift: error: bad config. Fix that (the full log is in Output › Rift), then send a message to start it again.',
+    );
+    assert.match(earlyExitText({ code: null, signal: 'SIGKILL' }, []), /^rift was killed \(SIGKILL\) at start without a message\./);
   });
 });
 

@@ -188,7 +188,7 @@ describe('chat webview in headless Chromium', () => {
     const agent = page.locator('.card.agent');
     assert.match((await agent.getAttribute('class')) ?? '', /\brunning\b/);
     assert.equal(await agent.locator('.feed .line').count(), 2);
-    assert.equal(await page.textContent('#running'), '⧉ 1 running');
+    assert.equal(await page.textContent('#running'), '↻ 1 running');
     const task = page.locator('.card.task');
     assert.match((await task.getAttribute('class')) ?? '', /\bfinished\b/);
     assert.match((await task.textContent()) ?? '', /3 passed/);

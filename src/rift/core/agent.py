@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,6 +35,7 @@ from rift.core.events import (
 from rift.core.gate import Approval, PermissionGate
 from rift.core.instructions import load_project_instructions
 from rift.core.interaction import InteractionBroker
+from rift.core.lsp import LspService
 from rift.core.permissions import Rules
 from rift.core.prompt import build_system_prompt
 from rift.core.session import INTERRUPT_NOTE, SessionStore, save_session, user_turn_count
@@ -45,15 +46,10 @@ from rift.core.trace import append_trace, trace_record
 from rift.core.turn import Turn, TurnSetup
 from rift.errors import RiftError
 from rift.extend.skills import Skill
+from rift.models.attachments import images_for
 from rift.models.base import Message, Provider
-from rift.models.registry import (
-    Preflight,
-    Route,
-    list_all_models,
-    make_provider,
-    preflight,
-    resolve,
-)
+from rift.models.registry import Preflight, Route, connect, list_all_models, with_thinking
+from rift.models.thinking import describe as describe_thinking
 from rift.paths import atomic_write
 from rift.tools import builtin_tools
 from rift.tools.agent import TOOL as AGENT_TOOL
@@ -83,14 +79,7 @@ class ModelBinding:
 
 async def bind_model(name: str, config: Config) -> ModelBinding:
     """Resolve, connect and preflight a model; raises ModelError when it is not usable."""
-    route = resolve(name, config)
-    provider = make_provider(route, config.read_timeout, cache_dir=config.paths.cache_dir)
-    try:
-        checked = await preflight(provider, route, config.num_ctx, config.num_ctx_explicit)
-    except BaseException:
-        await provider.aclose()
-        raise
-    return ModelBinding(route, provider, checked)
+    return ModelBinding(*await connect(name, config))
 
 
 @dataclass
@@ -123,12 +112,8 @@ class Agent:
 
     def __post_init__(self) -> None:
         self.broker = InteractionBroker(self.emit, attached=self.attached)
-        rules = Rules(
-            allow=self.config.permissions.allow,
-            ask=self.config.permissions.ask,
-            deny=self.config.permissions.deny,
-            cwd=self.config.cwd,
-            home=self.config.paths.home,
+        rules = Rules.from_config(
+            self.config.permissions, cwd=self.config.cwd, home=self.config.paths.home
         )
         gate = PermissionGate(
             rules,
@@ -153,13 +138,15 @@ class Agent:
             system_prompt=lambda: self.messages[0]["content"],
         )
         self.ctx.extras.update(skills=self.skills, tasks=self.tasks, subagents=self.subagents)
+        lsp = LspService(self.config.lsp, self.config.cwd)  # servers start on first edit
+        self.ctx.extras.update(broker=self.broker, config=self.config, lsp=lsp)
         if not self.tools:
-            self.tools = builtin_tools()
+            self.tools = builtin_tools(search=bool(self.config.search_url))
             self.tools["task"] = TASK_TOOL
             if self.skills:
                 self.tools["skill"] = SKILL_TOOL
             self.tools["agent"] = AGENT_TOOL
-            if self.binding.route.provider_kind == "embedded":
+            if self.binding.route.traits.small_model:
                 with_tools(self, SMALL_TOOLSET)  # a 1.5B model chooses well among six
                 self.ctx.extras["small_model"] = True  # write steers to edit (tools/write.py)
         if not self.messages or self.messages[0]["role"] != "system":
@@ -184,11 +171,13 @@ class Agent:
     def refresh_system_prompt(self) -> None:
         prompt = build_system_prompt(
             self.config.cwd,
-            instructions=load_project_instructions(self.config.cwd),
+            instructions=load_project_instructions(
+                self.config.cwd, readable=lambda path: self.gate.check_read(path) is None
+            ),
             skills=[(s.name, s.description) for s in self.skills.values()],
             roles=sorted(self.config.models),
             personas=[(p.name, p.description) for p in self.subagents.personas.values()],
-            small_model=self.binding.route.provider_kind == "embedded",
+            small_model=self.binding.route.traits.small_model,
         )
         self.messages[0] = {"role": "system", "content": prompt}
 
@@ -224,18 +213,26 @@ class Agent:
             meter=self.meter,
             max_iterations=self.config.max_iterations,
             lean_schema=self.config.tool_schema == "lean",
-            detect_truncation=b.route.provider_kind == "ollama",
+            detect_truncation=b.route.traits.reports_truncation,
+            headless=not self.attached,
         )
 
     # ---------------------------------------------------------------- a turn
 
-    async def run_turn(self, text: str, words: str | None = None) -> Done:
+    async def run_turn(
+        self, text: str, words: str | None = None, images: Sequence[str] = ()
+    ) -> Done:
         """Run one turn and everything that belongs to its end, in the protocol's order.
 
         Call it through `Conversation.submit`, which marks the agent busy before the
-        task starts; `words` is what the person typed, without attachments.
+        task starts; `words` is what the person typed, without attachments; `images`
+        (data URLs) go only to a model that reports vision.
         """
         text = scrub(text)  # from any front end: an editor's `\ud800`, a non-UTF-8 argv
+        vision = self.binding.route.traits.vision and self.binding.info.vision
+        images, refusal = images_for(images, self.model, vision)
+        if refusal:
+            self.emit(Warning(refusal))
         self.busy = True
         try:
             if self._after_turn is not None:
@@ -249,7 +246,7 @@ class Agent:
             self.journal.begin_turn()
             turn = Turn(self.turn_setup(), self.messages, self.emit)
             try:
-                stats = await turn.run(text, words)
+                stats = await turn.run(text, words, images)
                 outcome, reason = turn.outcome, turn.reason
             except RiftError as exc:
                 self.emit(Warning(f"error: {exc}", code="error"))
@@ -375,6 +372,12 @@ class Agent:
         await old.provider.aclose()
         return True
 
+    def set_thinking(self, arg: str) -> str:
+        """`/think on|off|auto|<level>` (empty: report only); ValueError for a bad word."""
+        if arg.strip():
+            self.binding.info = with_thinking(self.binding.route, self.binding.info, arg)
+        return describe_thinking(self.binding.info.think)
+
     def set_approval(self, approve: bool) -> None:
         self.approval.enabled = approve
 
@@ -390,6 +393,7 @@ class Agent:
     async def aclose(self) -> None:
         """rift is exiting: background tasks die with it, connections close."""
         await self.tasks.shutdown()
+        await self.ctx.extras["lsp"].aclose()
         if self.extensions is not None:
             await self.extensions.aclose()
         await self.binding.provider.aclose()

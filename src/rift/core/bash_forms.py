@@ -13,14 +13,22 @@ with `$'\\x72m'` ANSI-C strings decoded, plus for each segment:
   `xargs -I {}`, `flock FILE`, ...) dropped: after a wrapper every later word
   may start the command it runs, so each of those suffixes is a form too;
 * `{rm,-rf,/}` brace lists expanded;
+* redirections before the program (`>/dev/null rm x`, `2>&1 rm x`) dropped, and
+  `2>&1`, `>&2`, `&>file` kept whole (their `&` separates nothing);
+* an `alias NAME=VALUE` defined anywhere in the command: later uses of NAME read
+  as VALUE;
 * what `eval ...`, `sh -c '...'` (also `-c --`), `sh <<< '...'`, `trap '...'`
   and `find ... -exec ... ;` would run, and what `echo/printf ... | sh` feeds a
   shell, split and read recursively, a few levels deep.
 
+A simple command whose program word is not a plain literal (`r$()m`, `$0`,
+`/bin/r[m]`, `$(printf rm)`: core/bash_words.py finds them) adds an OPAQUE form
+with its arguments: core/permissions.py lets it match every deny and ask rule.
+
 A false positive here costs a refusal or a prompt; a false negative can cost a
-disk, so every doubt resolves toward more forms. Computed strings
-(`$(printf rm)`, `base64 -d | sh`, scripts and interpreters) are out of reach:
-that is what the sandbox is for.
+disk, so every doubt resolves toward more forms. Computed strings whose program
+is still a plain word (`base64 -d | sh`, scripts and interpreters) are out of
+reach: that is what the sandbox is for.
 """
 
 from __future__ import annotations
@@ -28,15 +36,22 @@ from __future__ import annotations
 import re
 import shlex
 
+from rift.core.bash_words import read_commands
+
 _MAX_DEPTH = 4
 _MAX_SUFFIXES = 8
 _INNER_BUDGET = 256
 """Inner commands read per segment; past that the segment is TOO_COMPLEX."""
 TOO_COMPLEX = "\x00too complex"
 """A form no rule matches, standing for "nested past the budget": callers must refuse."""
+OPAQUE = "\x00opaque "
+"""Prefix of a form standing for a command whose program name is computed; the rest is
+its arguments (quotes removed). Matches every deny and ask rule (core/permissions.py)."""
 _IFS = re.compile(r"\$\{IFS[^}]*\}|\$IFS|\$\{[@*]\}|\$[@*]")
 _CONTINUATION = re.compile(r"\\\r?\n")
-_SEPARATORS = re.compile(r"[;&|\n()`$]")
+_SEPARATORS = re.compile(r"[;|\n()`$]|(?<![<>])&(?!>)")
+_REDIRECTION = re.compile(r"(?:\d*(?:>>|>&|<&|&>>|&>|<>|>\||>|<))(.*)", re.DOTALL)
+_ALIAS = re.compile(r"([^\s=/$`'\"]+)=(.*)", re.DOTALL)
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _WRAPPER_ARG = re.compile(r"-.*|\d+(?:\.\d+)?[smhd]?")
 # fmt: off
@@ -44,7 +59,7 @@ _WRAPPERS = frozenset({
     "command", "exec", "env", "nohup", "time", "builtin", "nice", "xargs", "stdbuf",
     "setsid", "timeout", "ionice", "taskset", "flock", "chrt", "watch", "strace", "ltrace",
     "chroot", "unbuffer", "doas", "coproc", "nsenter", "unshare", "firejail", "proxychains",
-    "proxychains4", "torsocks", "valgrind", "faketime", "caffeinate",
+    "proxychains4", "torsocks", "valgrind", "faketime", "caffeinate", "busybox",
 })
 # fmt: on
 _KEYWORDS = frozenset({"{", "}", "!", "if", "then", "else", "elif", "do", "while", "until"})
@@ -74,7 +89,8 @@ _SIMPLE_ESCAPES = {
 
 
 def split_bash_segments(command: str) -> list[str]:
-    """Split a command into whitespace-normalised segments on `; & | \\n ( ) \\` $`."""
+    """Split a command into whitespace-normalised segments on `; & | \\n ( ) \\` $`
+    (not on the `&` of a redirection: `2>&1`, `>&2`, `&>file`)."""
     parts = _SEPARATORS.split(_IFS.sub(" ", command))
     return [segment for segment in (" ".join(part.split()) for part in parts) if segment]
 
@@ -89,7 +105,37 @@ def command_forms(command: str) -> set[str]:
         for fed in _PIPED_TO_SHELL.finditer(variant):
             fed_words = _words(fed.group(1))
             forms |= _inner_forms(_suffixes(fed_words, start=0), 1, [_INNER_BUDGET])
+        opaque, whole = read_commands(variant, _WRAPPERS, _SHELLS)
+        forms |= _opaque_forms(opaque) | _alias_forms(variant)
+        forms |= _inner_forms(whole, 1, [_INNER_BUDGET])
     return forms
+
+
+def _opaque_forms(commands: list[list[str]]) -> set[str]:
+    """OPAQUE + arguments for each simple command whose program name is computed."""
+    return {OPAQUE + " ".join(_words(" ".join(words[1:]))) for words in commands}
+
+
+def _alias_forms(command: str) -> set[str]:
+    """What the segments that use an alias defined in `command` run, read as commands."""
+    if "alias" not in command:
+        return set()
+    segments = [_strip_prefixes(_words(s))[0] for s in split_bash_segments(command)]
+    aliases = {
+        m.group(1): m.group(2)
+        for words in segments
+        if words and words[0] == "alias"
+        for word in words[1:]
+        if (m := _ALIAS.fullmatch(word))
+    }
+    if not aliases:
+        return set()
+    used = [
+        " ".join([aliases[words[0]], *words[1:]])
+        for words in segments
+        if words and words[0] in aliases
+    ]
+    return _inner_forms(used, 1, [_INNER_BUDGET])
 
 
 # ------------------------------------------------------------------ words
@@ -113,6 +159,9 @@ def _strip_prefixes(words: list[str]) -> tuple[list[str], bool]:
         changed = False
         while words and (_ASSIGNMENT.match(words[0]) or words[0] in _KEYWORDS):
             words.pop(0)
+            changed = True
+        while words and (redirection := _REDIRECTION.fullmatch(words[0])):
+            del words[: 1 if redirection.group(1) else 2]
             changed = True
         if words and words[0] == "function":
             del words[:2]  # `function NAME { ...`
@@ -208,6 +257,8 @@ def _segment_forms(segment: str, budget: list[int], depth: int = 0) -> set[str]:
 def _inner_forms(commands: list[str], depth: int, budget: list[int]) -> set[str]:
     forms: set[str] = set()
     for command in dict.fromkeys(commands):
+        forms |= _opaque_forms(read_commands(command, _WRAPPERS, _SHELLS)[0])
+        forms |= _alias_forms(command)
         for part in split_bash_segments(command):
             forms |= _segment_forms(part, budget, depth)
             if TOO_COMPLEX in forms:

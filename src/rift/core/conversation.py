@@ -33,15 +33,19 @@ from rift.core.context import prune_old_outputs, summarize
 from rift.core.events import (
     ContextGauge,
     Done,
+    Event,
     History,
     HistoryMessage,
     Info,
     Models,
     SessionChanged,
     Sessions,
+    TaskFinished,
     Warning,
 )
+from rift.core.gate import MODES
 from rift.core.mentions import expand
+from rift.core.replay import Prompt, replay
 from rift.core.session import SessionStore, history_for, turn_starts
 from rift.errors import RiftError
 from rift.extend.skills import Skill, split_invocation
@@ -49,6 +53,7 @@ from rift.extend.skills import Skill, split_invocation
 if TYPE_CHECKING:
     from rift.config import Config
     from rift.core.agent import Agent
+    from rift.models.attachments import Attachments
 
 BUSY_TEXT = "turn in progress — cancel it or wait for done"
 
@@ -59,6 +64,7 @@ class Prepared:
 
     text: str
     words: str
+    images: tuple[str, ...] = ()
 
 
 class Conversation:
@@ -73,6 +79,14 @@ class Conversation:
         """Cancel arrived before the task ran: it ends at once, the way a cancel would."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closed = False
+        self.auto_continue = False
+        """Opt-in (serve `hello` auto_continue): a background task that finishes while the
+        conversation is idle starts a turn on its notification, as the original's TUI did."""
+        self._notes: list[str] = []
+        """Task notifications not yet seen by the model; they lead the next turn's text."""
+        self._held = False
+        """A cancel suppressed the pending notifications' automatic turn (until the next prompt)."""
+        agent.tasks.on_finished = self._task_finished
 
     # ------------------------------------------------------------------ state
 
@@ -117,6 +131,32 @@ class Conversation:
     def history(self) -> list[HistoryMessage]:
         return history_for(self._agent.messages)
 
+    def replay(self) -> list[Prompt | Event]:
+        """The stored conversation as its turns' events (core/replay.py), to show it whole."""
+        return replay(self._agent.messages)
+
+    @property
+    def sees(self) -> bool:
+        """The model reports vision: images in a prompt can reach it (as `run_turn` decides)."""
+        binding = self._agent.binding
+        return binding.route.traits.vision and binding.info.vision
+
+    @property
+    def mode(self) -> str:
+        """The approval mode (core/gate.py MODES); `approve` is its serve-protocol flag."""
+        return self._agent.approval.mode
+
+    def set_mode(self, mode: str) -> bool:
+        """Switch the approval mode; False for a name that is not one of MODES."""
+        if mode not in MODES:
+            return False
+        self._agent.approval.mode = mode
+        return True
+
+    def deny_for_session(self, tool: str) -> None:
+        """The person chose "always deny": `tool` is refused for the rest of the session."""
+        self._agent.gate.deny_for_session(tool)
+
     def context_gauge(self) -> ContextGauge:
         return self._agent.context_gauge()
 
@@ -132,10 +172,12 @@ class Conversation:
 
     # ------------------------------------------------------------------ turns
 
-    def submit(self, text: str) -> bool:
+    def submit(self, text: str, attachments: Attachments | None = None) -> bool:
         """Start a turn on `text`; False (and a warning) when it cannot start now.
 
         Skills (`/skill:name task`) and `@path` mentions are expanded here, once.
+        `attachments` (models/attachments.py): its text files follow the prompt, its
+        images ride on the prompt's message (vision models only).
         Empty text starts nothing and says nothing.
         """
         if not text.strip():
@@ -145,14 +187,18 @@ class Conversation:
         prepared = self._prepare(text)
         if prepared is None:
             return False
+        if attachments is not None:
+            prepared = Prepared(
+                prepared.text + attachments.text, prepared.words, attachments.images
+            )
         self._agent.offer_trust()  # the project's plugins/hooks/servers ask once, no wait
-        self._agent.busy = True
-        self._start(self._turn(prepared))
+        self._held = False
+        self._begin_turn(prepared)
         return True
 
-    async def run(self, text: str) -> Done | None:
+    async def run(self, text: str, attachments: Attachments | None = None) -> Done | None:
         """Submit and wait for the turn's `done`; None when it did not start."""
-        if not self.submit(text):
+        if not self.submit(text, attachments):
             return None
         result = await self.wait()
         return result if isinstance(result, Done) else None
@@ -170,6 +216,7 @@ class Conversation:
         """Cancel the running work; every pending review is closed first. True when
         something was running."""
         self._agent.broker.close_reviews()
+        self._held = True  # Esc also means "not now" to queued task notifications
         work = self._work
         if work is None or work.done() or not self.busy:
             return False
@@ -211,6 +258,14 @@ class Conversation:
     def set_approval(self, on: bool) -> None:
         self._agent.set_approval(on)
 
+    def set_thinking(self, arg: str) -> str:
+        """`/think on|off|auto|<level>` for the next requests; returns the line to show.
+
+        Raises:
+            ValueError: an unknown word, or thinking asked of a model that cannot.
+        """
+        return self._agent.set_thinking(arg)
+
     def answer(self, ask_id: int, text: str) -> bool:
         return self._agent.broker.answer(ask_id, text)
 
@@ -219,6 +274,21 @@ class Conversation:
 
     def offer_trust(self) -> None:
         self._agent.offer_trust()
+
+    def permissions(self) -> dict[str, tuple[str, ...]]:
+        """The rules in force (`/permissions`): the config's lists with the rules granted
+        in this session, and under `session` the tools allowed for the rest of it."""
+        gate = self._agent.gate
+        return {**gate.rules.listing(), "session": tuple(sorted(gate.session_kinds))}
+
+    def allow_for_session(self, *tools: str) -> None:
+        """Let these tools run unasked for the rest of the session (the TUI's review
+        offers "allow edits for this session"; bash keeps asking unless named)."""
+        self._agent.gate.allow_for_session(*tools)
+
+    def clear_plan(self) -> None:
+        """Forget the agent's plan checklist (the TUI's `/plan clear`)."""
+        self._agent.ctx.plan.items.clear()
 
     def undo(self) -> None:
         """Revert the last turn's file changes (info or warning)."""
@@ -358,7 +428,42 @@ class Conversation:
         return None
 
     async def _turn(self, prepared: Prepared) -> Done:
-        return await self._agent.run_turn(prepared.text, prepared.words)
+        try:
+            return await self._agent.run_turn(prepared.text, prepared.words, prepared.images)
+        finally:  # notifications that arrived during the turn may start the next one
+            asyncio.get_running_loop().call_soon(self._continue_on_notes)
+
+    def _begin_turn(self, prepared: Prepared) -> None:
+        """Start a turn, with the pending task notifications ahead of its text.
+
+        Notes are added after skill/mention expansion: a task's output must never
+        be read as an `@path` to attach.
+        """
+        if self._notes:
+            notes = "\n\n".join(self._notes)
+            self._notes.clear()
+            text = f"{notes}\n\n{prepared.text}".strip()
+            prepared = Prepared(text=text, words=prepared.words, images=prepared.images)
+        self._agent.busy = True
+        self._start(self._turn(prepared))
+
+    def _task_finished(self, event: TaskFinished) -> None:
+        status = "finished" if event.ok else "FAILED"
+        preview = event.preview.strip() or "(no output)"
+        self._notes.append(
+            f"[task notification] background task #{event.id} {status}: {event.label}\n"
+            f"{preview}\n(the task tool with id {event.id} shows all of its output)"
+        )
+        self._continue_on_notes()
+
+    def _continue_on_notes(self) -> None:
+        """The opt-in auto-turn: only when idle, open, not held by a cancel, with notes."""
+        if not self._notes or not self.auto_continue or self._held:
+            return
+        if self.busy or self._closed:
+            return
+        self._agent.emit(Info("background task finished — continuing"))
+        self._begin_turn(Prepared(text="", words="[task notification]"))
 
     async def _switch(self, name: str) -> bool:
         try:

@@ -1,67 +1,133 @@
-"""The core's events: one frozen dataclass per serve-protocol event.
+"""The core's events: one immutable, slotted class per serve-protocol event.
 
-Field names are the wire names, and `to_wire` is the one serializer, so the
-serve loop, the headless printer, the TUI and the ACP adapter all describe a
-turn with the same facts. `EVENT_TYPES` is the registry the protocol docs and
-the conformance suite's golden files are checked against.
+Field names are the wire names (except where `_wire_names` says otherwise), and
+`to_wire` is the one serializer, so the serve loop, the headless printer, the
+TUI and the ACP adapter all describe a turn with the same facts. `EVENT_TYPES`
+is the registry the protocol docs and the conformance suite's golden files are
+checked against.
+
+The classes are written out by hand rather than with `@dataclass(frozen=True,
+slots=True)`: generating those methods ran `exec` several times per class and
+made this module the costliest rift import on every fast path (~129 M
+instructions for 32 classes, against ~18 M written out; bench/run.py times the
+paths). `Record` supplies what the dataclasses gave: keyword or positional
+construction, equality, hashing, a readable repr and immutability.
 """
+
+# ruff: noqa: RUF023 (a record's `__slots__` order is its field order: positional arguments
+# and wire key order, so it stays in declaration order rather than sorted)
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 PROTOCOL_VERSION = 1
 
+_set = object.__setattr__
+"""Assignment that bypasses `Record.__setattr__`: used by the `__init__`s only."""
 
-@dataclass(frozen=True, slots=True)
-class Event:
+
+class Record:
+    """Base of events and their parts: the fields are `__slots__`, in declaration order."""
+
+    __slots__: tuple[str, ...] = ()
+    _wire_names: ClassVar[dict[str, str]] = {}
+    """Attribute -> wire name, where they differ (`tool` is `name` on the wire)."""
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, f) for f in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self) or not isinstance(other, Record):  # narrows for mypy
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash((type(self), self._values()))
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.__slots__)
+        return f"{type(self).__name__}({inner})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable: cannot assign {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable: cannot delete {name!r}")
+
+
+def fields(cls: type[Record]) -> tuple[str, ...]:
+    """The attribute names of a record class, in declaration order."""
+    return cls.__slots__
+
+
+def wire_fields(cls: type[Record]) -> tuple[tuple[str, str], ...]:
+    """(wire name, attribute) pairs of a record class."""
+    renames = cls._wire_names
+    return tuple((renames.get(f, f), f) for f in fields(cls))
+
+
+class Event(Record):
     """Base class; `name` is the wire `event` value."""
 
     name: ClassVar[str] = ""
+    __slots__ = ()
 
 
 # ---------------------------------------------------------------- turn flow
 
 
-@dataclass(frozen=True, slots=True)
 class Iteration(Event):
     """Agent-loop iteration counter within the turn."""
 
     name: ClassVar[str] = "iteration"
+    __slots__ = ("n",)
     n: int
 
+    def __init__(self, n: int) -> None:
+        _set(self, "n", n)
 
-@dataclass(frozen=True, slots=True)
+
 class Thinking(Event):
     """Streamed reasoning (thinking models only)."""
 
     name: ClassVar[str] = "thinking"
+    __slots__ = ("text",)
     text: str
 
+    def __init__(self, text: str) -> None:
+        _set(self, "text", text)
 
-@dataclass(frozen=True, slots=True)
+
 class Content(Event):
     """Streamed assistant reply text."""
 
     name: ClassVar[str] = "content"
+    __slots__ = ("text",)
     text: str
 
+    def __init__(self, text: str) -> None:
+        _set(self, "text", text)
 
-@dataclass(frozen=True, slots=True)
+
 class ToolStart(Event):
     """A tool call begins; `args` is the arguments object ({"raw": text} when not JSON)."""
 
     name: ClassVar[str] = "tool_start"
-    tool: str = field(metadata={"wire": "name"})
+    __slots__ = ("tool", "args", "id")
+    _wire_names: ClassVar[dict[str, str]] = {"tool": "name"}
+    tool: str
     args: dict[str, Any]
-    id: str = ""
+    id: str
     """The model's call id (additive): pairs this start with its `tool_result`."""
 
+    def __init__(self, tool: str, args: dict[str, Any], id: str = "") -> None:
+        _set(self, "tool", tool)
+        _set(self, "args", args)
+        _set(self, "id", id)
 
-@dataclass(frozen=True, slots=True)
+
 class ToolResult(Event):
     """A tool finished; `preview` is a short excerpt of its result.
 
@@ -71,49 +137,93 @@ class ToolResult(Event):
     """
 
     name: ClassVar[str] = "tool_result"
-    tool: str = field(metadata={"wire": "name"})
+    __slots__ = ("tool", "ok", "preview", "id", "output")
+    _wire_names: ClassVar[dict[str, str]] = {"tool": "name"}
+    tool: str
     ok: bool
     preview: str
-    id: str = ""
-    output: str = ""
+    id: str
+    output: str
+
+    def __init__(self, tool: str, ok: bool, preview: str, id: str = "", output: str = "") -> None:
+        _set(self, "tool", tool)
+        _set(self, "ok", ok)
+        _set(self, "preview", preview)
+        _set(self, "id", id)
+        _set(self, "output", output)
 
 
-@dataclass(frozen=True, slots=True)
 class EditDiff(Event):
     """A write/edit was applied: capped ± preview, emitted right after its tool_result."""
 
     name: ClassVar[str] = "edit_diff"
+    __slots__ = ("path", "added", "removed", "diff")
     path: str
     added: int
     removed: int
     diff: list[str]
 
+    def __init__(self, path: str, added: int, removed: int, diff: list[str]) -> None:
+        _set(self, "path", path)
+        _set(self, "added", added)
+        _set(self, "removed", removed)
+        _set(self, "diff", diff)
 
-@dataclass(frozen=True, slots=True)
-class PlanItem:
+
+class PlanItem(Record):
+    __slots__ = ("text", "done")
     text: str
     done: bool
 
+    def __init__(self, text: str, done: bool) -> None:
+        _set(self, "text", text)
+        _set(self, "done", done)
 
-@dataclass(frozen=True, slots=True)
+
 class Plan(Event):
     """The agent's live checklist; replaces the previous plan."""
 
     name: ClassVar[str] = "plan"
+    __slots__ = ("items",)
     items: list[PlanItem]
 
-
-@dataclass(frozen=True, slots=True)
-class TurnStats:
-    iterations: int = 0
-    prompt_tokens: int = 0
-    billed_prompt_tokens: int = 0
-    output_tokens: int = 0
-    duration_ms: int = 0
-    tokens_per_sec: float = 0.0
+    def __init__(self, items: list[PlanItem]) -> None:
+        _set(self, "items", items)
 
 
-@dataclass(frozen=True, slots=True)
+class TurnStats(Record):
+    __slots__ = (
+        "iterations",
+        "prompt_tokens",
+        "billed_prompt_tokens",
+        "output_tokens",
+        "duration_ms",
+        "tokens_per_sec",
+    )
+    iterations: int
+    prompt_tokens: int
+    billed_prompt_tokens: int
+    output_tokens: int
+    duration_ms: int
+    tokens_per_sec: float
+
+    def __init__(
+        self,
+        iterations: int = 0,
+        prompt_tokens: int = 0,
+        billed_prompt_tokens: int = 0,
+        output_tokens: int = 0,
+        duration_ms: int = 0,
+        tokens_per_sec: float = 0.0,
+    ) -> None:
+        _set(self, "iterations", iterations)
+        _set(self, "prompt_tokens", prompt_tokens)
+        _set(self, "billed_prompt_tokens", billed_prompt_tokens)
+        _set(self, "output_tokens", output_tokens)
+        _set(self, "duration_ms", duration_ms)
+        _set(self, "tokens_per_sec", tokens_per_sec)
+
+
 class Done(Event):
     """Always ends a turn, success or error.
 
@@ -123,9 +233,20 @@ class Done(Event):
     """
 
     name: ClassVar[str] = "done"
-    stats: TurnStats = field(default_factory=TurnStats)
-    outcome: str = "answered"
-    reason: str = ""
+    __slots__ = ("stats", "outcome", "reason")
+    stats: TurnStats
+    outcome: str
+    reason: str
+
+    def __init__(
+        self,
+        stats: TurnStats | None = None,
+        outcome: str = "answered",
+        reason: str = "",
+    ) -> None:
+        _set(self, "stats", TurnStats() if stats is None else stats)
+        _set(self, "outcome", outcome)
+        _set(self, "reason", reason)
 
 
 OUTCOMES = ("answered", "stopped", "cancelled", "wrapped", "error")
@@ -137,22 +258,28 @@ error: the model call failed."""
 # -------------------------------------------------------------- interaction
 
 
-@dataclass(frozen=True, slots=True)
 class Ask(Event):
     """A question for the user; empty `choices` means a free-text answer."""
 
     name: ClassVar[str] = "ask"
+    __slots__ = ("id", "question", "detail", "choices")
     id: int
     question: str
     detail: list[str]
     choices: list[str]
 
+    def __init__(self, id: int, question: str, detail: list[str], choices: list[str]) -> None:
+        _set(self, "id", id)
+        _set(self, "question", question)
+        _set(self, "detail", detail)
+        _set(self, "choices", choices)
 
-@dataclass(frozen=True, slots=True)
+
 class EditReview(Event):
     """A proposed write/edit, raised before it touches disk."""
 
     name: ClassVar[str] = "edit_review"
+    __slots__ = ("id", "tool", "path", "old", "new", "segments")
     id: int
     tool: str
     path: str
@@ -160,29 +287,62 @@ class EditReview(Event):
     new: str
     segments: list[dict[str, Any]]
 
+    def __init__(
+        self,
+        id: int,
+        tool: str,
+        path: str,
+        old: str,
+        new: str,
+        segments: list[dict[str, Any]],
+    ) -> None:
+        _set(self, "id", id)
+        _set(self, "tool", tool)
+        _set(self, "path", path)
+        _set(self, "old", old)
+        _set(self, "new", new)
+        _set(self, "segments", segments)
 
-@dataclass(frozen=True, slots=True)
+
 class EditReviewClosed(Event):
     """An undecided review was orphaned (turn ended or cancelled)."""
 
     name: ClassVar[str] = "edit_review_closed"
+    __slots__ = ("id",)
     id: int
+
+    def __init__(self, id: int) -> None:
+        _set(self, "id", id)
 
 
 # ------------------------------------------------------- session and status
 
 
-@dataclass(frozen=True, slots=True)
-class SkillInfo:
+class SkillInfo(Record):
+    __slots__ = ("name", "description")
     name: str
     description: str
 
+    def __init__(self, name: str, description: str) -> None:
+        _set(self, "name", name)
+        _set(self, "description", description)
 
-@dataclass(frozen=True, slots=True)
+
 class Ready(Event):
     """First event after spawn."""
 
     name: ClassVar[str] = "ready"
+    __slots__ = (
+        "model",
+        "session",
+        "cwd",
+        "version",
+        "protocol_version",
+        "num_ctx",
+        "approve",
+        "skills",
+        "commands",
+    )
     model: str
     session: str
     cwd: str
@@ -193,28 +353,59 @@ class Ready(Event):
     skills: list[SkillInfo]
     commands: list[str]
 
+    def __init__(
+        self,
+        model: str,
+        session: str,
+        cwd: str,
+        version: str,
+        protocol_version: int,
+        num_ctx: int,
+        approve: bool,
+        skills: list[SkillInfo],
+        commands: list[str],
+    ) -> None:
+        _set(self, "model", model)
+        _set(self, "session", session)
+        _set(self, "cwd", cwd)
+        _set(self, "version", version)
+        _set(self, "protocol_version", protocol_version)
+        _set(self, "num_ctx", num_ctx)
+        _set(self, "approve", approve)
+        _set(self, "skills", skills)
+        _set(self, "commands", commands)
 
-@dataclass(frozen=True, slots=True)
+
 class Capabilities(Event):
     """Acknowledges hello with the effective capability set."""
 
     name: ClassVar[str] = "capabilities"
+    __slots__ = ("protocol_version", "edit_review", "approve")
     protocol_version: int
     edit_review: bool
     approve: bool
 
+    def __init__(self, protocol_version: int, edit_review: bool, approve: bool) -> None:
+        _set(self, "protocol_version", protocol_version)
+        _set(self, "edit_review", edit_review)
+        _set(self, "approve", approve)
 
-@dataclass(frozen=True, slots=True)
+
 class ContextGauge(Event):
     """Context-window occupancy in tokens."""
 
     name: ClassVar[str] = "context"
+    __slots__ = ("used", "limit")
     used: int
     limit: int
 
+    def __init__(self, used: int, limit: int) -> None:
+        _set(self, "used", used)
+        _set(self, "limit", limit)
 
-@dataclass(frozen=True, slots=True)
-class SessionItem:
+
+class SessionItem(Record):
+    __slots__ = ("path", "title", "saved_at", "cwd", "model", "turns")
     path: str
     title: str
     saved_at: int
@@ -222,132 +413,208 @@ class SessionItem:
     model: str
     turns: int
 
+    def __init__(
+        self,
+        path: str,
+        title: str,
+        saved_at: int,
+        cwd: str,
+        model: str,
+        turns: int,
+    ) -> None:
+        _set(self, "path", path)
+        _set(self, "title", title)
+        _set(self, "saved_at", saved_at)
+        _set(self, "cwd", cwd)
+        _set(self, "model", model)
+        _set(self, "turns", turns)
 
-@dataclass(frozen=True, slots=True)
+
 class Sessions(Event):
     """Answer to list_sessions, newest first."""
 
     name: ClassVar[str] = "sessions"
+    __slots__ = ("items",)
     items: list[SessionItem]
 
+    def __init__(self, items: list[SessionItem]) -> None:
+        _set(self, "items", items)
 
-@dataclass(frozen=True, slots=True)
+
 class Models(Event):
     """Answer to list_models."""
 
     name: ClassVar[str] = "models"
+    __slots__ = ("models", "current")
     models: list[str]
     current: str
 
+    def __init__(self, models: list[str], current: str) -> None:
+        _set(self, "models", models)
+        _set(self, "current", current)
 
-@dataclass(frozen=True, slots=True)
+
 class ModelChanged(Event):
     """A set_model succeeded; `note` describes any context-budget adjustment."""
 
     name: ClassVar[str] = "model_changed"
+    __slots__ = ("model", "num_ctx", "note")
     model: str
     num_ctx: int
     note: str
 
+    def __init__(self, model: str, num_ctx: int, note: str) -> None:
+        _set(self, "model", model)
+        _set(self, "num_ctx", num_ctx)
+        _set(self, "note", note)
 
-@dataclass(frozen=True, slots=True)
+
 class ApprovalChanged(Event):
-    """A set_approval landed."""
+    """A set_approval (or set_mode) landed; `mode` (additive) is the approval mode:
+    ask, accept-edits (edits apply, bash asks), plan (read-only) or auto."""
 
     name: ClassVar[str] = "approval_changed"
+    __slots__ = ("approve", "mode")
     approve: bool
+    mode: str
+
+    def __init__(self, approve: bool, mode: str = "ask") -> None:
+        _set(self, "approve", approve)
+        _set(self, "mode", mode)
 
 
-@dataclass(frozen=True, slots=True)
-class HistoryMessage:
+class HistoryMessage(Record):
+    __slots__ = ("role", "text")
     role: str
     text: str
 
+    def __init__(self, role: str, text: str) -> None:
+        _set(self, "role", role)
+        _set(self, "text", text)
 
-@dataclass(frozen=True, slots=True)
+
 class History(Event):
     """Prior user/assistant exchanges of a resumed session."""
 
     name: ClassVar[str] = "history"
+    __slots__ = ("messages",)
     messages: list[HistoryMessage]
 
+    def __init__(self, messages: list[HistoryMessage]) -> None:
+        _set(self, "messages", messages)
 
-@dataclass(frozen=True, slots=True)
+
 class SessionChanged(Event):
     """The conversation moved to a new session file (additive; `new_session`, `/clear`):
     `previous` stays saved and resumable with `--resume`."""
 
     name: ClassVar[str] = "session_changed"
+    __slots__ = ("session", "previous")
     session: str
     previous: str
 
+    def __init__(self, session: str, previous: str) -> None:
+        _set(self, "session", session)
+        _set(self, "previous", previous)
 
-@dataclass(frozen=True, slots=True)
+
 class Info(Event):
     """A human-relevant notice."""
 
     name: ClassVar[str] = "info"
+    __slots__ = ("text",)
     text: str
 
+    def __init__(self, text: str) -> None:
+        _set(self, "text", text)
 
-@dataclass(frozen=True, slots=True)
+
 class Warning(Event):
     """A human-relevant problem; `code` (additive) names its kind for front ends that
     act on it, so none parses the text: "busy" (refused while work runs), "error" (the
     turn failed), "bad_command" (a malformed serve command), "" for anything else."""
 
     name: ClassVar[str] = "warning"
+    __slots__ = ("text", "code")
     text: str
-    code: str = ""
+    code: str
+
+    def __init__(self, text: str, code: str = "") -> None:
+        _set(self, "text", text)
+        _set(self, "code", code)
 
 
-@dataclass(frozen=True, slots=True)
 class SubagentStarted(Event):
     """A concurrent sub-agent began."""
 
     name: ClassVar[str] = "subagent_started"
+    __slots__ = ("tag", "model", "label")
     tag: str
     model: str
     label: str
 
+    def __init__(self, tag: str, model: str, label: str) -> None:
+        _set(self, "tag", tag)
+        _set(self, "model", model)
+        _set(self, "label", label)
 
-@dataclass(frozen=True, slots=True)
+
 class SubagentActivity(Event):
     """One sub-agent activity line."""
 
     name: ClassVar[str] = "subagent"
+    __slots__ = ("tag", "text", "warn")
     tag: str
     text: str
     warn: bool
 
+    def __init__(self, tag: str, text: str, warn: bool) -> None:
+        _set(self, "tag", tag)
+        _set(self, "text", text)
+        _set(self, "warn", warn)
 
-@dataclass(frozen=True, slots=True)
+
 class SubagentFinished(Event):
     """A sub-agent completed."""
 
     name: ClassVar[str] = "subagent_finished"
+    __slots__ = ("tag", "steps")
     tag: str
     steps: int
 
+    def __init__(self, tag: str, steps: int) -> None:
+        _set(self, "tag", tag)
+        _set(self, "steps", steps)
 
-@dataclass(frozen=True, slots=True)
+
 class TaskStarted(Event):
     """A background bash/agent task started."""
 
     name: ClassVar[str] = "task_started"
+    __slots__ = ("id", "label")
     id: int
     label: str
 
+    def __init__(self, id: int, label: str) -> None:
+        _set(self, "id", id)
+        _set(self, "label", label)
 
-@dataclass(frozen=True, slots=True)
+
 class TaskFinished(Event):
     """A background task finished on its own (kills are silent)."""
 
     name: ClassVar[str] = "task_finished"
+    __slots__ = ("id", "label", "ok", "preview")
     id: int
     label: str
     ok: bool
     preview: str
+
+    def __init__(self, id: int, label: str, ok: bool, preview: str) -> None:
+        _set(self, "id", id)
+        _set(self, "label", label)
+        _set(self, "ok", ok)
+        _set(self, "preview", preview)
 
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -384,27 +651,19 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 
 
-def _plain(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+def to_plain(value: Any) -> Any:
+    """Records (nested ones too) as dicts keyed by attribute; lists and dicts walked."""
+    if isinstance(value, Record):
+        return {f: to_plain(getattr(value, f)) for f in value.__slots__}
     if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
+        return [to_plain(v) for v in value]
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: to_plain(v) for k, v in value.items()}
     return value
 
 
 _SCALARS = (str, int, float, bool, type(None))
 _WIRE_FIELDS: dict[type[Event], tuple[tuple[str, str], ...]] = {}
-
-
-def _wire_fields(cls: type[Event]) -> tuple[tuple[str, str], ...]:
-    """(wire name, attribute) pairs of an event class, computed once per class."""
-    fields = _WIRE_FIELDS.get(cls)
-    if fields is None:
-        fields = tuple((f.metadata.get("wire", f.name), f.name) for f in dataclasses.fields(cls))
-        _WIRE_FIELDS[cls] = fields
-    return fields
 
 
 def to_wire(event: Event) -> dict[str, Any]:
@@ -413,10 +672,14 @@ def to_wire(event: Event) -> dict[str, Any]:
     Hot path: a streamed reply is one `content` event per delta, so scalar fields
     skip the recursive conversion and field lists are cached per class.
     """
+    cls = type(event)
+    pairs = _WIRE_FIELDS.get(cls)
+    if pairs is None:
+        pairs = _WIRE_FIELDS[cls] = wire_fields(cls)
     out: dict[str, Any] = {"event": event.name}
-    for wire, attr in _wire_fields(type(event)):
+    for wire, attr in pairs:
         value = getattr(event, attr)
-        out[wire] = value if isinstance(value, _SCALARS) else _plain(value)
+        out[wire] = value if isinstance(value, _SCALARS) else to_plain(value)
     return out
 
 

@@ -246,6 +246,24 @@ def count_changes(diff_lines: Sequence[str]) -> tuple[int, int]:
     return added, removed
 
 
+def changed_lines(old: str, new: str) -> tuple[int, int]:
+    """(added, removed) lines as `git diff --stat` counts them: over the real line diff.
+
+    The preview trims only the common ends, so two one-line changes twenty lines
+    apart would count as twenty removed and twenty added; the review segments
+    match every unchanged line in between.
+    """
+    a, b = _rust_lines(old), _rust_lines(new)
+    if not a or not b:
+        return len(b), len(a)
+    added = removed = 0
+    for segment in diff_segments("\n".join(a), "\n".join(b)):
+        if not segment["same"]:
+            added += len(segment["new"])
+            removed += len(segment["old"])
+    return added, removed
+
+
 def _rust_lines(text: str) -> list[str]:
     """Split like Rust's `str::lines()`: on "\\n" only, one trailing "\\r" dropped.
 

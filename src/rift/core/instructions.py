@@ -6,24 +6,39 @@ agent works unchanged. Each source is labelled so the model knows where a rule
 came from. The total is capped (these files share the context window with the
 conversation), and `.rift/memory.md` — facts the `remember` tool appended —
 gets its own smaller budget so a long instructions file cannot crowd it out.
+
+These files come from whatever repository rift was started in and reach the
+model with no tool call, so a file is taken only when its real path (symlinks
+resolved) stays inside the project, it is a regular file, and the Read rules
+allow it (`readable`); otherwise a hostile `AGENTS.md -> ~/.config/rift/config.json`
+would send the user's API keys to the model server on the first request.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 INSTRUCTION_FILES = ("RIFT.md", "AGENTS.md", "CLAUDE.md")
 MEMORY_FILE = Path(".rift") / "memory.md"
 DEFAULT_CAP = 16_000
 MEMORY_CAP = 4_000
+READ_LIMIT = 1 << 20
+"""Bytes read from one file: far past any cap, and a bound on a huge or endless file."""
 
 
-def load_project_instructions(cwd: Path, cap: int = DEFAULT_CAP) -> str:
+def load_project_instructions(
+    cwd: Path,
+    cap: int = DEFAULT_CAP,
+    *,
+    readable: Callable[[Path], bool] | None = None,
+) -> str:
     """The project's instruction files and memory as one text, or "" when there are none.
 
     Args:
         cwd: The project directory (files are looked up there only).
         cap: Most characters taken from the instruction files together.
+        readable: The Read rules' answer for a path (the gate's); None allows all.
 
     Returns:
         "# From <name>" sections, then a memory section, separated by blank lines.
@@ -31,29 +46,49 @@ def load_project_instructions(cwd: Path, cap: int = DEFAULT_CAP) -> str:
     sections: list[str] = []
     seen: set[Path] = set()
     for name in INSTRUCTION_FILES:
-        path = cwd / name
-        text = _read(path)
-        real = path.resolve()
-        if text is None or real in seen:  # CLAUDE.md is often a symlink to AGENTS.md
+        real = contained_file(cwd / name, cwd)
+        if real is None or real in seen:  # CLAUDE.md is often a symlink to AGENTS.md
+            continue
+        text = _read(real, readable)
+        if text is None:
             continue
         seen.add(real)
         sections.append(f"# From {name}\n\n{text}")
     out: list[str] = []
     if sections:
         out.append(_cap_head("\n\n".join(sections), cap, "project instructions"))
-    memory = _read(cwd / MEMORY_FILE)
+    memory_path = contained_file(cwd / MEMORY_FILE, cwd)
+    memory = None if memory_path is None else _read(memory_path, readable)
     if memory is not None:
         out.append(f"# Project memory (.rift/memory.md)\n\n{_cap_tail(memory, MEMORY_CAP)}")
     return "\n\n".join(out)
 
 
-def _read(path: Path) -> str | None:
-    """The file's text without surrounding blank space; None when absent, unreadable or empty."""
+def contained_file(path: Path, root: Path) -> Path | None:
+    """`path`'s real location when that is a regular file inside `root`'s real location.
+
+    Shared by everything rift reads into a prompt on its own (instruction files,
+    skills, personas): a symlink may point anywhere in the tree, never out of it.
+    """
     try:
-        text = path.read_bytes().decode("utf-8", errors="replace").strip()
+        real = path.resolve(strict=True)
+        if not real.is_relative_to(root.resolve(strict=True)) or not real.is_file():
+            return None
+    except (OSError, RuntimeError):  # missing, unreadable, a symlink loop
+        return None
+    return real
+
+
+def _read(path: Path, readable: Callable[[Path], bool] | None) -> str | None:
+    """The file's text without surrounding blank space; None when denied, unreadable or empty."""
+    if readable is not None and not readable(path):
+        return None
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(READ_LIMIT)
     except OSError:
         return None
-    return text or None
+    return raw.decode("utf-8", errors="replace").strip() or None
 
 
 def _cap_head(text: str, cap: int, what: str) -> str:

@@ -6,16 +6,39 @@ an ACP permission request). Asks and reviews draw ids from one counter that
 starts at 1 and never repeats, so a client can keep a single map. Whatever is
 never answered resolves to None, and every caller treats None as "deny": a
 dropped reply, a closed stdin or a cancelled turn can only ever refuse.
+
+Ask texts and a review's tool and path often come from a repository (hook
+commands, plugin names, MCP definitions, file names), and a raw `\r\x1b[2K`
+in one would let it repaint a trust question as a harmless one. So every
+front end gets them here with control characters shown as visible escapes
+(`visible`); an answer naming a choice as shown maps back to the real choice.
+A review's old/new text is file content the reviewer edits and sends back, so
+it is passed through unchanged.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from rift.core.events import Ask, EditReview, EditReviewClosed, Event
+
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""C0 (but tab), DEL, C1, and the bidirectional overrides that reorder what is shown."""
+_NAMED = {"\r": "\\r", "\n": "\\n"}
+
+
+def visible(text: str) -> str:
+    """`text` with every control character written as an escape (`\\r`, `\\x1b`, `\\u202e`)."""
+    return _CONTROL.sub(lambda m: _escape(m.group()), text)
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,9 +76,21 @@ class InteractionBroker:
         if not self.attached:
             return None
         ask_id, future = self._open("ask")
-        self._emit(Ask(id=ask_id, question=question, detail=detail, choices=choices))
+        shown = [visible(choice) for choice in choices]
+        self._emit(
+            Ask(
+                id=ask_id,
+                question=visible(question),
+                detail=[visible(line) for line in detail],
+                choices=shown,
+            )
+        )
         result = await self._wait(ask_id, future)
-        return result if isinstance(result, str) else None
+        if not isinstance(result, str):
+            return None
+        if result not in choices and result in shown:
+            return choices[shown.index(result)]
+        return result
 
     async def review(
         self, tool: str, path: str, old: str, new: str, segments: list[dict[str, object]]
@@ -67,8 +102,8 @@ class InteractionBroker:
         self._emit(
             EditReview(
                 id=review_id,
-                tool=tool,
-                path=path,
+                tool=visible(tool),
+                path=visible(path),
                 old=old,
                 new=new,
                 segments=[dict(s) for s in segments],

@@ -11,7 +11,11 @@ the deny/ask side, where a false positive costs a prompt but a false negative
 costs a deleted disk: deny and ask rules see every spelling `core/bash_forms.py`
 derives (quotes and backslashes removed, assignments, keywords, wrappers and
 program paths dropped, `eval`/`sh -c`/`find -exec`/`trap` strings read,
-`$'\\x72m'` decoded, ...; its docstring has the list).
+`$'\\x72m'` decoded, ...; its docstring has the list). A command whose program
+name is not a plain word after quote removal (`r$()m x`, `$0 -c ...`, `/bin/r[m]`)
+cannot be matched by name, so it matches every deny and ask rule for bash
+(refused under a deny rule, asked under an ask rule), and the built-in rules
+are tried with each of their own program names in its place.
 
 Allow rules deliberately see only the plain segment: stripping `LD_PRELOAD=x`
 or `./` off an allowed program would widen what the user approved. Deny rules
@@ -34,11 +38,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from rift.core.bash_forms import (
+    OPAQUE,
     TOO_COMPLEX,
     command_forms,
     removes_root,
     split_bash_segments,
 )
+from rift.core.credentials import CredentialGuard, default_roots
 
 if TYPE_CHECKING:
     from rift.config import PermissionsConfig
@@ -222,6 +228,31 @@ def _bash_match(pattern: str, text: str) -> bool:
     return re.fullmatch(regex, text, re.DOTALL) is not None
 
 
+# ------------------------------------------------------------------- urls
+
+
+def url_candidates(url: str) -> list[str]:
+    """What a URL rule is matched against: the host (and host:port when a port is
+    written), the URL as written, and its normal form (scheme and host lowercased,
+    default port dropped, "/" for an empty path). IPv6 literals keep their brackets."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return [url]
+    host = (parts.hostname or "").lower()
+    shown = f"[{host}]" if ":" in host else host
+    default = {"http": 80, "https": 443}.get(parts.scheme.lower())
+    netloc = shown if port is None or port == default else f"{shown}:{port}"
+    normal = f"{parts.scheme.lower()}://{netloc}{parts.path or '/'}"
+    if parts.query:
+        normal += f"?{parts.query}"
+    hosts = [shown, netloc] if host else []
+    return list(dict.fromkeys([*hosts, url, normal]))
+
+
 # ------------------------------------------------------------------ rules
 
 _DEFAULT_CASE_INSENSITIVE = sys.platform in ("win32", "darwin")
@@ -239,6 +270,7 @@ class Rules:
         cwd: Path,
         home: Path,
         case_insensitive: bool | None = None,
+        guarded: Sequence[Path] | None = None,
     ) -> None:
         """Parse the three lists once; malformed rules become `warnings`, not errors.
 
@@ -248,13 +280,18 @@ class Rules:
             home: Where a leading `~/` in a path rule points.
             case_insensitive: Path matching ignores case; defaults to the platform's
                 usual filesystem (Windows, macOS).
+            guarded: The credential stores Read-denied before any rule (core/credentials.py);
+                None means the defaults under `home`, () switches the guard off.
         """
         self._cwd, self._home = cwd, home
-        self._flags = (
-            re.IGNORECASE
-            if (_DEFAULT_CASE_INSENSITIVE if case_insensitive is None else case_insensitive)
-            else 0
-        )
+        fold = _DEFAULT_CASE_INSENSITIVE if case_insensitive is None else case_insensitive
+        self._flags = re.IGNORECASE if fold else 0
+        if guarded is None:
+            self._guard = CredentialGuard.build(default_roots(home), cwd, fold_case=fold)
+        elif guarded:
+            self._guard = CredentialGuard.build(guarded, cwd, fold_case=fold)
+        else:
+            self._guard = CredentialGuard.off()
         self._lists: dict[RuleList, list[Rule]] = {}
         warnings: list[str] = []
         named: tuple[tuple[RuleList, Sequence[str]], ...] = (
@@ -270,8 +307,11 @@ class Rules:
 
     @classmethod
     def from_config(cls, perms: PermissionsConfig, *, cwd: Path, home: Path) -> Rules:
-        """Rules from the merged config's permissions section."""
-        return cls(perms.allow, perms.ask, perms.deny, cwd=cwd, home=home)
+        """Rules from the merged config's permissions section (its credential guard included)."""
+        guarded: tuple[Path, ...] = ()
+        if not perms.allow_credentials:
+            guarded = default_roots(home, perms.own_dirs)
+        return cls(perms.allow, perms.ask, perms.deny, cwd=cwd, home=home, guarded=guarded)
 
     def add_allow(self, rule: str) -> str | None:
         """Grant a session allow rule ("always allow"); returns a warning if malformed."""
@@ -298,21 +338,49 @@ class Rules:
         canonicalised here, so `..` and symlinks cannot step around a rule.
         """
         candidates = path_candidates(path, self._cwd)
+        verdict = self._decide(tool, lambda rule: self._path_matches(rule, candidates), ("deny",))
+        if verdict.kind == "none" and tool.lower() in _FAMILIES["read"]:
+            verdict = self._guarded(tool, [candidates[-1]])
+        if verdict.kind != "none":
+            return verdict
+        return self._decide(
+            tool, lambda rule: self._path_matches(rule, candidates), ("ask", "allow")
+        )
 
-        def matches(pattern: str) -> bool:
-            return any(
-                re.fullmatch(_glob(p, path=True), c, re.DOTALL | self._flags)
-                for p in _path_patterns(pattern, self._cwd, self._home)
-                for c in candidates
+    def _path_matches(self, rule: Rule, candidates: Sequence[str]) -> bool:
+        return any(
+            re.fullmatch(_glob(p, path=True), c, re.DOTALL | self._flags)
+            for p in _path_patterns(rule.pattern or "", self._cwd, self._home)
+            for c in candidates
+        )
+
+    def _guarded(self, tool: str, reals: Iterable[str]) -> Verdict:
+        """The credential guard's deny for the first guarded path the user did not lift.
+
+        Lifting takes an allow rule of the user's own config (a project cannot add
+        allow rules) that covers `tool` and names the path; session grants do not count.
+        """
+        for real in reals:
+            rule = self._guard.rule_for(real)
+            if rule is None:
+                continue
+            lifted = any(
+                r.pattern is not None and r.covers(tool) and self._path_matches(r, [real])
+                for r in self._lists["allow"]
             )
-
-        return self._decide(tool, lambda rule: matches(rule.pattern or ""))
+            if not lifted:
+                return Verdict("deny", rule)
+        return NO_VERDICT
 
     def verdict_for_text(self, tool: str, candidates: Sequence[str]) -> Verdict:
         """Verdict for any other tool whose subject (a URL, an argument) is flat-globbed."""
         return self._decide(
             tool, lambda rule: any(_bash_match(rule.pattern or "", c) for c in candidates)
         )
+
+    def verdict_for_url(self, tool: str, url: str) -> Verdict:
+        """Verdict for a URL tool (fetch): `Fetch(domain)`, `Fetch(*.domain)` or a URL glob."""
+        return self.verdict_for_text(tool, url_candidates(url))
 
     def verdict_for_bash(self, command: str) -> Verdict:
         """Verdict for a shell command: built-ins, then deny/ask on ANY segment form,
@@ -321,16 +389,32 @@ class Rules:
         forms = command_forms(command)
         if TOO_COMPLEX in forms:
             return Verdict("deny", "Bash(<nested too deeply to check>)")
+        opaque = [form.removeprefix(OPAQUE) for form in forms if form.startswith(OPAQUE)]
         for rule in _BUILTIN_RULES:
-            if any(_bash_match(rule.pattern or "", form) for form in forms):
+            pattern = rule.pattern or ""
+            program, _, needs = pattern.partition(" ")
+            # `sudo *` would match any computed program named sudo: only rules that also
+            # constrain the arguments (`rm -rf /`, `dd if=*of=/dev/*`) are tried this way.
+            named = [f"{program} {args}" for args in opaque] if needs.strip("* ") else []
+            if any(_bash_match(pattern, form) for form in (*forms, *named)):
                 return Verdict("deny", rule.text)
-        if any(removes_root(form) for form in forms):
+        if any(removes_root(form) for form in (*forms, *(f"rm {args}" for args in opaque))):
             return Verdict("deny", "Bash(rm -rf /)")
+        # The raw words keep `$HOME/…`, which the forms splice apart.
+        credential_paths = self._guard.paths_in_command((command, *forms), self._home)
+        guarded = self._guarded("read", credential_paths)
+        if guarded.kind == "deny":
+            return guarded
         restricted = self._decide(
             "bash",
             lambda rule: any(_bash_match(rule.pattern or "", f) for f in forms),
             kinds=("deny", "ask"),
         )
+        if opaque and restricted.kind != "deny":
+            computed = self._decide("bash", lambda rule: True, kinds=("deny", "ask"))
+            if computed.kind == "deny" or (computed.kind == "ask" and restricted.kind == "none"):
+                why = "applied because the program name is computed, not a plain word"
+                return Verdict(computed.kind, f"{computed.rule}, {why}")
         return restricted if restricted.kind != "none" else self._bash_allowed(segments)
 
     def _bash_allowed(self, segments: list[str]) -> Verdict:
@@ -360,6 +444,13 @@ class Rules:
                 if rule.covers(tool) and (rule.pattern is None or matches(rule)):
                     return Verdict(kind, rule.text)
         return NO_VERDICT
+
+
+def read_allowed(perms: PermissionsConfig, *, cwd: Path, home: Path) -> Callable[[Path], bool]:
+    """The Read rules as a predicate, for what rift reads into a prompt itself (skills,
+    personas) before an agent and its gate exist."""
+    rules = Rules.from_config(perms, cwd=cwd, home=home)
+    return lambda path: rules.verdict_for_path("read", path).kind != "deny"
 
 
 # ------------------------------------------------------------- suggestions

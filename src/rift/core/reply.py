@@ -20,6 +20,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from rift.core import hardening
 from rift.core.events import Content, Event, Thinking, Warning
@@ -31,6 +32,7 @@ from rift.models.base import (
     ContentDelta,
     Message,
     Provider,
+    ProviderData,
     ThinkingDelta,
     ToolCall,
     ToolCallDict,
@@ -58,6 +60,7 @@ class Reply:
     usage: Usage | None = None
     generation_seconds: float = 0.0
     """Server-reported decode time, else the client-side time from first token to end."""
+    provider_data: Any = None
 
 
 @dataclass
@@ -68,6 +71,7 @@ class _Collector:
     thinking: list[str] = field(default_factory=list)
     calls: list[ToolCall] = field(default_factory=list)
     usage: Usage | None = None
+    provider_data: Any = None
     stripped: bool = False
     first_token: float = 0.0
     chars: int = 0
@@ -120,6 +124,8 @@ class _Collector:
             )
         elif isinstance(event, Usage):
             self.usage = event
+        elif isinstance(event, ProviderData):
+            self.provider_data = event.data
 
 
 async def stream_reply(
@@ -148,6 +154,7 @@ async def stream_reply(
         thinking="".join(collector.thinking),
         calls=collector.calls,
         usage=collector.usage,
+        provider_data=collector.provider_data,
     )
     if repeated:
         _cut_repetition(reply, repeated)
@@ -184,6 +191,8 @@ def assistant_message(reply: Reply, index: int) -> Message:
     message: Message = {"role": "assistant", "content": reply.content}
     if reply.thinking:
         message["thinking"] = reply.thinking
+    if reply.provider_data is not None:
+        message["provider_data"] = reply.provider_data
     if reply.calls:
         reply.calls = [
             ToolCall(

@@ -105,6 +105,8 @@ class SessionStore:
         self.sessions_dir = sessions_dir
         self._cache: dict[Path, tuple[int, int, SessionItem]] = {}
         """path -> (mtime_ns, size, item): `list_items` reparses only changed files."""
+        self.set_aside: list[str] = []
+        """One warning per malformed file `newest` renamed out of the way, for the front end."""
 
     def reserve(self) -> Path:
         """Create a new, empty session file and return its path.
@@ -145,12 +147,15 @@ class SessionStore:
 
     def newest(self, cwd: Path | None = None) -> Path | None:
         """The session `--continue` resumes: the newest one with a user message that was
-        saved in `cwd` (any project when None); zero-byte and unreadable files skipped.
+        saved in `cwd` (any project when None); zero-byte files skipped.
 
         Another project's conversation, or an open-and-quit, must never be resumed here.
+        A file met on the way that is not a session (bad JSON, `NaN`, nesting
+        too deep to parse) is set aside as `<name>.corrupt` with a warning in
+        `set_aside`, so it costs one warning once rather than one on every run.
         """
         want = _real(str(cwd)) if cwd is not None else None
-        for item in self._items():
+        for item in self._items(set_aside=True):
             if item.turns > 0 and (want is None or _real(item.cwd) == want):
                 return Path(item.path)
         return None
@@ -168,17 +173,27 @@ class SessionStore:
             items.append(item)
         return items
 
-    def _items(self) -> Iterator[SessionItem]:
-        """Parsed sessions, newest first, each file parsed once per (mtime, size)."""
+    def _items(self, *, set_aside: bool = False) -> Iterator[SessionItem]:
+        """Parsed sessions, newest first, each file parsed once per (mtime, size).
+
+        Unreadable files are skipped; with `set_aside` (never for the read-only
+        listing) a malformed one is also renamed out of the way, with a warning.
+        """
         for path, st in self._non_empty():
             cached = self._cache.get(path)
             if cached is not None and cached[:2] == (st.st_mtime_ns, st.st_size):
                 yield cached[2]
                 continue
-            item = _read_item(path, st)
-            if item is not None:
-                self._cache[path] = (st.st_mtime_ns, st.st_size, item)
-                yield item
+            try:
+                item = _read_item(path, st)
+            except OSError:
+                continue
+            except ValueError as exc:
+                if set_aside:
+                    self.set_aside.append(_move_aside(path, str(exc)))
+                continue
+            self._cache[path] = (st.st_mtime_ns, st.st_size, item)
+            yield item
 
 
 def _real(path: str) -> str:
@@ -186,18 +201,17 @@ def _real(path: str) -> str:
     return os.path.realpath(path) if path else ""
 
 
-def _read_item(path: Path, st: os.stat_result) -> SessionItem | None:
-    try:
-        data = json.loads(path.read_bytes())
-        messages = [_coerce_message(m) for m in _messages_field(data)]
-    except (OSError, ValueError):
-        return None
+def _read_item(path: Path, st: os.stat_result) -> SessionItem:
+    """The picker entry for one file; raises OSError (unreadable) or ValueError (malformed)."""
+    data, messages = _parse(path.read_bytes())
     starts = [text for m in messages if (text := prompt_text(m)) is not None]
     title = starts[0].strip().splitlines()[0][:TITLE_CHARS] if starts else "(empty session)"
     raw_saved = data.get("saved_at")
     if isinstance(raw_saved, int | float) and not isinstance(raw_saved, bool):
-        saved_at = int(raw_saved)
+        saved_at = int(raw_saved)  # finite: _parse refuses NaN and infinities
     else:
+        saved_at = int(st.st_mtime)
+    if not 0 <= saved_at < 1 << 53:  # what a JSON client can hold exactly
         saved_at = int(st.st_mtime)
     return SessionItem(
         path=str(path),
@@ -245,8 +259,7 @@ def load_session(path: Path) -> LoadedSession:
     if not raw.strip():
         return LoadedSession([], None, notice="session has no saved turns yet — starting fresh")
     try:
-        data = json.loads(raw)
-        messages = [_coerce_message(m) for m in _messages_field(data)]
+        data, messages = _parse(raw)
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         return _set_aside(path, str(exc))
     model = data.get("model")
@@ -258,6 +271,11 @@ def load_session(path: Path) -> LoadedSession:
 
 
 def _set_aside(path: Path, reason: str) -> LoadedSession:
+    return LoadedSession([], None, warning=_move_aside(path, reason) + " — starting fresh")
+
+
+def _move_aside(path: Path, reason: str) -> str:
+    """Rename a malformed session file to `<name>.corrupt[.N]`; the warning saying so."""
     backup = path.with_name(path.name + ".corrupt")
     n = 1
     while backup.exists():
@@ -266,15 +284,43 @@ def _set_aside(path: Path, reason: str) -> LoadedSession:
     try:
         os.replace(path, backup)
     except OSError as exc:
-        warning = (
+        return (
             f"session file {path} is unreadable ({reason}); could not back it up"
-            f" ({exc.strerror or exc}) — starting fresh"
+            f" ({exc.strerror or exc})"
         )
-    else:
-        warning = (
-            f"session file {path} is unreadable ({reason}); backed up to {backup} — starting fresh"
-        )
-    return LoadedSession([], None, warning=warning)
+    return f"session file {path} is unreadable ({reason}); backed up to {backup}"
+
+
+def _parse(raw: bytes) -> tuple[dict[str, Any], list[Message]]:
+    """A session document and its messages, from standard JSON only.
+
+    Session files are rift's own, but anything may land in the sessions dir, and
+    `--continue` opens the newest file blindly. Non-standard numbers (`NaN`,
+    `Infinity`, `1e999`) and nesting deep enough to exhaust the parser's
+    recursion limit raise ValueError like any other malformed file, so the
+    caller sets the file aside instead of crashing on it now and on every
+    later `--continue`.
+
+    Raises:
+        ValueError: not a session file.
+    """
+    try:
+        data = json.loads(raw, parse_constant=_refuse_constant, parse_float=_finite_float)
+        messages = [_coerce_message(m) for m in _messages_field(data)]
+    except RecursionError as exc:
+        raise ValueError("nested too deeply to be a session") from exc
+    return data, messages
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not standard JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} is out of range")
+    return value
 
 
 def _messages_field(data: Any) -> list[Any]:
@@ -305,6 +351,8 @@ def _coerce_message(raw: Any) -> Message:
     images = raw.get("images")
     if isinstance(images, list) and images and all(isinstance(i, str) for i in images):
         message["images"] = list(images)
+    if isinstance(raw.get("provider_data"), dict):  # e.g. signed thinking, re-sent verbatim
+        message["provider_data"] = raw["provider_data"]
     calls = raw.get("tool_calls")
     if isinstance(calls, list) and calls:
         message["tool_calls"] = [_coerce_call(c) for c in calls]

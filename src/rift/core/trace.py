@@ -28,6 +28,7 @@ FAILURE_KEYS = (
     "compact_prunes",
     "compact_summaries",
     "wrap_ups",
+    "greedy_retries",
 )
 
 

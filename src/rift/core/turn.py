@@ -14,13 +14,14 @@ import asyncio
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from rift.core import hardening, salvage
 from rift.core.context import (
     TokenMeter,
     enforce_budget,
+    strip_old_thinking,
     truncation_suspected,
     truncation_warning,
 )
@@ -35,12 +36,12 @@ from rift.core.events import (
     TurnStats,
     Warning,
 )
-from rift.core.hunks import count_changes, preview_diff
+from rift.core.hunks import changed_lines, preview_diff
 from rift.core.reply import Reply, assistant_message, stream_reply
 from rift.core.text import scrub
 from rift.core.trace import call_target
 from rift.errors import ToolError
-from rift.models.base import ChatRequest, Message, Provider, ToolCall, Usage
+from rift.models.base import ChatRequest, Message, Provider, Reasoning, ToolCall, Usage
 from rift.tools import canonical_name
 from rift.tools.base import Tool, ToolContext, ToolOutput
 
@@ -59,13 +60,15 @@ class TurnSetup:
     model: str
     num_ctx: int
     temperature: float
-    think: bool | None
+    think: Reasoning
     tools: Mapping[str, Tool]
     ctx: ToolContext
     meter: TokenMeter
     max_iterations: int
     lean_schema: bool = False
     detect_truncation: bool = False
+    headless: bool = False
+    """Nobody is watching: a turn that never calls a tool gets one greedy retry."""
 
 
 class TurnStopped(Exception):
@@ -81,12 +84,13 @@ class Turn:
         self.emit = emit
         self.stats = TurnStats()
         self._words = ""
+        self._prompt_message: Message | None = None
         self._refusals_at_start = 0
         self._iterations = self._prompt_tokens = self._billed = self._output = 0
         self._gen_seconds = 0.0
         self._repeats = hardening.RepeatGuard()
         self._failures = 0
-        self._changed = self._nudged = self._stuck_nudge_due = False
+        self._changed = self._nudged = self._stuck_nudge_due = self._greedy = False
         self._open_calls: list[tuple[str, str]] = []
         self.cancelled = False
         self.outcome = "answered"
@@ -97,20 +101,30 @@ class Turn:
         self.tool_log: list[tuple[str, bool, str]] = []
         """(tool, ok, target) per call, for traces."""
 
-    async def run(self, prompt: str, words: str | None = None) -> TurnStats:
+    async def run(
+        self, prompt: str, words: str | None = None, images: Sequence[str] = ()
+    ) -> TurnStats:
         """Run the turn to its end; cancellation is absorbed after cleaning up.
 
         `words` is what the person typed (without attached files or notes); the
         apply-nudge reads only that, so a file that mentions "fix" is no request.
+        `images` (data URLs) ride on the prompt's message.
         """
         started = time.monotonic()
         self._words = prompt if words is None else words
         self._refusals_at_start = self.s.ctx.gate.refusals
-        self.messages.append({"role": "user", "content": prompt})
+        message: Message = {"role": "user", "content": prompt}
+        if images:
+            message["images"] = list(images)
+        self._prompt_message = message
+        self.messages.append(message)
         try:
             for n in range(1, self.s.max_iterations + 1):
                 if await self._step(n):
                     break
+            else:  # every iteration went to tool calls: the budget ran out first
+                self.outcome = "wrapped"
+                self.reason = f"the turn used all {self.s.max_iterations} iterations"
         except TurnStopped as stop:
             self.outcome, self.reason = "stopped", str(stop)
             self.emit(Warning(str(stop)))
@@ -146,7 +160,7 @@ class Turn:
                 # The follow-up is a new message on screen, not a continuation of this one.
                 self.emit(Info(hardening.APPLY_NUDGE_NOTICE))
                 return False
-            return True
+            return not self._greedy_retry()
         for call in reply.calls:
             await self._execute(call)
         if self._stuck_nudge_due:  # after every result: tool messages must follow their call
@@ -161,6 +175,20 @@ class Turn:
         if self.s.ctx.gate.refusals != self._refusals_at_start:
             return False
         return hardening.wants_apply_nudge(self._words, reply)
+
+    def _greedy_retry(self) -> bool:
+        """Headless, once per turn: the apply nudge got no tool call either, so the turn is
+        cut back to its prompt and re-run at temperature 0 (reference 7.5: sampling noise
+        is a common reason a small model answers in prose instead of acting)."""
+        if not self.s.headless or not self._nudged or self._greedy or self.tool_log:
+            return False
+        at = [i for i, m in enumerate(self.messages) if m is self._prompt_message]
+        if not at:
+            return False  # compaction replaced the prompt: nothing to cut back to
+        self._greedy = True
+        self.counters["greedy_retries"] += 1
+        del self.messages[at[0] + 1 :]
+        return True
 
     async def _query(self, with_tools: bool) -> Reply:
         """One model call over the budget-checked history."""
@@ -179,13 +207,13 @@ class Turn:
         self.counters["compact_summaries"] += compaction.summaries
         request = ChatRequest(
             model=s.model,
-            messages=list(self.messages),
+            messages=strip_old_thinking(self.messages),
             tools=schemas,
             num_ctx=s.num_ctx,
-            temperature=s.temperature,
+            temperature=0.0 if self._greedy else s.temperature,
             think=s.think,
         )
-        unscaled = s.meter.unscaled(self.messages, schemas)
+        unscaled = s.meter.unscaled(request.messages, schemas)  # what was really sent
         reply = await stream_reply(s.provider, request, s.tools, self.emit, self.counters)
         if reply.usage is not None:
             self._count_usage(reply.usage, unscaled, reply.generation_seconds)
@@ -227,7 +255,7 @@ class Turn:
         )
         if output.edit is not None:
             diff = preview_diff(output.edit.old, output.edit.new, EDIT_DIFF_LINES)
-            added, removed = count_changes(diff)
+            added, removed = changed_lines(output.edit.old, output.edit.new)
             self.emit(EditDiff(path=output.edit.path, added=added, removed=removed, diff=diff))
         if output.plan is not None:
             self.emit(Plan(items=list(output.plan)))

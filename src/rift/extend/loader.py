@@ -3,8 +3,9 @@
 Loaded once at startup (core/startup.py): plugins, personas, project hooks,
 MCP servers and the trust store. The user's own extensions are activated at
 once. A cloned repository's plugins (tools, hooks), post-edit hooks and MCP
-servers run only after the user trusted their exact manifest, command or
-identity once (reference notes, sections 2.4 and 8.2):
+servers run only after the user trusted them once in this project, keyed to
+the project's real path and their exact files, command or identity
+(extend/trust.py; reference notes, sections 2.4 and 8.2):
 
 - interactive front ends call `Agent.offer_trust()` when asks may be shown
   (serve: on `hello`, or on the first `prompt` when no hello comes), which
@@ -25,12 +26,14 @@ from typing import TYPE_CHECKING, Any
 
 from rift.config import Config, McpServerConfig
 from rift.core.events import Event, Info, Warning
+from rift.core.interaction import visible
+from rift.core.permissions import read_allowed
 from rift.core.subagents import Persona
 from rift.extend.mcp import McpManager
 from rift.extend.personas import discover_personas
 from rift.extend.plugins import Plugin, command_skills, discover_plugins, plugin_tools
 from rift.extend.skills import Skill
-from rift.extend.trust import TrustStore
+from rift.extend.trust import TrustStore, hook_trust_key, mcp_trust_key
 from rift.tools.base import Tool
 
 if TYPE_CHECKING:
@@ -75,9 +78,13 @@ class Extensions:
             config=config,
             store=store,
             plugins=plugins,
-            personas=discover_personas(config.cwd, config.paths.config_dir),
+            personas=discover_personas(
+                config.cwd,
+                config.paths.config_dir,
+                read_allowed(config.permissions, cwd=config.cwd, home=config.paths.home),
+            ),
         )
-        ext.notices = [Warning(text) for text in [*warnings, *store.warnings]]
+        ext.notices = [Warning(visible(text)) for text in [*warnings, *store.warnings]]
         return ext
 
     @property
@@ -97,14 +104,18 @@ class Extensions:
     def untrusted_plugins(self) -> list[Plugin]:
         return [p for p in self.plugins.values() if self._needs_trust(p)]
 
+    def _hook_trusted(self, hook: str) -> bool:
+        return hook_trust_key(self.config.cwd, hook) in self.store.hooks
+
+    def _server_trusted(self, server: McpServerConfig) -> bool:
+        return mcp_trust_key(self.config.cwd, server.identity) in self.store.mcp
+
     def untrusted_hooks(self) -> list[str]:
         hooks = dict.fromkeys(self.config.project_post_edit_hooks)
-        return [h for h in hooks if h not in self.store.hooks]
+        return [h for h in hooks if not self._hook_trusted(h)]
 
     def untrusted_servers(self) -> list[McpServerConfig]:
-        return [
-            s for s in self.config.mcp.values() if s.project and s.identity not in self.store.mcp
-        ]
+        return [s for s in self.config.mcp.values() if s.project and not self._server_trusted(s)]
 
     # ------------------------------------------------------------ activation
 
@@ -116,13 +127,13 @@ class Extensions:
             if not self._needs_trust(plugin):
                 self._activate(plugin)
         agent.add_post_edit_hooks(
-            tuple(h for h in self.config.project_post_edit_hooks if h in self.store.hooks)
+            tuple(h for h in self.config.project_post_edit_hooks if self._hook_trusted(h))
         )
         if not attached:
             self._note_skipped()
         self.mcp = McpManager(self.config.cwd, self._info, self._register)
         for server in self.config.mcp.values():
-            if not server.project or server.identity in self.store.mcp:
+            if not server.project or self._server_trusted(server):
                 self.mcp.start(server)
         agent.refresh_system_prompt()
         self._live = True
@@ -156,10 +167,10 @@ class Extensions:
         return list(fresh)
 
     def _info(self, text: str) -> None:
-        self._say(Info(text))
+        self._say(Info(visible(text)))  # names and commands come from the repository
 
     def _warn(self, text: str) -> None:
-        self._say(Warning(text))
+        self._say(Warning(visible(text)))
 
     def _say(self, event: Event) -> None:
         if self._live and self._agent is not None:
@@ -184,11 +195,9 @@ class Extensions:
             offers.append((f"MCP server '{server.name}'", partial(self._offer_server, server)))
         for label, offer in offers:
             if not agent.approval.enabled:
-                agent.emit(
-                    Info(
-                        f"project {label} stays untrusted while auto-approve is on"
-                        " (turn approval on and restart rift to be asked)"
-                    )
+                self._info(
+                    f"project {label} stays untrusted while auto-approve is on"
+                    " (turn approval on and restart rift to be asked)"
                 )
                 continue
             task = asyncio.create_task(offer())
@@ -207,7 +216,10 @@ class Extensions:
         return accepted(await self._agent.broker.ask(question, detail, TRUST_CHOICES))
 
     async def _offer_plugin(self, plugin: Plugin) -> None:
-        question = f"Trust project plugin '{plugin.name}' ({plugin.directory})?"
+        where = str(plugin.directory)
+        if plugin.found_at is not None and plugin.found_at != plugin.directory:
+            where = f"{plugin.found_at} -> {where}"  # a symlink: say where the code really is
+        question = f"Trust project plugin '{plugin.name}' ({where})?"
         if not await self._ask(question, plugin.detail()):
             self._info(f"plugin '{plugin.name}' left untrusted: its tools and hooks stay off")
             return
@@ -222,7 +234,7 @@ class Extensions:
             self._info(f"project hook left untrusted: {hook}")
             return
         assert self._agent is not None
-        self._persist(self.store.trust_hook_entry, hook)
+        self._persist(self.store.trust_hook_entry, hook_trust_key(self.config.cwd, hook))
         self._agent.add_post_edit_hooks((hook,))
         self._info(f"project hook trusted: {hook}")
 
@@ -236,7 +248,7 @@ class Extensions:
             self._info(f"MCP server '{server.name}' left untrusted: not started")
             return
         assert self.mcp is not None
-        self._persist(self.store.trust_mcp, server.identity)
+        self._persist(self.store.trust_mcp, mcp_trust_key(self.config.cwd, server.identity))
         self.mcp.start(server)
 
     async def wait_mcp(self) -> None:

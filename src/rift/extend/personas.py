@@ -13,6 +13,9 @@
 
 The body is prepended to the task's prompt. Personas are only instructions, so
 a project's personas need no trust: their tools are the parent's, narrowed.
+Like skills, a persona file must resolve inside the directory tree it was found
+in (and a project's must pass the Read rules), so a symlink cannot pull a file
+from elsewhere into a sub-agent's prompt.
 """
 
 from __future__ import annotations
@@ -20,7 +23,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from rift.core.subagents import Persona
-from rift.extend.skills import BODY_CAP, DESCRIPTION_CAP, split_front_matter
+from rift.extend.skills import (
+    BODY_CAP,
+    DESCRIPTION_CAP,
+    Readable,
+    read_contained,
+    split_front_matter,
+)
 
 
 def parse_persona(text: str, fallback_name: str) -> Persona:
@@ -42,21 +51,22 @@ def parse_persona(text: str, fallback_name: str) -> Persona:
     )
 
 
-def _scan(directory: Path) -> list[Persona]:
+def _scan(directory: Path, root: Path, readable: Readable | None) -> list[Persona]:
     if not directory.is_dir():
         return []
     found = []
     for entry in sorted(directory.glob("*.md")):
-        try:
-            text = entry.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        found.append(parse_persona(text, entry.stem))
+        text = read_contained(entry, root, readable)
+        if text is not None:
+            found.append(parse_persona(text, entry.stem))
     return found
 
 
-def discover_personas(project_dir: Path, user_config_dir: Path) -> dict[str, Persona]:
-    """Every persona by name, sorted; the project's win collisions."""
-    found = {p.name: p for p in _scan(user_config_dir / "agents")}
-    found.update({p.name: p for p in _scan(project_dir / ".rift" / "agents")})
+def discover_personas(
+    project_dir: Path, user_config_dir: Path, readable: Readable | None = None
+) -> dict[str, Persona]:
+    """Every persona by name, sorted; the project's win collisions (and pass `readable`)."""
+    found = {p.name: p for p in _scan(user_config_dir / "agents", user_config_dir, None)}
+    project = _scan(project_dir / ".rift" / "agents", project_dir, readable)
+    found.update({p.name: p for p in project})
     return dict(sorted(found.items()))

@@ -13,8 +13,10 @@ project's, scanned first, winning name collisions) and
 Commands are prompt templates (`{args}` → the invocation's arguments) exposed
 as skills. Tools run through the shell in the project directory with their
 arguments as JSON on stdin. A project plugin's tools and hooks run only once
-the user trusted its exact manifest bytes (extend/trust.py, extend/loader.py);
-its commands are only prompts and are always available.
+the user trusted it in this project, keyed to its manifest and every file in
+its directory (extend/trust.py, extend/loader.py); a tool whose plugin changed
+on disk since then refuses to run. Its commands are only prompts and are
+always available.
 """
 
 from __future__ import annotations
@@ -63,6 +65,20 @@ class Plugin:
     commands: tuple[Skill, ...] = ()
     tools: tuple[PluginTool, ...] = ()
     hooks: tuple[str, ...] = ()
+    project_root: Path | None = None
+    """The project it was found in (project plugins), for re-checking its key."""
+    found_at: Path | None = None
+    """Its directory as found under the project, symlinks unresolved."""
+
+    def changed_on_disk(self) -> bool:
+        """A project plugin whose manifest or files differ from what the key was made of."""
+        if self.project_root is None or self.found_at is None:
+            return False
+        try:
+            manifest = (self.found_at / "plugin.json").read_bytes()
+        except OSError:
+            return True
+        return plugin_trust_key(self.project_root, self.found_at, manifest) != self.trust_key
 
     @property
     def directory(self) -> Path:
@@ -131,8 +147,16 @@ def _list(data: dict[str, Any], key: str, where: str) -> list[Any]:
     return value
 
 
-def parse_manifest(raw: bytes, manifest_path: Path, project: bool) -> Plugin:
-    """A plugin from its manifest bytes.
+def parse_manifest(
+    raw: bytes,
+    manifest_path: Path,
+    project: bool,
+    *,
+    trust_key: str = "",
+    project_root: Path | None = None,
+    found_at: Path | None = None,
+) -> Plugin:
+    """A plugin from its manifest bytes (the trust fields come from `_scan`).
 
     Raises:
         ManifestError: invalid JSON, or a field of the wrong shape.
@@ -156,14 +180,17 @@ def parse_manifest(raw: bytes, manifest_path: Path, project: bool) -> Plugin:
         description=_text(data, "description", where),
         manifest_path=manifest_path,
         project=project,
-        trust_key=plugin_trust_key(manifest_path, raw),
+        trust_key=trust_key,
         commands=tuple(_command(c, name, where) for c in _list(data, "commands", where)),
         tools=tuple(_tool(t, where) for t in _list(data, "tools", where)),
         hooks=tuple(h.strip() for h in post_edit),
+        project_root=project_root,
+        found_at=found_at,
     )
 
 
-def _scan(directory: Path, project: bool, warnings: list[str]) -> Iterable[Plugin]:
+def _scan(directory: Path, project_root: Path | None, warnings: list[str]) -> Iterable[Plugin]:
+    """Plugins under `directory`; `project_root` is set for a project's (they need trust)."""
     if not directory.is_dir():
         return
     for entry in sorted(directory.iterdir()):
@@ -175,7 +202,15 @@ def _scan(directory: Path, project: bool, warnings: list[str]) -> Iterable[Plugi
                 raw = handle.read(MAX_MANIFEST_BYTES + 1)
             if len(raw) > MAX_MANIFEST_BYTES:
                 raise ManifestError(f"plugin {manifest} is larger than {MAX_MANIFEST_BYTES} bytes")
-            yield parse_manifest(raw, manifest.resolve(), project)
+            key = "" if project_root is None else plugin_trust_key(project_root, entry, raw)
+            yield parse_manifest(
+                raw,
+                manifest.resolve(),
+                project_root is not None,
+                trust_key=key,
+                project_root=project_root,
+                found_at=entry if project_root is not None else None,
+            )
         except ManifestError as exc:
             warnings.append(f"{exc}; skipping it")
         except OSError as exc:
@@ -187,9 +222,9 @@ def discover_plugins(
 ) -> dict[str, Plugin]:
     """Every usable plugin by name; the project's win collisions. Problems go to `warnings`."""
     found: dict[str, Plugin] = {}
-    for plugin in _scan(project_dir / ".rift" / "plugins", True, warnings):
+    for plugin in _scan(project_dir / ".rift" / "plugins", project_dir, warnings):
         found.setdefault(plugin.name, plugin)
-    for plugin in _scan(user_config_dir / "plugins", False, warnings):
+    for plugin in _scan(user_config_dir / "plugins", None, warnings):
         found.setdefault(plugin.name, plugin)
     return found
 
@@ -197,11 +232,18 @@ def discover_plugins(
 # ------------------------------------------------------------------ running
 
 
-def _runner(spec: PluginTool) -> ToolRun:
+def _runner(spec: PluginTool, plugin: Plugin) -> ToolRun:
     async def run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        if plugin.changed_on_disk():  # e.g. the model rewrote tool.sh after trust was given
+            raise ToolError(
+                f"plugin '{plugin.name}' changed on disk since it was trusted; it stays off"
+                " until rift is restarted and the user trusts it again"
+            )
         payload = json.dumps(args, ensure_ascii=False).encode("utf-8")
+        # Inside the sandbox when it is on: the tool is code the model can call at will.
+        command = spec.command if ctx.sandbox is None else ctx.sandbox.wrap(spec.command, ctx.cwd)
         try:
-            result = await run_shell(spec.command, ctx.cwd, spec.timeout, stdin_data=payload)
+            result = await run_shell(command, ctx.cwd, spec.timeout, stdin_data=payload)
         except OSError as exc:
             raise ToolError(f"plugin tool '{spec.name}' could not start: {exc}") from exc
         stdout = strip_ansi(result.stdout).strip("\n")
@@ -225,7 +267,7 @@ def plugin_tools(plugin: Plugin) -> dict[str, Tool]:
             name=spec.name,
             description=f"{spec.description} (plugin: {plugin.name})",
             parameters=spec.parameters,
-            run=_runner(spec),
+            run=_runner(spec, plugin),
         )
         for spec in plugin.tools
     }

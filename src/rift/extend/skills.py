@@ -6,13 +6,23 @@ A skill is `<name>/SKILL.md` or `<name>.md` under the project's `.rift/skills/`
 disclosure"); the body is loaded by the `skill` tool or expanded by a
 `/skill:<name> [task]` prompt. Plugin commands (extend/plugins.py) are skills
 too: their `template` replaces the expansion, with `{args}` set to the task.
+
+Skill files are read into the prompt without a tool call, so each must resolve
+inside the directory it was found in (a project skill inside the project, a
+user skill inside the user's config dir) and, for the project's, pass the Read
+rules: a symlinked `leak.md -> ~/.ssh/id_rsa` is skipped, never read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from rift.core.instructions import READ_LIMIT, contained_file
+
+Readable = Callable[[Path], bool]
+"""The Read rules' answer for a path; project files must pass it."""
 
 BODY_CAP = 12_000
 DESCRIPTION_CAP = 120
@@ -72,7 +82,19 @@ def _first_line(body: str) -> str:
     return ""
 
 
-def _scan(directory: Path) -> Iterable[Skill]:
+def read_contained(path: Path, root: Path, readable: Readable | None) -> str | None:
+    """The text of `path` if it resolves to a file inside `root` that `readable` allows."""
+    real = contained_file(path, root)
+    if real is None or (readable is not None and not readable(real)):
+        return None
+    try:
+        with real.open("rb") as handle:
+            return handle.read(READ_LIMIT).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _scan(directory: Path, root: Path, readable: Readable | None) -> Iterable[Skill]:
     if not directory.is_dir():
         return
     for entry in sorted(directory.iterdir()):
@@ -82,18 +104,23 @@ def _scan(directory: Path) -> Iterable[Skill]:
             path, stem = entry, entry.stem
         else:
             continue
-        try:
-            yield parse_skill(path.read_text(encoding="utf-8", errors="replace"), stem, path)
-        except OSError:
-            continue
+        text = read_contained(path, root, readable)
+        if text is not None:
+            yield parse_skill(text, stem, path)
 
 
-def discover_skills(project_dir: Path, user_config_dir: Path) -> dict[str, Skill]:
-    """All skills by name, sorted; project skills win collisions."""
+def discover_skills(
+    project_dir: Path, user_config_dir: Path, readable: Readable | None = None
+) -> dict[str, Skill]:
+    """All skills by name, sorted; project skills win collisions.
+
+    `readable` (the Read rules) filters the project's skills; the user's own
+    need only stay inside their config dir.
+    """
     found: dict[str, Skill] = {}
-    for skill in _scan(user_config_dir / "skills"):
+    for skill in _scan(user_config_dir / "skills", user_config_dir, None):
         found[skill.name] = skill
-    for skill in _scan(project_dir / ".rift" / "skills"):
+    for skill in _scan(project_dir / ".rift" / "skills", project_dir, readable):
         found[skill.name] = skill
     return dict(sorted(found.items()))
 

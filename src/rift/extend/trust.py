@@ -2,10 +2,16 @@
 
 Two JSON arrays of strings in the data dir, each written atomically:
 
-- `trusted-hooks.json`: exact project post-edit hook commands, and project
-  plugin trust keys (`plugin:<sha256 of the manifest bytes>:<manifest path>`),
-  so any edit of a manifest asks again;
-- `trusted-mcp.json`: `McpServerConfig.identity` strings of project MCP servers.
+- `trusted-hooks.json`: project post-edit hooks (`hook_trust_key`), project
+  plugins (`plugin_trust_key`) and project model-server settings
+  (`host_trust_key`, see config.py);
+- `trusted-mcp.json`: project MCP servers (`mcp_trust_key`).
+
+Every key names the project's real path, so trusting `sh ./lint.sh` in one
+repository never runs another repository's `lint.sh`. A plugin's key also
+hashes its manifest and every file under its directory, so editing `tool.sh`
+asks again just as editing the manifest does, and a plugin directory that is a
+symlink into another (trusted) repository gets its own key and its own ask.
 
 A store that cannot be read or parsed counts as empty (nothing is trusted)
 with a warning; it is never a crash. Adding an entry re-reads the file first,
@@ -16,15 +22,88 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from rift.paths import Paths, atomic_write
 
+_CHUNK = 1 << 16
+MAX_HASHED_BYTES = 64 << 20
+"""Bytes of a plugin's files its key hashes; past it, files count by name only."""
+MAX_HASHED_ENTRIES = 20_000
 
-def plugin_trust_key(manifest_path: Path, manifest: bytes) -> str:
-    """The key a project plugin's trust is stored under: any byte of change asks again."""
-    return f"plugin:{hashlib.sha256(manifest).hexdigest()}:{manifest_path}"
+
+def project_key(project: Path) -> str:
+    """The project part of every key: its real path (a symlinked checkout is the same project)."""
+    return os.path.realpath(project)
+
+
+def hook_trust_key(project: Path, command: str) -> str:
+    """A project post-edit hook: the exact command, in this project only."""
+    return f"hook:{project_key(project)}:{command}"
+
+
+def mcp_trust_key(project: Path, identity: str) -> str:
+    """A project MCP server: its exact identity (`McpServerConfig.identity`), in this project."""
+    return f"mcp:{project_key(project)}:{identity}"
+
+
+class _Digest(Protocol):
+    def update(self, data: bytes, /) -> None: ...
+
+
+def plugin_trust_key(project: Path, plugin_dir: Path, manifest: bytes) -> str:
+    """A project plugin: the manifest bytes and every file under `plugin_dir`, in this project.
+
+    `plugin_dir` is the directory as found under the project (not resolved), so a
+    symlink to a plugin trusted elsewhere is keyed, and asked, on its own.
+    """
+    digest = hashlib.sha256(manifest)
+    _hash_tree(digest, plugin_dir, "", [MAX_HASHED_BYTES, MAX_HASHED_ENTRIES])
+    where = f"{project_key(project)}:{os.path.relpath(plugin_dir, project)}"
+    return f"plugin:{digest.hexdigest()}:{where}"
+
+
+def _hash_tree(digest: _Digest, directory: Path, prefix: str, budget: list[int]) -> None:
+    """Names and contents under `directory`, sorted, within `budget` [bytes, entries].
+
+    A symlinked directory counts by its target text and is not entered (a link to
+    `/` must not mean hashing the disk); a file, linked or not, by its content
+    when it is a regular file, so a FIFO or /dev/zero can never hang startup.
+    Past the budget the rest counts by name only: best effort, and documented.
+    """
+    try:
+        entries = sorted(os.scandir(directory), key=lambda e: e.name)
+    except OSError as exc:
+        digest.update(f"\0{prefix}:unlistable:{exc.errno}".encode())
+        return
+    for entry in entries:
+        budget[1] -= 1
+        if budget[1] < 0:
+            return
+        name = prefix + entry.name
+        digest.update(b"\0" + name.encode("utf-8", "surrogateescape") + b"\0")
+        try:
+            if entry.is_symlink() and entry.is_dir():
+                digest.update(b"dirlink:" + os.fsencode(os.readlink(entry.path)))
+            elif entry.is_dir(follow_symlinks=False):
+                _hash_tree(digest, Path(entry.path), name + "/", budget)
+            elif stat.S_ISREG(os.stat(entry.path).st_mode):
+                _hash_file(digest, Path(entry.path), budget)
+            else:
+                digest.update(b"special")
+        except OSError as exc:  # unreadable now: a different key than when it was readable
+            digest.update(f"unreadable:{exc.errno}".encode())
+
+
+def _hash_file(digest: _Digest, path: Path, budget: list[int]) -> None:
+    with path.open("rb") as handle:
+        while budget[0] > 0 and (chunk := handle.read(min(_CHUNK, budget[0]))):
+            budget[0] -= len(chunk)
+            digest.update(chunk)
 
 
 def _load(path: Path, warnings: list[str]) -> list[str]:
@@ -70,7 +149,7 @@ class TrustStore:
         return store
 
     def trust_hook_entry(self, entry: str) -> None:
-        """Persist a hook command or a plugin trust key.
+        """Persist a hook, plugin or project-host trust key.
 
         Raises:
             OSError: the store could not be written (the approval still holds for this run).
@@ -78,10 +157,10 @@ class TrustStore:
         self.hooks.add(entry)
         self._append(self.hooks_path, entry)
 
-    def trust_mcp(self, identity: str) -> None:
-        """Persist an MCP server identity; raises OSError when the store cannot be written."""
-        self.mcp.add(identity)
-        self._append(self.mcp_path, identity)
+    def trust_mcp(self, key: str) -> None:
+        """Persist an MCP server trust key; raises OSError when the store cannot be written."""
+        self.mcp.add(key)
+        self._append(self.mcp_path, key)
 
     @staticmethod
     def _append(path: Path, entry: str) -> None:

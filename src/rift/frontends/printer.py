@@ -2,7 +2,7 @@
 
 No person is attached, so approval never blocks and an `ask` rule refuses.
 With `--output-format json`, stdout carries exactly one object at the end:
-`{model, reply, tools: [{name, ok}], stats, session, outcome, reason}`.
+`{model, reply, tools: [{name, ok}], stats, estimated_cost_usd, session, outcome, reason}`.
 
 SIGTERM cancels the turn just as Ctrl-C does (asyncio.run turns SIGINT into a
 cancellation), so a running command's process group is killed rather than
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import json
 import signal
 import sys
@@ -30,9 +29,12 @@ from rift.core.events import (
     ToolResult,
     ToolStart,
     Warning,
+    to_plain,
 )
 from rift.core.startup import StartOptions, start_agent
 from rift.errors import ModelError
+from rift.models.attachments import Attachments
+from rift.models.pricing import estimated_cost_usd
 
 EXIT_OK, EXIT_TURN_FAILED, EXIT_STARTUP, EXIT_STOPPED, EXIT_WRAPPED, EXIT_CANCELLED = (
     0,
@@ -104,7 +106,11 @@ def _salient(args: dict[str, Any]) -> str:
 
 
 async def _run(
-    config: Config, prompt: str, renderer: HeadlessRenderer, options: StartOptions
+    config: Config,
+    prompt: str,
+    renderer: HeadlessRenderer,
+    options: StartOptions,
+    attachments: Attachments | None = None,
 ) -> tuple[int, dict[str, Any]]:
     try:
         started = await start_agent(config, renderer, options)
@@ -118,7 +124,7 @@ async def _run(
     _on_sigterm(task.cancel if task is not None else None)
     done: Done | None = None
     try:
-        done = await conversation.run(prompt)
+        done = await conversation.run(prompt, attachments)
     except asyncio.CancelledError:  # Ctrl-C or SIGTERM: the owner cancels and saves
         _uncancel()
     finally:
@@ -132,7 +138,10 @@ async def _run(
         "model": conversation.model,
         "reply": renderer.reply,
         "tools": renderer.tools,
-        "stats": dataclasses.asdict(done.stats),
+        "stats": to_plain(done.stats),
+        "estimated_cost_usd": estimated_cost_usd(
+            config, conversation.model, done.stats.billed_prompt_tokens, done.stats.output_tokens
+        ),
         "session": str(conversation.session_path),
         "outcome": done.outcome,
         "reason": done.reason,
@@ -156,9 +165,15 @@ def _on_sigterm(handler: Callable[[], object] | None) -> None:
             loop.add_signal_handler(signal.SIGTERM, handler)
 
 
-def run(config: Config, prompt: str, output_format: str, options: StartOptions) -> int:
+def run(
+    config: Config,
+    prompt: str,
+    output_format: str,
+    options: StartOptions,
+    attachments: Attachments | None = None,
+) -> int:
     renderer = HeadlessRenderer(json_mode=output_format == "json")
-    code, result = asyncio.run(_run(config, prompt, renderer, options))
+    code, result = asyncio.run(_run(config, prompt, renderer, options, attachments))
     if renderer.json_mode and result:
         print(json.dumps(result, ensure_ascii=False))
     return code

@@ -36,6 +36,7 @@ from rift.core.events import (
     Warning,
     to_json_line,
 )
+from rift.core.gate import MODES
 from rift.core.startup import StartOptions, start_agent
 from rift.core.text import scrub
 from rift.errors import ModelError
@@ -51,6 +52,7 @@ COMMANDS = (
     "list_models",
     "set_model",
     "set_approval",
+    "set_mode",
     "rewind",
     "compact",
     "new_session",
@@ -155,6 +157,7 @@ class ServeLoop:
             "list_models": self.list_models,
             "set_model": self.set_model,
             "set_approval": self.set_approval,
+            "set_mode": self.set_mode,
             "rewind": self.rewind,
             "compact": self.compact,
             "new_session": self.new_session,
@@ -208,8 +211,13 @@ class ServeLoop:
         if approve is not None and not isinstance(approve, bool):
             self.warn("hello: 'approve' must be a boolean")
             approve = None
+        auto_continue = cmd.get("auto_continue", False)  # additive: opt-in auto-turns
+        if not isinstance(auto_continue, bool):
+            self.warn("hello: 'auto_continue' must be a boolean")
+            auto_continue = False
         conversation = self.conversation
         conversation.edit_review = edit_review
+        conversation.auto_continue = auto_continue
         if approve is not None:
             conversation.set_approval(approve)
         self.emit(
@@ -282,7 +290,18 @@ class ServeLoop:
             self.warn("set_approval needs a boolean 'approve' field")
             return
         self.conversation.set_approval(approve)
-        self.emit(ApprovalChanged(approve=approve))
+        self._approval_changed()
+
+    def set_mode(self, cmd: dict[str, Any]) -> None:
+        mode = cmd.get("mode")
+        if not isinstance(mode, str) or not self.conversation.set_mode(mode):
+            self.warn(f"set_mode needs a 'mode' field: one of {', '.join(MODES)}")
+            return
+        self._approval_changed()
+
+    def _approval_changed(self) -> None:
+        conversation = self.conversation
+        self.emit(ApprovalChanged(approve=conversation.approve, mode=conversation.mode))
 
     def rewind(self, cmd: dict[str, Any]) -> None:
         n = cmd.get("n", 1)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, NotRequired, Protocol, TypedDict
+from typing import Any, ClassVar, Literal, NotRequired, Protocol, TypedDict
 
 
 class FunctionCall(TypedDict):
@@ -33,6 +33,8 @@ class Message(TypedDict):
     tool_name: NotRequired[str]
     tool_call_id: NotRequired[str]
     images: NotRequired[list[str]]
+    provider_data: NotRequired[Any]
+    """Raw wire blocks a provider must send back verbatim (Anthropic's signed thinking)."""
 
 
 # ---------------------------------------------------------------- model events
@@ -83,10 +85,21 @@ class StreamDone:
     reason: str = "stop"
 
 
-ModelEvent = ContentDelta | ThinkingDelta | ToolCall | Usage | StreamDone
+@dataclass(frozen=True, slots=True)
+class ProviderData:
+    """Wire data the stored assistant message must carry back verbatim (its
+    `provider_data`): Anthropic's signed thinking blocks."""
+
+    data: Any
+
+
+ModelEvent = ContentDelta | ThinkingDelta | ToolCall | Usage | StreamDone | ProviderData
 
 
 # ------------------------------------------------------------- requests, info
+
+Reasoning = bool | str | None
+"""The thinking control of one request: server default, off, on, or on at an effort level."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +112,10 @@ class ChatRequest:
     """OpenAI-style function definitions: {"type": "function", "function": {...}}."""
     num_ctx: int = 32768
     temperature: float | None = 0.2
-    think: bool | None = None
-    """None leaves the server default; False is sent only to models without thinking."""
+    think: Reasoning = None
+    """None leaves the server default; False turns thinking off (always sent to models
+    without thinking, so they are never asked to think); True turns it on; an effort
+    level from `EFFORT_LEVELS` turns it on at that level (see models/thinking.py)."""
     num_predict: int | None = None
 
 
@@ -114,8 +129,29 @@ class ModelInfo:
     context_length: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ProviderTraits:
+    """What a kind of provider is like, declared by its class so the core asks instead
+    of comparing kind names (models/registry.py maps kinds to classes)."""
+
+    small_model: bool = False
+    """The model is small: a narrow tool set and the short system prompt suit it."""
+    reports_truncation: bool = False
+    """The server cuts an overflowing prompt silently but reports its real size, so a
+    prompt that filled the window means a front-truncated conversation."""
+    vision: bool = False
+    """The wire format carries images (the model must still report "vision")."""
+    thinking: bool = False
+    """The wire format carries a thinking switch or effort level."""
+    adopts_context: bool = False
+    """The server's reported context length is the budget to use (no KV cache to size),
+    so preflight may raise num_ctx up to it."""
+
+
 class Provider(Protocol):
-    """A model server client. Implementations: ollama, openai, embedded."""
+    """A model server client. Implementations: ollama, openai, anthropic, embedded."""
+
+    TRAITS: ClassVar[ProviderTraits]
 
     @property
     def base_url(self) -> str: ...

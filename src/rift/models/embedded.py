@@ -33,7 +33,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from rift.errors import ModelError, ModelNotUsable, StreamError
 from rift.models import embedded_backends, local_weights, repetition
@@ -43,6 +43,7 @@ from rift.models.base import (
     Message,
     ModelEvent,
     ModelInfo,
+    ProviderTraits,
     StreamDone,
     ToolCall,
     Usage,
@@ -57,6 +58,7 @@ from rift.models.embedded_calls import (
     tool_choice_schema,
     tool_names_schema,
 )
+from rift.paths import Paths
 
 log = logging.getLogger("rift.embedded")
 _NAME = re.compile(r'"name"\s*:\s*"([^"]*)"')
@@ -94,6 +96,25 @@ class _Job:
 
 class EmbeddedProvider:
     """The in-process model (see the module docstring)."""
+
+    TRAITS: ClassVar[ProviderTraits] = ProviderTraits(small_model=True)
+
+    @classmethod
+    def connect(
+        cls,
+        base_url: str,
+        api_key: str | None,
+        read_timeout: float,
+        client: Any,
+        cache_dir: Path | None,
+    ) -> EmbeddedProvider:
+        """The registry's constructor; refuses without the `rift[local]` runtime."""
+        if not local_weights.runtime_installed():
+            raise ModelNotUsable(
+                f"the embedded model needs {local_weights.RUNTIME_MISSING}: "
+                + local_weights.install_command()
+            )
+        return cls(cache_dir or Paths.from_env({}).cache_dir)
 
     def __init__(self, cache_dir: Path, constrain: bool = True) -> None:
         self.cache_dir = cache_dir

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib.metadata
 import importlib.util
 import json
 import os
@@ -98,6 +97,8 @@ def install_command(extra: str = "local") -> str:
 
 
 def _installed_from() -> str | None:
+    import importlib.metadata  # ~12 ms of imports, for an error hint only
+
     try:
         raw = importlib.metadata.distribution("rift").read_text("direct_url.json")
     except importlib.metadata.PackageNotFoundError:

@@ -12,18 +12,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from typing import Any
+from pathlib import Path
+from typing import Any, ClassVar
 
 import httpx
 
 from rift.config import DEFAULT_READ_TIMEOUT
-from rift.errors import StreamError
+from rift.errors import ServerHTTPError, StreamError
 from rift.models.base import (
     ChatRequest,
     ContentDelta,
     Message,
     ModelEvent,
     ModelInfo,
+    ProviderTraits,
     StreamDone,
     ThinkingDelta,
     ToolCall,
@@ -37,6 +39,7 @@ from rift.models.http import (
     request_json,
     send_with_retry,
 )
+from rift.models.thinking import ollama_think
 
 KEEP_ALIVE = "10m"
 _KNOWN_CAPABILITIES = frozenset({"tools", "thinking", "vision"})
@@ -90,8 +93,9 @@ def chat_body(request: ChatRequest) -> dict[str, Any]:
     }
     if request.tools:
         body["tools"] = request.tools
-    if request.think is not None:
-        body["think"] = request.think
+    think = ollama_think(request.think)
+    if think is not None:
+        body["think"] = think
     return body
 
 
@@ -165,6 +169,22 @@ def _events_of(data: dict[str, Any]) -> list[ModelEvent]:
 class OllamaProvider:
     """A client for one Ollama server (a base URL without `/v1`)."""
 
+    TRAITS: ClassVar[ProviderTraits] = ProviderTraits(
+        reports_truncation=True, vision=True, thinking=True
+    )
+
+    @classmethod
+    def connect(
+        cls,
+        base_url: str,
+        api_key: str | None,
+        read_timeout: float,
+        client: httpx.AsyncClient | None,
+        cache_dir: Path | None,
+    ) -> OllamaProvider:
+        """The registry's constructor (every provider class has one of this shape)."""
+        return cls(base_url.removesuffix("/v1"), read_timeout, client=client)
+
     def __init__(
         self,
         base_url: str,
@@ -219,11 +239,23 @@ class OllamaProvider:
                     break
         return ModelInfo(name=model, capabilities=capabilities, context_length=context_length)
 
+    async def _open(self, body: dict[str, Any]) -> httpx.Response:
+        """Open the stream; a server that refuses a graded `think` gets one retry with
+        `think: true` (only some models take a level)."""
+        url = f"{self._base_url}/api/chat"
+        try:
+            request = json_request(self._client, "POST", url, body)
+            return await send_with_retry(self._client, request, base_url=self._base_url)
+        except ServerHTTPError as exc:
+            if exc.status != 400 or not isinstance(body.get("think"), str):
+                raise
+            if "think" not in exc.message.lower():
+                raise
+        request = json_request(self._client, "POST", url, {**body, "think": True})
+        return await send_with_retry(self._client, request, base_url=self._base_url)
+
     async def stream_chat(self, request: ChatRequest) -> AsyncIterator[ModelEvent]:
-        http_request = json_request(
-            self._client, "POST", f"{self._base_url}/api/chat", chat_body(request)
-        )
-        response = await send_with_retry(self._client, http_request, base_url=self._base_url)
+        response = await self._open(chat_body(request))
         try:
             lines = iter_lines(response)
             async for line in lines:

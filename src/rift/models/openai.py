@@ -9,7 +9,11 @@ Differences from the neutral shape that this module absorbs:
 - servers disagree on the details: some never send `[DONE]` (the tail is
   flushed), some reject `stream_options` (one retry without it), and
   reasoning text is `reasoning_content` on some and `reasoning` on others;
-- the servers report no capabilities, so "tools" is assumed.
+- the servers report no capabilities, so "tools" is assumed, and so is
+  "thinking" unless the entry declares capabilities without it: effort goes
+  out as `reasoning_effort` plus vLLM/SGLang's `chat_template_kwargs`
+  (`enable_thinking`), and a server that names one of those keys in a 400 gets
+  one retry without it.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, ClassVar
 
 import httpx
 
@@ -29,6 +34,7 @@ from rift.models.base import (
     Message,
     ModelEvent,
     ModelInfo,
+    ProviderTraits,
     StreamDone,
     ThinkingDelta,
     ToolCall,
@@ -42,9 +48,14 @@ from rift.models.http import (
     request_json,
     send_with_retry,
 )
+from rift.models.thinking import openai_effort
 
+OPENAI_API_URL = "https://api.openai.com"
+"""OpenAI itself: it refuses `chat_template_kwargs`, so that key is never sent there."""
 _CONTEXT_KEYS = ("max_model_len", "context_length", "max_context_length")
 _SSE_FIELDS = ("event:", "id:", "retry:")
+DROPPABLE_KEYS = ("stream_options", "chat_template_kwargs", "reasoning_effort")
+"""Keys a strict server may refuse: each is dropped (once) when a 400 names it."""
 
 
 # ------------------------------------------------------------ request shape
@@ -108,8 +119,12 @@ def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
     return out
 
 
-def chat_body(request: ChatRequest) -> dict[str, Any]:
-    """The `/chat/completions` body; `stream_options` is the first key to drop if rejected."""
+def chat_body(request: ChatRequest, template_kwargs: bool = True) -> dict[str, Any]:
+    """The `/chat/completions` body; `DROPPABLE_KEYS` go if a server rejects them.
+
+    `template_kwargs` False leaves out `chat_template_kwargs`, which only
+    self-hosted servers (vLLM, SGLang) understand.
+    """
     body: dict[str, Any] = {
         "model": request.model,
         "messages": to_openai_messages(request.messages),
@@ -122,6 +137,11 @@ def chat_body(request: ChatRequest) -> dict[str, Any]:
         body["temperature"] = request.temperature
     if request.num_predict is not None:
         body["max_tokens"] = request.num_predict
+    effort = openai_effort(request.think)
+    if effort is not None:
+        body["reasoning_effort"] = effort
+    if template_kwargs and request.think is not None:
+        body["chat_template_kwargs"] = {"enable_thinking": request.think is not False}
     return body
 
 
@@ -252,9 +272,12 @@ def _context_length(entry: dict[str, Any]) -> int | None:
 
 
 def _capabilities(entry: dict[str, Any]) -> frozenset[str]:
-    """Always "tools"; "vision" and "thinking" only where the entry says so."""
+    """Always "tools"; "vision" only where the entry says so; "thinking" where it says
+    so or declares nothing (unknown is not "cannot": the switch may still work)."""
     found = {"tools"}
     declared = entry.get("capabilities")
+    if not isinstance(declared, list) and not entry.get("supported_parameters"):
+        found.add("thinking")
     if isinstance(declared, list):
         names = {str(c).lower() for c in declared}
         found |= {"vision"} & names
@@ -270,6 +293,22 @@ def _capabilities(entry: dict[str, Any]) -> frozenset[str]:
 
 class OpenAIProvider:
     """A client for one OpenAI-compatible server; `base_url` ends with `/v1`."""
+
+    TRAITS: ClassVar[ProviderTraits] = ProviderTraits(
+        vision=True, thinking=True, adopts_context=True
+    )
+
+    @classmethod
+    def connect(
+        cls,
+        base_url: str,
+        api_key: str | None,
+        read_timeout: float,
+        client: httpx.AsyncClient | None,
+        cache_dir: Path | None,
+    ) -> OpenAIProvider:
+        """The registry's constructor (every provider class has one of this shape)."""
+        return cls(base_url, api_key, read_timeout, client=client)
 
     def __init__(
         self,
@@ -313,7 +352,7 @@ class OpenAIProvider:
         if entry is None:
             if entries:
                 raise ServerHTTPError(404, f"model '{model}' not found")
-            return ModelInfo(name=model, capabilities=frozenset({"tools"}))
+            return ModelInfo(name=model, capabilities=frozenset({"tools", "thinking"}))
         return ModelInfo(
             name=model, capabilities=_capabilities(entry), context_length=_context_length(entry)
         )
@@ -325,16 +364,19 @@ class OpenAIProvider:
         return await send_with_retry(self._client, request, base_url=self._base_url)
 
     async def _open_stream(self, body: dict[str, Any]) -> httpx.Response:
-        """Open the stream, retrying once without `stream_options` if the server rejects it."""
-        try:
-            return await self._open(body)
-        except ServerHTTPError as exc:
-            if exc.status not in (400, 422) or "stream_options" not in exc.message:
-                raise
-        return await self._open({k: v for k, v in body.items() if k != "stream_options"})
+        """Open the stream; each optional key a 400/422 names is dropped and tried once more."""
+        while True:
+            try:
+                return await self._open(body)
+            except ServerHTTPError as exc:
+                named = [k for k in DROPPABLE_KEYS if k in body and k in exc.message]
+                if exc.status not in (400, 422) or not named:
+                    raise
+            body = {k: v for k, v in body.items() if k not in named}
 
     async def stream_chat(self, request: ChatRequest) -> AsyncIterator[ModelEvent]:
-        response = await self._open_stream(chat_body(request))
+        hosted = self._base_url.startswith(OPENAI_API_URL)
+        response = await self._open_stream(chat_body(request, template_kwargs=not hosted))
         state = _StreamState()
         saw_done = False
         try:

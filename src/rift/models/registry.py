@@ -5,6 +5,14 @@ Routing (reference notes, section 3.1): `provider/model` splits at the first
 and all (`hf.co/org/model`), is a bare name for the default host. The
 *addressable* name keeps the prefix: it is what people see and type.
 
+A provider *kind* names a class in `PROVIDER_CLASSES`, the one place that
+knows them: adding a provider is one module and one line there. Each class
+declares its `ProviderTraits`, which the core reads through `Route.traits`
+instead of comparing kind names.
+
+A named host without `/v1` may still be a llama.cpp, vLLM or LM Studio server:
+`detect_protocol` probes `/api/tags`, then `/v1/models`, once per host.
+
 Preflight (sections 3.4, 3.5) asks the server about the model once, so that a
 missing model or one without tool calling fails with a sentence instead of a
 confusing 400 on the first turn, and so num_ctx fits the model.
@@ -13,29 +21,68 @@ confusing 400 on the first turn, and so num_ctx fits the model.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+import importlib
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, ClassVar, Literal, Protocol, cast
 
 import httpx
 
 from rift.config import Config
 from rift.errors import ModelError, ModelNotUsable, ServerHTTPError
-from rift.models import local_weights
-from rift.models.base import ModelInfo, Provider
+from rift.models import thinking
+from rift.models.base import ModelInfo, Provider, ProviderTraits, Reasoning
 from rift.models.http import make_client
-from rift.paths import Paths
 
-ProviderKind = Literal["ollama", "openai", "embedded"]
+ProviderKind = str
+"""A key of `PROVIDER_CLASSES`."""
+
+PROVIDER_CLASSES: dict[ProviderKind, str] = {
+    "ollama": "rift.models.ollama:OllamaProvider",
+    "openai": "rift.models.openai:OpenAIProvider",
+    "anthropic": "rift.models.anthropic:AnthropicProvider",
+    "embedded": "rift.models.embedded:EmbeddedProvider",
+}
+"""Kind → provider class, imported only when a route of that kind is used."""
+SERVER_KINDS = ("anthropic", "ollama", "openai")
+"""The kinds a configured provider may name (the embedded model is not a server)."""
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
+ANTHROPIC_BASE_URL = "https://api.anthropic.com/v1"
 ADOPT_CTX_CAP = 131072
 """The most context a provider-routed model gets without an explicit num_ctx."""
 PROBE_TIMEOUT_S = 2.5
 EMBEDDED: Literal["embedded"] = "embedded"
 EMBEDDED_NUM_CTX = 8192
 """The embedded model's num_ctx unless one is set explicitly."""
-_BUILTIN_URLS = {"openai": OPENAI_BASE_URL}
+_BUILTINS: dict[str, tuple[str, ProviderKind]] = {
+    "openai": (OPENAI_BASE_URL, "openai"),
+    "anthropic": (ANTHROPIC_BASE_URL, "anthropic"),
+}
+"""Providers that need no config entry: name → (base URL, kind); keys come from
+`Config.builtin_keys` (OPENAI_API_KEY, ANTHROPIC_API_KEY)."""
+
+
+class _ProviderClass(Protocol):
+    """What the registry needs of a provider class (see `PROVIDER_CLASSES`)."""
+
+    TRAITS: ClassVar[ProviderTraits]
+
+    @classmethod
+    def connect(
+        cls,
+        base_url: str,
+        api_key: str | None,
+        read_timeout: float,
+        client: httpx.AsyncClient | None,
+        cache_dir: Path | None,
+    ) -> Provider: ...
+
+
+def provider_class(kind: ProviderKind) -> type[_ProviderClass]:
+    """The class for a kind, imported on first use."""
+    module, _, name = PROVIDER_CLASSES[kind].partition(":")
+    return cast(type[_ProviderClass], getattr(importlib.import_module(module), name))
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +99,16 @@ class Route:
     provider_name: str | None = None
     """The configured or built-in provider, None for the default host."""
 
+    @property
+    def traits(self) -> ProviderTraits:
+        """What this kind of provider is like (small model, truncation, vision, thinking)."""
+        return provider_class(self.provider_kind).TRAITS
+
+    @property
+    def local(self) -> bool:
+        """A model on the default host or in-process: nothing is billed for it."""
+        return self.provider_name is None
+
 
 @dataclass(frozen=True, slots=True)
 class Preflight:
@@ -61,8 +118,18 @@ class Preflight:
     num_ctx: int
     note: str
     """"num_ctx clamped A → B", "context budget A → B; /ctx overrides", or ""."""
-    think: bool | None
-    """None leaves thinking to the server; False for models that cannot think."""
+    think: Reasoning
+    """None leaves thinking to the server; False for models that cannot think; True or
+    an effort level to ask for it (models/thinking.py)."""
+
+    @property
+    def can_think(self) -> bool:
+        return "thinking" in self.info.capabilities
+
+    @property
+    def vision(self) -> bool:
+        """The model reports "vision" (the route's traits say whether images can travel)."""
+        return "vision" in self.info.capabilities
 
 
 def _host_route(name: str, host: str) -> Route:
@@ -75,13 +142,13 @@ def resolve(model_name: str, config: Config) -> Route:
     """Route a model name.
 
     Raises:
-        ModelNotUsable: an Anthropic provider, or a prefix with no model after it.
+        ModelNotUsable: a prefix with no model after it, or a provider of unknown kind.
     """
     if model_name == EMBEDDED or model_name.startswith(EMBEDDED + "/"):
         wire = model_name.partition("/")[2]
         return Route(EMBEDDED, "", None, wire, model_name, None)
     prefix, slash, rest = model_name.partition("/")
-    known = prefix in config.providers or prefix in _BUILTIN_URLS or prefix == "anthropic"
+    known = prefix in config.providers or prefix in _BUILTINS
     if not slash or not known:
         return _host_route(model_name, config.host)
     if not rest:
@@ -93,14 +160,73 @@ def _provider_route(prefix: str, wire_model: str, config: Config) -> Route:
     """The route through a configured or built-in provider."""
     addressable = f"{prefix}/{wire_model}"
     provider = config.providers.get(prefix)
-    if (provider.kind if provider else prefix) == "anthropic":
-        raise ModelNotUsable("anthropic providers are not supported yet")
     if provider is None:
-        return Route("openai", _BUILTIN_URLS[prefix], None, wire_model, addressable, prefix)
+        base, kind = _BUILTINS[prefix]
+        key = config.builtin_keys.get(prefix)
+        return Route(kind, base, key, wire_model, addressable, prefix)
+    if provider.kind not in SERVER_KINDS:
+        raise ModelNotUsable(
+            f"provider '{prefix}' has unknown kind '{provider.kind}'"
+            f" (valid kinds: {', '.join(SERVER_KINDS)})"
+        )
     base = provider.base_url.rstrip("/")
     if provider.kind == "ollama":
-        return Route("ollama", base.removesuffix("/v1"), None, wire_model, addressable, prefix)
-    return Route("openai", base, provider.api_key, wire_model, addressable, prefix)
+        base = base.removesuffix("/v1")  # the native API lives beside /v1, not under it
+    return Route(provider.kind, base, provider.api_key, wire_model, addressable, prefix)
+
+
+# ------------------------------------------------------------ protocol detection
+
+_DETECTED: dict[str, ProviderKind] = {}
+"""Host base URL → the kind its probe found, so a host is probed (and noted) once."""
+
+
+async def _answers(client: httpx.AsyncClient, url: str, key: str) -> bool | None:
+    """True when GET `url` gives a JSON object with a list under `key`; None when the
+    server cannot be reached at all (no point probing further)."""
+    try:
+        response = await client.get(url)
+        data: Any = response.json() if response.is_success else None
+    except (httpx.ConnectError, httpx.ConnectTimeout):
+        return None
+    except (httpx.HTTPError, ValueError):
+        return False
+    return isinstance(data, dict) and isinstance(data.get(key), list)
+
+
+async def detect_protocol(route: Route, config: Config) -> tuple[Route, str]:
+    """The route with the wire format a named host without `/v1` really speaks, and a
+    note the first time a host turns out to be OpenAI-compatible.
+
+    Only a host somebody named (flag, env, config, /host) is probed: the default
+    one is Ollama's own port. Ollama answers `/api/tags`; llama.cpp, vLLM and
+    LM Studio answer `/v1/models`. When neither answers the route is unchanged,
+    so the usual preflight error explains.
+    """
+    if route.provider_name is not None or route.provider_kind != "ollama":
+        return route, ""
+    if not config.host_explicit:
+        return route, ""
+    base = route.base_url
+    note = ""
+    if base not in _DETECTED:
+        tls = base.startswith("https:")  # plain http skips loading the CA bundle (~40 ms)
+        async with make_client(PROBE_TIMEOUT_S, connect_timeout=PROBE_TIMEOUT_S, tls=tls) as client:
+            ollama = await _answers(client, f"{base}/api/tags", "models")
+            openai = not ollama and ollama is not None
+            if openai:
+                openai = bool(await _answers(client, f"{base}/v1/models", "data"))
+        if ollama is None:
+            return route, ""  # unreachable: decide nothing, the preflight error explains
+        _DETECTED[base] = "openai" if openai else "ollama"
+        if openai:
+            note = (
+                f"{base} is an OpenAI-compatible server (llama.cpp, vLLM or LM Studio),"
+                f" not Ollama: using {base}/v1"
+            )
+    if _DETECTED[base] == "openai":
+        return replace(route, provider_kind="openai", base_url=base + "/v1"), note
+    return route, note
 
 
 def make_provider(
@@ -109,29 +235,15 @@ def make_provider(
     client: httpx.AsyncClient | None = None,
     cache_dir: Path | None = None,
 ) -> Provider:
-    """The provider for a route; providers are imported only when chosen.
+    """The provider for a route; its class is imported only when chosen.
 
     `cache_dir` is where the embedded model is assembled (`Config.paths.cache_dir`).
 
     Raises:
         ModelNotUsable: the embedded model without the `rift[local]` extra.
     """
-    if route.provider_kind == "ollama":
-        from rift.models.ollama import OllamaProvider
-
-        return OllamaProvider(route.base_url, read_timeout, client=client)
-    if route.provider_kind == "openai":
-        from rift.models.openai import OpenAIProvider
-
-        return OpenAIProvider(route.base_url, route.api_key, read_timeout, client=client)
-    if not local_weights.runtime_installed():
-        raise ModelNotUsable(
-            f"the embedded model needs {local_weights.RUNTIME_MISSING}: "
-            + local_weights.install_command()
-        )
-    from rift.models.embedded import EmbeddedProvider
-
-    return EmbeddedProvider(cache_dir or Paths.from_env({}).cache_dir)
+    cls = provider_class(route.provider_kind)
+    return cls.connect(route.base_url, route.api_key, read_timeout, client, cache_dir)
 
 
 async def _not_found(provider: Provider, route: Route, exc: ServerHTTPError) -> ModelNotUsable:
@@ -146,7 +258,11 @@ async def _not_found(provider: Provider, route: Route, exc: ServerHTTPError) -> 
 
 
 async def preflight(
-    provider: Provider, route: Route, num_ctx: int, num_ctx_explicit: bool
+    provider: Provider,
+    route: Route,
+    num_ctx: int,
+    num_ctx_explicit: bool,
+    effort: str | None = None,
 ) -> Preflight:
     """Check the model exists and can call tools; settle num_ctx and the think flag.
 
@@ -163,24 +279,56 @@ async def preflight(
     if "tools" not in info.capabilities:
         raise ModelNotUsable(f"model '{route.addressable}' does not have the 'tools' capability")
     limit = info.context_length
+    traits = route.traits
     chosen, note = num_ctx, ""
     if limit and num_ctx > limit:
         chosen, note = limit, f"num_ctx clamped {num_ctx} → {limit}"
-    elif route.provider_kind == EMBEDDED and not num_ctx_explicit:
+    elif traits.small_model and not num_ctx_explicit:
         chosen = min(num_ctx, EMBEDDED_NUM_CTX)  # CPU prefill: a small window is the fast one
-    elif route.provider_kind == "openai" and not num_ctx_explicit and limit and limit > num_ctx:
+    elif traits.adopts_context and not num_ctx_explicit and limit and limit > num_ctx:
         chosen = min(limit, ADOPT_CTX_CAP)
         if chosen != num_ctx:
             note = f"context budget {num_ctx} → {chosen}; /ctx overrides"
-    think = None if "thinking" in info.capabilities else False
+    can_think = "thinking" in info.capabilities and traits.thinking
+    think = thinking.settle(effort, can_think)
     return Preflight(info=info, num_ctx=chosen, note=note, think=think)
+
+
+def with_thinking(route: Route, checked: Preflight, arg: str) -> Preflight:
+    """`/think on|off|auto|<level>` applied to a binding's preflight.
+
+    Raises:
+        ValueError: an unknown word, or thinking asked of a model that cannot.
+    """
+    can_think = checked.can_think and route.traits.thinking
+    return replace(checked, think=thinking.parse_think(arg, can_think))
+
+
+async def connect(name: str, config: Config) -> tuple[Route, Provider, Preflight]:
+    """Resolve, detect the host's protocol, connect and preflight a model.
+
+    Raises:
+        ModelError: the model is not usable (the provider is closed again).
+    """
+    route, detected = await detect_protocol(resolve(name, config), config)
+    provider = make_provider(route, config.read_timeout, cache_dir=config.paths.cache_dir)
+    try:
+        checked = await preflight(
+            provider, route, config.num_ctx, config.num_ctx_explicit, config.effort
+        )
+    except BaseException:
+        await provider.aclose()
+        raise
+    if detected:
+        checked = replace(checked, note="; ".join(n for n in (detected, checked.note) if n))
+    return route, provider, checked
 
 
 def discovery_providers(config: Config, current_addressable: str) -> list[str]:
     """Provider names whose models discovery lists: configured ones plus the active built-in."""
     names = set(config.providers)
     prefix, slash, _ = current_addressable.partition("/")
-    if slash and prefix in _BUILTIN_URLS:
+    if slash and prefix in _BUILTINS:
         names.add(prefix)
     return sorted(names)
 
@@ -190,7 +338,7 @@ def _discovery_routes(config: Config, current_addressable: str) -> list[tuple[st
     routes = [("", _host_route("", config.host))]
     for name in discovery_providers(config, current_addressable):
         provider = config.providers.get(name)
-        if provider is not None and provider.kind == "anthropic":
+        if provider is not None and provider.kind not in SERVER_KINDS:
             continue
         routes.append((f"{name}/", _provider_route(name, "", config)))
     return routes
@@ -206,14 +354,14 @@ async def list_all_models(config: Config, current_addressable: str) -> list[str]
     found: list[str] = []
     async with make_client(PROBE_TIMEOUT_S, connect_timeout=PROBE_TIMEOUT_S) as client:
         for prefix, route in _discovery_routes(config, current_addressable):
-            if route.provider_kind == EMBEDDED:
-                continue
-            provider = make_provider(route, PROBE_TIMEOUT_S, client=client)
             try:
+                provider = make_provider(route, PROBE_TIMEOUT_S, client=client)
                 async with asyncio.timeout(PROBE_TIMEOUT_S):
                     names = await provider.list_models()
             except (ModelError, TimeoutError):
                 continue
             found += [prefix + name for name in names]
+    from rift.models import local_weights  # list_models only, never at startup
+
     found += [f"{EMBEDDED}/{spec.name}" for spec in local_weights.available(config.paths.cache_dir)]
     return list(dict.fromkeys(found))

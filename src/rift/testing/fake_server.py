@@ -1,4 +1,4 @@
-"""A scripted fake model server that speaks Ollama's and OpenAI's wire formats.
+"""A scripted fake model server that speaks Ollama's, OpenAI's and Anthropic's wire formats.
 
 It is a real HTTP server on 127.0.0.1 (stdlib only), so tests drive rift's
 actual HTTP stack: retries, timeouts, chunked streams and dropped connections
@@ -10,8 +10,10 @@ Endpoints (matched on the path *suffix*, so `/coding/v1/models` works too):
     GET  .../api/tags            Ollama model list
     POST .../api/show            Ollama model details; unknown model → 404
     POST .../api/chat            Ollama chat, NDJSON stream
-    GET  .../models              OpenAI model list (`/v1/models`)
+    GET  .../models              OpenAI (and Anthropic) model list (`/v1/models`)
     POST .../chat/completions    OpenAI chat, SSE stream
+    POST .../messages            Anthropic Messages, SSE stream of typed events
+                                 (thinking blocks end with signature "fake-signature")
 
 Script format (a JSON object; every key optional)::
 
@@ -24,6 +26,9 @@ Script format (a JSON object; every key optional)::
       ],                               #   {"meta": {"n_ctx_train": 8192}});
                                        # names may repeat (served as given)
       "list_status": 503,              # model lists (tags, /models) fail with it
+      "wire": "openai",                # answer only this protocol ("ollama", "openai",
+                                       #   "anthropic"); others 404, as a llama.cpp or
+                                       #   vLLM server would (default: all of them)
       "turns": [ TURN, ... ]
     }
 
@@ -71,13 +76,15 @@ encoding, so a dropped connection is visible to the client as such.
 
 Every request is logged as one JSON line: the request body object (or
 {"_raw": text}) plus "_method", "_path", "_t" (arrival, Unix seconds) and, when one
-was sent, "_auth" (the Authorization header). In-process, `requests()` returns the
+was sent, "_auth" (the Authorization header), "_api_key" (x-api-key) and
+"_anthropic_version" (anthropic-version). In-process, `requests()` returns the
 same records. Command line::
 
     python -m rift.testing.fake_server --script FILE [--port N] [--log FILE]
 
 prints its base URL (`http://127.0.0.1:PORT`) as the first stdout line and
-serves until killed. Use `URL` for Ollama and `URL/v1` for OpenAI clients.
+serves until killed. Use `URL` for Ollama and `URL/v1` for OpenAI clients; an
+Anthropic client (a provider of `kind: "anthropic"`) takes `URL` or `URL/v1`.
 """
 
 from __future__ import annotations
@@ -103,7 +110,17 @@ DEFAULT_MODELS: list[dict[str, Any]] = [
     {"name": "fake-model", "capabilities": ["tools"], "context_length": 32768}
 ]
 _BATCH_BYTES = 1 << 16
-_CHAT_SUFFIXES = ("/api/chat", "/chat/completions")
+_CHAT_SUFFIXES = ("/api/chat", "/chat/completions", "/messages")
+_WIRE_PATHS = {
+    "ollama": ("/api/tags", "/api/show", "/api/chat"),
+    "openai": ("/models", "/chat/completions"),
+    "anthropic": ("/models", "/messages"),
+}
+_LOGGED_HEADERS = (
+    ("Authorization", "_auth"),
+    ("x-api-key", "_api_key"),
+    ("anthropic-version", "_anthropic_version"),
+)
 _DISCONNECTS = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
 
 
@@ -120,6 +137,7 @@ class _Script:
         self._turns = [dict(t) for t in turns] if isinstance(turns, list) else []
         self._left = [max(1, int(t.get("repeat", 1))) for t in self._turns]
         self.list_status = int(data.get("list_status") or 0)
+        self.wire = str(data["wire"]) if isinstance(data.get("wire"), str) else None
         self._lock = threading.Lock()
 
     def model(self, name: str) -> dict[str, Any] | None:
@@ -264,7 +282,97 @@ class _OpenAIWire:
         return lines
 
 
-_Wire = _OllamaWire | _OpenAIWire
+class _AnthropicWire:
+    """Typed SSE events; blocks open and close as the kind of chunk changes."""
+
+    content_type = "text/event-stream"
+    error_shape = "object"
+
+    def __init__(self, model: str, body: dict[str, Any]) -> None:
+        self._model = model
+        self._index = -1
+        self._open: str | None = None
+
+    @staticmethod
+    def _event(kind: str, payload: dict[str, Any]) -> bytes:
+        return f"event: {kind}\ndata: {_dumps({'type': kind, **payload})}\n\n".encode()
+
+    def begin(self, prompt_tokens: int) -> list[bytes]:
+        message: dict[str, Any] = {
+            "id": "msg_fake",
+            "type": "message",
+            "role": "assistant",
+            "model": self._model,
+            "content": [],
+            "stop_reason": None,
+            "usage": {"input_tokens": prompt_tokens, "output_tokens": 1},
+        }
+        return [self._event("message_start", {"message": message}), self._event("ping", {})]
+
+    def _close(self) -> bytes:
+        if self._open is None:
+            return b""
+        out = b""
+        if self._open == "thinking":
+            delta = {"type": "signature_delta", "signature": "fake-signature"}
+            out = self._event("content_block_delta", {"index": self._index, "delta": delta})
+        self._open = None
+        return out + self._event("content_block_stop", {"index": self._index})
+
+    def _switch(self, kind: str, block: dict[str, Any]) -> bytes:
+        if self._open == kind:
+            return b""
+        out = self._close()
+        self._index += 1
+        self._open = kind
+        start = {"index": self._index, "content_block": block}
+        return out + self._event("content_block_start", start)
+
+    def thinking(self, text: str) -> bytes:
+        head = self._switch("thinking", {"type": "thinking", "thinking": "", "signature": ""})
+        delta = {"type": "thinking_delta", "thinking": text}
+        return head + self._event("content_block_delta", {"index": self._index, "delta": delta})
+
+    def content(self, text: str) -> bytes:
+        head = self._switch("text", {"type": "text", "text": ""})
+        delta = {"type": "text_delta", "text": text}
+        return head + self._event("content_block_delta", {"index": self._index, "delta": delta})
+
+    def tool_call(self, index: int, call: dict[str, Any]) -> list[bytes]:
+        arguments = call.get("arguments", {})
+        text = arguments if isinstance(arguments, str) else _dumps(arguments)
+        block = {
+            "type": "tool_use",
+            "id": call.get("id") or f"toolu_fake_{index + 1}",
+            "name": call.get("name", ""),
+            "input": {},
+        }
+        head = self._close()
+        self._index += 1
+        lines = [
+            head
+            + self._event("content_block_start", {"index": self._index, "content_block": block})
+        ]
+        half = len(text) // 2
+        for piece in (text[:half], text[half:]):
+            delta = {"type": "input_json_delta", "partial_json": piece}
+            lines.append(self._event("content_block_delta", {"index": self._index, "delta": delta}))
+        lines.append(self._event("content_block_stop", {"index": self._index}))
+        return lines
+
+    def end(self, turn: dict[str, Any], usage: dict[str, Any]) -> list[bytes]:
+        reason = turn.get("finish_reason") or ("tool_use" if turn.get("tool_calls") else "end_turn")
+        delta = {
+            "delta": {"stop_reason": reason},
+            "usage": {"output_tokens": usage["output_tokens"]},
+        }
+        return [
+            self._close() + self._event("message_delta", delta),
+            self._event("message_stop", {}),
+        ]
+
+
+_Wire = _OllamaWire | _OpenAIWire | _AnthropicWire
 
 
 def _usage(turn: dict[str, Any], raw_size: int, chunks: int) -> dict[str, Any]:
@@ -282,6 +390,8 @@ def _turn_lines(turn: dict[str, Any], wire: _Wire, raw_size: int) -> Iterator[by
     thinking, content = _chunks(turn.get("thinking")), _chunks(turn.get("content"))
     repeat = _obj(turn.get("content_repeat"))
     count = int(repeat.get("count", 0))
+    if isinstance(wire, _AnthropicWire):
+        yield from wire.begin(_usage(turn, raw_size, 0)["prompt_tokens"])
     yield from (wire.thinking(t) for t in thinking)
     yield from (wire.content(t) for t in content)
     if count:
@@ -373,8 +483,9 @@ class _Handler(BaseHTTPRequestHandler):
         if not isinstance(body, dict):
             body = {"_raw": text}
         record = {**body, "_method": self.command, "_path": self.path, "_t": time.time()}
-        if self.headers.get("Authorization"):
-            record["_auth"] = self.headers["Authorization"]
+        for header, key in _LOGGED_HEADERS:
+            if self.headers.get(header):
+                record[key] = self.headers[header]
         self.server.state.log(record)
         return body, len(raw)
 
@@ -390,7 +501,9 @@ class _Handler(BaseHTTPRequestHandler):
         script = self.server.state.script
         models = script.models
         try:
-            if script.list_status and path.endswith(("/api/tags", "/models")):
+            if script.wire and not path.endswith(_WIRE_PATHS.get(script.wire, ())):
+                self._send_json(404, {"error": f"no such endpoint: {self.command} {path}"})
+            elif script.list_status and path.endswith(("/api/tags", "/models")):
                 self._send_json(script.list_status, {"error": "scripted listing failure"})
             elif path.endswith("/api/tags"):
                 self._send_json(200, {"models": [_tag(m) for m in models]})
@@ -399,7 +512,7 @@ class _Handler(BaseHTTPRequestHandler):
             elif path.endswith("/models"):
                 self._send_json(200, {"object": "list", "data": [_openai_model(m) for m in models]})
             elif path.endswith(_CHAT_SUFFIXES):
-                self._chat(body, size, openai=path.endswith("/chat/completions"))
+                self._chat(body, size, _wire_of(path))
             else:
                 self._send_json(404, {"error": f"no such endpoint: {self.command} {path}"})
         except _DISCONNECTS:
@@ -422,9 +535,11 @@ class _Handler(BaseHTTPRequestHandler):
             },
         )
 
-    def _chat(self, body: dict[str, Any], size: int, *, openai: bool) -> None:
+    def _chat(self, body: dict[str, Any], size: int, wire_class: type[_Wire]) -> None:
         raw_messages = body.get("messages")
         messages: list[Any] = raw_messages if isinstance(raw_messages, list) else []
+        if "system" in body:  # Anthropic: the system prompt travels beside the messages
+            messages = [{"role": "system", "content": body["system"]}, *messages]
         plain = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
         has_options = "stream_options" in body
         turn = self.server.state.script.take(
@@ -434,7 +549,7 @@ class _Handler(BaseHTTPRequestHandler):
         stop = self.server.state.stopping
         if turn.get("delay_first_byte") and stop.wait(float(turn["delay_first_byte"])):
             return
-        wire: _Wire = (_OpenAIWire if openai else _OllamaWire)(str(body.get("model", "")), body)
+        wire: _Wire = wire_class(str(body.get("model", "")), body)
         if turn.get("reject_stream_options") and has_options:
             self._send_json(400, {"error": {"message": "stream_options is not supported"}})
         elif turn.get("status"):
@@ -480,6 +595,12 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
+
+
+def _wire_of(path: str) -> type[_Wire]:
+    if path.endswith("/chat/completions"):
+        return _OpenAIWire
+    return _AnthropicWire if path.endswith("/messages") else _OllamaWire
 
 
 def _tag(model: dict[str, Any]) -> dict[str, Any]:

@@ -9,12 +9,30 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from rift.tools import bash, edit, glob, grep, ls, plan, read, write
+from rift.tools import (
+    ask_user,
+    bash,
+    edit,
+    fetch,
+    glob,
+    grep,
+    ls,
+    outline,
+    plan,
+    read,
+    remember,
+    repo_map,
+    web_search,
+    write,
+)
 from rift.tools.base import Tool
 
 __all__ = ["ALIASES", "BUILTIN_TOOLS", "builtin_tools", "canonical_name"]
 
-BUILTIN_TOOLS: tuple[str, ...] = ("read", "write", "edit", "bash", "ls", "grep", "glob", "plan")
+BUILTIN_TOOLS: tuple[str, ...] = (
+    "read", "write", "edit", "bash", "ls", "grep", "glob", "outline", "repo_map",
+    "plan", "remember", "fetch", "web_search", "ask_user",
+)  # fmt: skip
 
 _MODULES = {
     "read": read,
@@ -24,13 +42,25 @@ _MODULES = {
     "ls": ls,
     "grep": grep,
     "glob": glob,
+    "outline": outline,
+    "repo_map": repo_map,
     "plan": plan,
+    "remember": remember,
+    "fetch": fetch,
+    "web_search": web_search,
+    "ask_user": ask_user,
 }
 
 
-def builtin_tools() -> dict[str, Tool]:
-    """The built-in tools by name, in registry order."""
-    return {name: _MODULES[name].TOOL for name in BUILTIN_TOOLS}
+def builtin_tools(*, search: bool = False) -> dict[str, Tool]:
+    """The built-in tools by name, in registry order.
+
+    `web_search` is offered only when a search URL is configured (`search`):
+    a tool that can only fail wastes schema bytes and a model's turn.
+    ask_user stays in headless runs too, where it refuses with a clear message.
+    """
+    names = [n for n in BUILTIN_TOOLS if search or n != "web_search"]
+    return {name: _MODULES[name].TOOL for name in names}
 
 
 _ALIAS_TABLE: dict[str, tuple[str, ...]] = {

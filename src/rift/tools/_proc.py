@@ -3,7 +3,10 @@
 `sh -c` forks children (pipelines, `&` jobs, dev servers) that outlive a
 plain `proc.kill()` and keep the output pipes open. Every command rift runs
 for the model — bash, background tasks, post-edit hooks — therefore starts a
-new session (pgid == pid) and is stopped with `killpg(SIGKILL)`.
+new session (pgid == pid) and is stopped with `killpg(SIGKILL)`. Children that
+leave the group (`setsid`, `nohup ... &`) are found again by the token each
+command carries in its environment (tools/_descendants.py): `kill_tree` takes
+them too, and at exit nothing any command started is left.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ import signal
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from pathlib import Path
+
+from rift.tools import _descendants
 
 _CAPTURE_HALF = 1 << 20
 """Bytes kept from each end of a stream; outputs are middle-truncated far below this anyway."""
@@ -77,20 +82,24 @@ async def spawn_shell(
     cwd: Path,
     env: dict[str, str] | None = None,
     stdin: int = asyncio.subprocess.DEVNULL,
+    token: str | None = None,
 ) -> asyncio.subprocess.Process:
-    """Start `sh -c command` as the leader of a new process group, output piped.
+    """Start `sh -c command` as the leader of a new process group, output piped,
+    its environment marked with `token` (see `kill_tree`; default: a fresh one).
 
     A cancellation that lands while asyncio is still connecting the pipes would
     leave the child running (asyncio can only kill `sh`, and then waits for the
     pipes its children still hold), so creation is shielded and the group killed.
     """
+    _descendants.install()
+    token = token or _descendants.new_token()
     creating = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
             "sh",
             "-c",
             command,
             cwd=cwd,
-            env=env,
+            env=_descendants.marked_env(env, token),
             stdin=stdin,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
@@ -98,19 +107,39 @@ async def spawn_shell(
         )
     )
     try:
-        return await asyncio.shield(creating)
+        proc = await asyncio.shield(creating)
     except asyncio.CancelledError:
         with contextlib.suppress(OSError):
             proc = await creating
-            kill_group(proc)
+            _descendants.spawned(proc.pid)
+            kill_tree(proc, token)
             await reap(proc)
         raise
+    _descendants.spawned(proc.pid)
+    return proc
+
+
+def new_token() -> str:
+    """A fresh command token, for callers that kill the command later (tasks)."""
+    return _descendants.new_token()
 
 
 def kill_group(proc: asyncio.subprocess.Process) -> None:
     """SIGKILL the process group `proc` leads; a group already gone is fine."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
+
+
+def kill_tree(proc: asyncio.subprocess.Process, token: str) -> None:
+    """SIGKILL the group `proc` leads and every process carrying its token, wherever
+    it went (`setsid`, `nohup`, re-parented orphans)."""
+    kill_group(proc)
+    _descendants.kill_marked(token)
+
+
+def kill_every_command() -> None:
+    """SIGKILL whatever any command rift ran left behind (rift is exiting)."""
+    _descendants.kill_all_marked()
 
 
 async def reap(proc: asyncio.subprocess.Process, grace: float = 5.0) -> None:
@@ -146,7 +175,7 @@ async def run_shell(
 ) -> ShellResult:
     """Run a command to completion or to `timeout`, whichever comes first.
 
-    On timeout or cancellation the whole process group is killed and reaped;
+    On timeout or cancellation the whole process tree is killed and reaped;
     cancellation is re-raised. Output read before a timeout is kept.
     `stdin_data`, when given, is written to the command's stdin (then closed);
     otherwise stdin is /dev/null.
@@ -154,11 +183,12 @@ async def run_shell(
     Raises:
         OSError: the shell could not be started (bad cwd, no `sh`).
     """
+    token = new_token()
     if stdin_data is None:
-        proc = await spawn_shell(command, cwd, env)
+        proc = await spawn_shell(command, cwd, env, token=token)
         feed: Awaitable[None] = asyncio.sleep(0)
     else:
-        proc = await spawn_shell(command, cwd, env, stdin=asyncio.subprocess.PIPE)
+        proc = await spawn_shell(command, cwd, env, stdin=asyncio.subprocess.PIPE, token=token)
         feed = _feed(proc.stdin, stdin_data)
     out, err = _Capture(), _Capture()
     work = asyncio.gather(feed, _drain(proc.stdout, out), _drain(proc.stderr, err), proc.wait())
@@ -170,10 +200,10 @@ async def run_shell(
         await asyncio.wait_for(work, timeout)
     except TimeoutError:
         timed_out = True
-        kill_group(proc)
+        kill_tree(proc, token)
         await reap(proc)
     except asyncio.CancelledError:
-        kill_group(proc)
+        kill_tree(proc, token)
         await reap(proc)
         raise
     return ShellResult(

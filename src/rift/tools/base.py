@@ -74,6 +74,14 @@ class Gate(Protocol):
         """None when the command may run, else the refusal message."""
         ...
 
+    async def authorize_fetch(
+        self, url: str, private_address: str | None, *, approved: bool = False
+    ) -> str | None:
+        """None when `url` may be fetched, else the refusal message; a private address
+        (loopback, LAN, link-local) the host resolved to needs an explicit allow rule.
+        `approved`: a redirect hop to a host the user allowed for this call (no new ask)."""
+        ...
+
 
 class Journal(Protocol):
     """The undo journal (core/checkpoints.py)."""
@@ -136,9 +144,28 @@ class Tool:
             "function": {
                 "name": self.name,
                 "description": description,
-                "parameters": self.parameters,
+                "parameters": _without_descriptions(self.parameters) if lean else self.parameters,
             },
         }
+
+
+def _without_descriptions(schema: Any) -> Any:
+    """A JSON schema minus its `description` texts, at every depth (the lean schema's point:
+    parameter descriptions are most of a tool definition's tokens). A *property* that
+    happens to be named "description" is kept: only keywords go."""
+    if isinstance(schema, list):
+        return [_without_descriptions(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "description" and isinstance(value, str):
+            continue
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {name: _without_descriptions(sub) for name, sub in value.items()}
+        else:
+            out[key] = _without_descriptions(value)
+    return out
 
 
 # ------------------------------------------------------------ argument helpers
@@ -228,11 +255,12 @@ _HINT_WALK_LIMIT = 5000
 _HINT_SKIP_DIRS = frozenset({".git", "node_modules", "target", "__pycache__", ".venv", "venv"})
 
 
-def not_found_message(cwd: Path, raw: str) -> str:
+def not_found_message(cwd: Path, raw: str, gate: Gate | None = None) -> str:
     """The ENOENT error: a bounded walk under the cwd suggests up to 5 likely paths.
 
     Models often guess a path one directory off or with the wrong extension;
-    naming the real file saves a round of ls/glob calls.
+    naming the real file saves a round of ls/glob calls. Paths the gate's Read
+    rules deny are never suggested (a hint must not reveal what exists there).
     """
     wanted = Path(raw).name
     if not wanted:
@@ -248,7 +276,10 @@ def not_found_message(cwd: Path, raw: str) -> str:
             seen += 1
             if seen > _HINT_WALK_LIMIT:
                 break
-            rel = os.path.relpath(os.path.join(dirpath, name), cwd)
+            full = os.path.join(dirpath, name)
+            if gate is not None and gate.check_read(Path(full)) is not None:
+                continue
+            rel = os.path.relpath(full, cwd)
             low = name.lower()
             if name == wanted:
                 exact.append(rel)

@@ -5,6 +5,10 @@ line endings slightly wrong. Line endings are reconciled silently (an LF
 snippet matches a CRLF file and the file keeps its convention); for anything
 else a failed match explains itself — same text with other whitespace, or the
 closest line — so the next attempt can succeed without a blind re-read.
+
+Those hints quote the file, so an edit first passes the Read rules: on a
+Read-denied file it would otherwise be a content oracle ("Closest match is
+line 2: SECRET_TOKEN=…", or a yes/no per guess).
 """
 
 from __future__ import annotations
@@ -142,9 +146,12 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     if old == new:
         raise ToolError("old_string and new_string are identical; nothing to change")
     path = ctx.resolve(raw)
+    denied = ctx.gate.check_read(path)  # before reading: no hint may quote a denied file
+    if denied is not None:
+        raise ToolError(denied)
     prior = snapshot(path, raw)
     if prior is None:
-        raise ToolError(not_found_message(ctx.cwd, raw))
+        raise ToolError(not_found_message(ctx.cwd, raw, ctx.gate))
     if is_binary(prior):
         raise ToolError(f"{raw} is a binary file; edit changes text files only")
     content = prior.decode("utf-8", errors="replace")

@@ -48,7 +48,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     if not root.is_dir():
         if root.exists():
             raise ToolError(f"{raw} is a file, not a directory")
-        raise ToolError(not_found_message(ctx.cwd, raw))
+        raise ToolError(not_found_message(ctx.cwd, raw, ctx.gate))
     while pattern.startswith("./"):
         pattern = pattern[2:]
     if not pattern:

@@ -336,7 +336,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     if denied is not None:
         raise ToolError(denied)
     if not root.exists():
-        raise ToolError(not_found_message(ctx.cwd, raw))
+        raise ToolError(not_found_message(ctx.cwd, raw, ctx.gate))
     name_filter = re.compile(glob_to_regex(glob, braces=True), re.DOTALL) if glob else None
     search = _Search(pattern, root, ctx, name_filter, "/" in glob, [])
     backend = ctx.extras.get("grep_backend")

@@ -3,6 +3,10 @@
 A failing hook does not undo the edit. Its output is appended to the tool
 result instead, so the model sees at once that its change broke the checks
 and can fix it in the next step.
+
+With the bwrap sandbox on, hooks run inside it like bash does: a hook usually
+runs project files (`sh ./check.sh`, `make lint`) that a sandboxed command may
+have just rewritten, so running it outside would hand that command a way out.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ HOOK_OUTPUT_LIMIT = 4000
 async def _run_hook(command: str, ctx: ToolContext, timeout: float) -> str | None:
     """None when the hook passed, else its failure report."""
     try:
-        result = await run_shell(command, ctx.cwd, timeout)
+        executed = command if ctx.sandbox is None else ctx.sandbox.wrap(command, ctx.cwd)
+        result = await run_shell(executed, ctx.cwd, timeout)
     except OSError as exc:
         return f"\n[post-edit hook FAILED to run: {command}]\n{exc}"
     streams = (strip_ansi(result.stdout).strip("\n"), strip_ansi(result.stderr).strip("\n"))

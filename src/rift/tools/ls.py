@@ -22,7 +22,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     if denied is not None:
         raise ToolError(denied)
     if not path.exists():
-        raise ToolError(not_found_message(ctx.cwd, raw))
+        raise ToolError(not_found_message(ctx.cwd, raw, ctx.gate))
     if not path.is_dir():
         raise ToolError(f"{raw} is a file, not a directory; use read to see it")
     try:

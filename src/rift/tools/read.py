@@ -7,10 +7,11 @@ checked before the file is touched.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from rift.errors import ToolError
-from rift.tools import guard
+from rift.tools import _outline, guard
 from rift.tools.base import (
     Tool,
     ToolContext,
@@ -24,6 +25,8 @@ from rift.tools.base import (
 DEFAULT_LIMIT = 2000
 LINE_CAP = 2000
 OUTPUT_CAP = 50_000
+OUTLINE_THRESHOLD = 500
+"""An unbounded read of a longer source file returns its outline instead (reference 4.1)."""
 
 
 def split_lines(text: str) -> list[str]:
@@ -34,7 +37,8 @@ def split_lines(text: str) -> list[str]:
     return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
-async def _load(raw: str, ctx: ToolContext) -> str:
+async def load_text(raw: str, ctx: ToolContext) -> str:
+    """The file's text after the deny check; ToolError for directories, binaries, ENOENT."""
     path = ctx.resolve(raw)
     denied = ctx.gate.check_read(path)
     if denied is not None:
@@ -45,7 +49,7 @@ async def _load(raw: str, ctx: ToolContext) -> str:
     try:
         data = path.read_bytes() if fs is None else (await fs.read_text(path)).encode("utf-8")
     except FileNotFoundError as exc:
-        raise ToolError(not_found_message(ctx.cwd, raw)) from exc
+        raise ToolError(not_found_message(ctx.cwd, raw, ctx.gate)) from exc
     except OSError as exc:
         raise ToolError(f"cannot read {raw}: {exc.strerror or exc}") from exc
     if is_binary(data):
@@ -79,16 +83,37 @@ def _render(lines: list[str], offset: int, limit: int) -> str:
     return text
 
 
+def _outline_instead(raw: str, path: Path, lines: list[str]) -> str | None:
+    """The outline of a big source file, with how to read the part that matters.
+
+    A whole 3000-line file would fill a small model's window; its skeleton
+    costs a few hundred tokens and names the ranges worth reading.
+    """
+    if len(lines) <= OUTLINE_THRESHOLD or not _outline.supported(path):
+        return None
+    symbols = _outline.outline(path, "\n".join(lines))
+    if not symbols:
+        return None
+    return (
+        f"{raw} has {len(lines)} lines; its outline follows. Read the part you need with"
+        f" offset and limit (e.g. offset={symbols[0].line} limit=100).\n\n"
+        + _outline.render(symbols)
+    )
+
+
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     # `repo/x.py` inside `repo/` read as x.py, silently: a note here could be copied
     # into the file by a model that writes read output back; edit and write say it.
     raw, _ = guard.project_relative(ctx.cwd, require_str(args, "path"))
+    unbounded = optional_int(args, "offset") is None and optional_int(args, "limit") is None
     offset = max(optional_int(args, "offset", 1) or 1, 1)
     limit = max(optional_int(args, "limit", DEFAULT_LIMIT) or DEFAULT_LIMIT, 1)
-    text = await _load(raw, ctx)
+    text = await load_text(raw, ctx)
     if not text:
         return ToolOutput(ok=True, text="(empty file)\n")
     lines = split_lines(text)
+    if unbounded and (skeleton := _outline_instead(raw, ctx.resolve(raw), lines)) is not None:
+        return ToolOutput(ok=True, text=skeleton)
     if offset > len(lines):
         raise ToolError(f"offset {offset} is past the end of {raw} ({len(lines)} lines)")
     return ToolOutput(ok=True, text=_render(lines, offset, limit))

@@ -5,8 +5,8 @@ The permission rules read the command's text, and text can always be computed
 process can do instead. Each bash command (foreground or background task) runs as
 
     bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp
-          --bind PROJECT PROJECT [--unshare-net] --unshare-pid --die-with-parent
-          --chdir CWD sh -c COMMAND
+          --bind PROJECT PROJECT [--unshare-net] (--unshare-user | root's caps)
+          --cap-drop ALL --unshare-pid --die-with-parent --chdir CWD sh -c COMMAND
 
 so the project directory is the only writable place that outlives the command:
 the rest of the filesystem is read-only, /tmp is a private scratch tmpfs (a write
@@ -16,6 +16,22 @@ namespace: when it ends, is cancelled, times out, or rift dies (even SIGKILL:
 `--die-with-parent`), every process it started goes with it. There is no
 `--new-session`: rift already starts each command in a new session with no
 terminal, and keeping bwrap's process group lets rift kill the group as before.
+
+Root is confined too: a plain bwrap leaves root every capability, and
+`mount -o remount,rw /` undoes the read-only bind. Every capability is
+dropped (`--cap-drop ALL`) except, for root, the two that let it write files it
+does not own (CAP_DAC_OVERRIDE, CAP_FOWNER): a container's root often works in
+a checkout owned by the host user, and those reach only the writable binds.
+Other callers also get their own user namespace (`--unshare-user`, mapped to
+their uid; unprivileged bwrap needs one anyway); root does not, since
+capabilities inside a user namespace never reach files of unmapped owners.
+Where user namespaces cannot be created (a setuid bwrap on a kernel that forbids
+them), the probe retries without `--unshare-user`.
+
+rift's own config and data directories (config.json, plugins, trust stores)
+are bound read-only on top when they lie inside the project (or hold it), so
+a sandboxed command never rewrites what decides the next run's hooks and
+rules; the write and edit tools are kept out of them by the gate.
 
 What the sandbox costs: caches and config under $HOME are read-only (`pip
 install --user`, `npm -g` and git commits in a worktree whose .git lives outside
@@ -29,11 +45,13 @@ approval) always sees the raw command; only the executed string is wrapped.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import shlex
 import shutil
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +67,12 @@ class Bubblewrap:
     project: Path
     """Canonical project directory: the one writable bind."""
     network: bool = False
+    user_namespace: bool = True
+    """`--unshare-user` (never for root): off where the probe found them unavailable."""
+    root: bool = dataclasses.field(default_factory=lambda: _euid() == 0)
+    """Running as root: capabilities dropped but for writing files root does not own."""
+    protected: tuple[Path, ...] = ()
+    """rift's own directories that overlap the project: bound read-only over it."""
 
     def argv(self, cwd: Path) -> list[str]:
         """bwrap and its options, up to (not including) the command."""
@@ -61,8 +85,15 @@ class Bubblewrap:
             "--tmpfs", "/tmp",
             "--bind", project, project,
         ]  # fmt: skip
+        for path in self.protected:
+            args += ["--ro-bind", str(path), str(path)]
         if not self.network:
             args.append("--unshare-net")
+        args += ["--cap-drop", "ALL"]
+        if self.root:
+            args += ["--cap-add", "CAP_DAC_OVERRIDE", "--cap-add", "CAP_FOWNER"]
+        elif self.user_namespace:
+            args.append("--unshare-user")
         args += ["--unshare-pid", "--die-with-parent", "--chdir", str(cwd)]
         return args
 
@@ -73,10 +104,18 @@ class Bubblewrap:
 
 
 def choose_sandbox(
-    kind: str | None, *, network: bool, project: Path, has_wrapper: bool
+    kind: str | None,
+    *,
+    network: bool,
+    project: Path,
+    has_wrapper: bool,
+    protected: Sequence[Path] = (),
 ) -> tuple[Bubblewrap | None, str | None]:
     """The sandbox bash commands run in, and the startup warning when the configured
-    one cannot be used (None when all is well or none was asked for)."""
+    one cannot be used (None when all is well or none was asked for).
+
+    `protected`: rift's own config and data directories, kept read-only inside.
+    """
     if not kind or kind.lower() in ("none", "off"):
         return None, None
     fallback = "using the bash_wrapper template instead" if has_wrapper else "running unsandboxed"
@@ -89,14 +128,41 @@ def choose_sandbox(
             "permissions.sandbox is 'bwrap' but bubblewrap is not installed (Debian/Ubuntu:"
             f" apt-get install bubblewrap); {fallback}"
         )
-    sandbox = Bubblewrap(executable, Path(os.path.realpath(project)), network)
+    real_project = Path(os.path.realpath(project))
+    overlapping = _overlapping(protected, real_project)
+    sandbox = Bubblewrap(executable, real_project, network, protected=overlapping)
     problem = _probe(tuple(sandbox.argv(sandbox.project)))
+    if problem:
+        fallback_box = dataclasses.replace(sandbox, user_namespace=False)
+        if not _probe(tuple(fallback_box.argv(sandbox.project))):
+            return fallback_box, None
     if problem:
         return None, (
             f"permissions.sandbox is 'bwrap' but bubblewrap cannot create its namespaces here"
             f" ({problem}); {fallback}"
         )
     return sandbox, None
+
+
+def _euid() -> int:
+    geteuid = getattr(os, "geteuid", None)  # absent on Windows, where bwrap never runs
+    return int(geteuid()) if geteuid is not None else -1
+
+
+def _overlapping(paths: Sequence[Path], project: Path) -> tuple[Path, ...]:
+    """The directories among `paths` inside the project or holding it, created when
+    missing (a command must not be able to create them with its own contents)."""
+    found: list[Path] = []
+    for path in paths:
+        real = Path(os.path.realpath(path))
+        if real != project and project not in real.parents and real not in project.parents:
+            continue
+        try:
+            real.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            continue  # bwrap refuses a missing source: the probe then reports it
+        found.append(real)
+    return tuple(found)
 
 
 @functools.lru_cache(maxsize=8)

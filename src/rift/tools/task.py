@@ -1,4 +1,9 @@
-"""`task`: list, read, feed and kill background tasks (bash run_in_background, sub-agents)."""
+"""`task`: list, read, feed and kill background tasks (bash run_in_background, sub-agents).
+
+Input goes to a process's stdin, and the usual reader is a shell (`bash sh` in the
+background, a REPL): a line fed to it runs like a bash command, so it passes the
+same gate as one (deny and ask rules, approval) before it is written.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +24,9 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         return ToolOutput(True, await tasks.kill(task_id))
     line = args.get("input")
     if isinstance(line, str):
+        refusal = await ctx.gate.authorize_bash(line) if line.strip() else None
+        if refusal is not None:
+            return ToolOutput(False, f"input to task #{task_id} not sent: {refusal}")
         return ToolOutput(True, await tasks.send_input(task_id, line))
     if optional_bool(args, "close_stdin"):
         return ToolOutput(True, tasks.close_stdin(task_id))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rift.core.lsp import diagnostics_after_edit
 from rift.errors import ToolError
 from rift.tools import guard
 from rift.tools.base import (
@@ -44,7 +45,8 @@ def snapshot(path: Path, raw: str) -> bytes | None:
 async def apply_change(
     ctx: ToolContext, raw: str, path: Path, prior: bytes | None, verdict: WriteVerdict
 ) -> str:
-    """Journal, write, then run the hooks; returns the hook report ("" when all pass).
+    """Journal, write, then LSP diagnostics and hooks; returns what to append to the result
+    ("" when the language server found nothing new and all hooks pass).
 
     Shared by write and edit, which differ only in how they build the new text.
     """
@@ -58,7 +60,9 @@ async def apply_change(
             path.write_bytes(verdict.content.encode("utf-8"))
     except OSError as exc:
         raise ToolError(f"cannot write {raw}: {exc.strerror or exc}") from exc
-    return await run_post_edit_hooks(ctx)
+    old = None if prior is None else prior.decode("utf-8", errors="replace")
+    diagnostics = await diagnostics_after_edit(ctx.extras, path, raw, old, verdict.content)
+    return diagnostics + await run_post_edit_hooks(ctx)
 
 
 def _diff_base(prior: bytes | None, old: str | None) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable
 from pathlib import Path
 
 from acp import RequestError
@@ -34,15 +34,11 @@ class EditorFs:
         *,
         can_read: bool,
         can_write: bool,
-        written: MutableMapping[Path, str],
-        buffers: MutableMapping[Path, str],
     ) -> None:
         self._client = client
         self._session_id = session_id
         self.can_read = can_read
         self.can_write = can_write
-        self._written = written
-        self._buffers = buffers
 
     async def read_text(self, path: Path) -> str:
         if not self.can_read:
@@ -55,7 +51,6 @@ class EditorFs:
             if not path.exists():
                 raise FileNotFoundError(2, "No such file or directory", str(path)) from exc
             raise OSError(f"the editor could not read {path}: {exc}") from exc
-        self._buffers[path] = response.content
         return response.content
 
     async def write_text(self, path: Path, content: str) -> None:
@@ -69,7 +64,6 @@ class EditorFs:
                 )
             except (RequestError, ConnectionError) as exc:
                 raise OSError(f"the editor could not write {path}: {exc}") from exc
-        self._written[path] = content
 
 
 class EditorTerminal:

@@ -15,6 +15,7 @@ from urllib.parse import unquote, urlparse
 from acp.schema import (
     EmbeddedResourceContentBlock,
     HttpMcpServer,
+    ImageContentBlock,
     McpServerStdio,
     PermissionOption,
     PermissionOptionKind,
@@ -31,31 +32,41 @@ from rift.config import McpServerConfig
 
 # ------------------------------------------------------------------ modes
 
-MODE_ASK, MODE_AUTO = "ask", "auto"
 MODES = (
     SessionMode(
-        id=MODE_ASK,
+        id="ask",
         name="Ask",
         description="Ask before every write, edit and shell command",
     ),
     SessionMode(
-        id=MODE_AUTO,
+        id="accept-edits",
+        name="Accept edits",
+        description="Writes and edits apply at once; shell commands still ask",
+    ),
+    SessionMode(
+        id="plan",
+        name="Plan",
+        description="Read and search only: no writes, edits or shell commands",
+    ),
+    SessionMode(
+        id="auto",
         name="Auto",
         description="Write, edit and run commands without asking (deny rules still apply)",
     ),
 )
+"""The core's approval modes (core/gate.py MODES), in the same order, as ACP session modes."""
 
 
-def mode_of(approval: bool) -> str:
-    """rift has one approval flag; ACP sees it as two modes."""
-    return MODE_ASK if approval else MODE_AUTO
+def mode_asks(mode: str, tool: str) -> bool:
+    """Whether a gated tool may wait for a person in this mode (else it runs or fails at once)."""
+    return mode == "ask" or (mode == "accept-edits" and tool == "bash")
 
 
-def mode_state(approval: bool) -> SessionModeState:
-    return SessionModeState(current_mode_id=mode_of(approval), available_modes=list(MODES))
+def mode_state(mode: str) -> SessionModeState:
+    return SessionModeState(current_mode_id=mode, available_modes=list(MODES))
 
 
-def config_options(approval: bool, model: str, models: Sequence[str]) -> list[Any]:
+def config_options(mode: str, model: str, models: Sequence[str]) -> list[Any]:
     """The session's selectable settings: the mode and the model."""
     names = list(dict.fromkeys([model, *models]))
     return [
@@ -64,7 +75,7 @@ def config_options(approval: bool, model: str, models: Sequence[str]) -> list[An
             id="mode",
             name="Mode",
             category="mode",
-            current_value=mode_of(approval),
+            current_value=mode,
             options=[
                 SessionConfigSelectOption(value=m.id, name=m.name, description=m.description)
                 for m in MODES
@@ -96,17 +107,35 @@ def uri_to_display(uri: str, cwd: Path) -> str:
         return str(path)
 
 
-def prompt_text(blocks: Sequence[Any], cwd: Path) -> str:
+@dataclass(frozen=True, slots=True)
+class PromptParts:
+    """A prompt as rift sends it: the message text and its images (data URLs)."""
+
+    text: str
+    images: tuple[str, ...] = ()
+
+
+def prompt_text(blocks: Sequence[Any], cwd: Path, sees: bool = False) -> PromptParts:
     """The user message for a prompt: its text, @-mentions for resources, context after.
 
-    Resource links become `@path` mentions the model can open with `read`;
-    embedded resources are mentioned inline too, and their text follows the
-    message in `<context>` blocks. Images and audio have no path into rift's
-    text-only turns yet, so a note says they were left out.
+    Resource links become `@path` mentions, which the conversation owner
+    attaches from disk (Read rules apply). Embedded resources carry the
+    editor's own text (an unsaved buffer, say), so they are named inline as
+    `path`, without the `@` that would attach the disk version too, and their
+    text follows the message in `<context>` blocks. Images (inline or as an embedded blob) go
+    with the message when the model `sees`; otherwise, like audio, a note says
+    they were left out.
     """
     text: list[str] = []
     context: list[str] = []
+    images: list[str] = []
     for block in blocks:
+        if isinstance(block, ImageContentBlock):
+            if sees:
+                images.append(f"data:{block.mime_type};base64,{block.data}")
+            else:
+                text.append("[image left out: this model cannot see images]")
+            continue
         if isinstance(block, TextContentBlock):
             text.append(block.text)
         elif isinstance(block, ResourceContentBlock):
@@ -114,16 +143,19 @@ def prompt_text(blocks: Sequence[Any], cwd: Path) -> str:
         elif isinstance(block, EmbeddedResourceContentBlock):
             resource = block.resource
             shown = uri_to_display(resource.uri, cwd)
-            text.append(f"@{shown}")
+            text.append(f"`{shown}`")
             if isinstance(resource, TextResourceContents):
                 context.append(f'<context ref="{shown}">\n{resource.text}\n</context>')
+            elif sees and (resource.mime_type or "").startswith("image/"):
+                images.append(f"data:{resource.mime_type};base64,{resource.blob}")
             else:
                 context.append(f"[binary attachment {shown} left out]")
         else:
             kind = getattr(block, "type", "attachment")
             text.append(f"[{kind} attachment left out: rift sends text to the model]")
     message = _join_inline(text)
-    return "\n\n".join([message, *context]) if context else message
+    full = "\n\n".join([message, *context]) if context else message
+    return PromptParts(full, tuple(images))
 
 
 def _join_inline(parts: list[str]) -> str:

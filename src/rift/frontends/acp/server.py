@@ -9,6 +9,7 @@ rift started in that directory would be.
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import logging
 import re
@@ -17,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from acp import (
-    PROTOCOL_VERSION,
     AuthenticateResponse,
     InitializeResponse,
     LoadSessionResponse,
@@ -26,29 +26,29 @@ from acp import (
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
 )
+from acp.helpers import update_current_mode
 from acp.interfaces import Client
 from acp.schema import (
-    AgentCapabilities,
     ClientCapabilities,
+    CloseSessionResponse,
+    ConfigOptionUpdate,
+    ForkSessionResponse,
     Implementation,
     ListSessionsResponse,
-    McpCapabilities,
-    PromptCapabilities,
-    SessionCapabilities,
+    ResumeSessionResponse,
     SessionInfo,
-    SessionListCapabilities,
 )
+from pydantic import ValidationError
 
-from rift import __version__
 from rift.config import Config, Overrides, load_config
 from rift.core.session import SessionStore
 from rift.core.startup import StartOptions
 from rift.errors import ModelError
-from rift.extend.mcp import mcp_available
+from rift.frontends.acp.handshake import initialize_result
 from rift.frontends.acp.mapping import mcp_configs, mode_state, prompt_text
 from rift.frontends.acp.session import AcpSession, request_error
 from rift.frontends.acp.transport import SET_MODEL_EXTENSION
-from rift.paths import Paths
+from rift.paths import Paths, atomic_write
 
 log = logging.getLogger("rift.acp")
 _SESSION_ID = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
@@ -57,12 +57,20 @@ _SESSION_ID = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
 class RiftAcpAgent:
     """Implements `acp.interfaces.Agent` for rift."""
 
-    def __init__(self, env: Mapping[str, str], overrides: Overrides) -> None:
+    def __init__(
+        self,
+        env: Mapping[str, str],
+        overrides: Overrides,
+        handshake: dict[str, Any] | None = None,
+    ) -> None:
+        """`handshake`: the params of the `initialize` rift already answered (handshake.py)."""
         self._env = env
         self._overrides = overrides
         self._client: Client | None = None
         self._capabilities: ClientCapabilities | None = None
         self._sessions: dict[str, AcpSession] = {}
+        if handshake is not None:
+            self._greeted(handshake.get("clientCapabilities"), handshake.get("clientInfo"))
 
     def on_connect(self, conn: Client) -> None:
         self._client = conn
@@ -79,22 +87,20 @@ class RiftAcpAgent:
         self._capabilities = client_capabilities
         if client_info is not None:
             log.info("client: %s %s", client_info.name, client_info.version)
-        return InitializeResponse(
-            protocol_version=PROTOCOL_VERSION,
-            agent_capabilities=AgentCapabilities(
-                load_session=True,
-                prompt_capabilities=PromptCapabilities(
-                    image=False, audio=False, embedded_context=True
-                ),
-                mcp_capabilities=McpCapabilities(http=mcp_available(), sse=False),
-                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
-            ),
-            agent_info=Implementation(name="rift", title="rift", version=__version__),
-            auth_methods=[],
-        )
+        return InitializeResponse.model_validate(initialize_result())
+
+    def _greeted(self, capabilities: Any, info: Any) -> None:
+        """Take the client's capabilities from an `initialize` answered before the SDK loaded."""
+        try:
+            self._capabilities = ClientCapabilities.model_validate(capabilities or {})
+        except ValidationError as exc:
+            log.warning("client capabilities not understood, assuming none: %s", exc)
+        if isinstance(info, dict):
+            log.info("client: %s %s", info.get("name"), info.get("version"))
 
     async def authenticate(self, method_id: str, **_: Any) -> AuthenticateResponse:
-        return AuthenticateResponse()  # rift talks to self-hosted models: nothing to log in to
+        """rift talks to self-hosted models and advertises no auth method: any id is unknown."""
+        raise request_error(-32602, f"unknown auth method '{method_id}' (rift needs no login)")
 
     # -------------------------------------------------------------- sessions
 
@@ -106,9 +112,10 @@ class RiftAcpAgent:
         **_: Any,
     ) -> NewSessionResponse:
         session = await self._open(cwd, StartOptions(attached=True), mcp_servers)
+        asyncio.get_running_loop().call_soon(session.go_live)  # once the response is out
         return NewSessionResponse(
             session_id=session.session_id,
-            modes=mode_state(session.agent.approval.enabled),
+            modes=mode_state(session.mode),
             config_options=session.config_options(),
         )
 
@@ -120,17 +127,60 @@ class RiftAcpAgent:
         additional_directories: list[str] | None = None,
         **_: Any,
     ) -> LoadSessionResponse:
-        session = self._sessions.get(session_id)
-        if session is None:
-            path = self._session_file(session_id)
-            session = await self._open(cwd, StartOptions(attached=True, resume=path), mcp_servers)
-        elif session.busy:
-            raise request_error(-32600, "that session is running a turn")
+        """Reopen a saved session and stream its conversation before answering."""
+        session = await self._reopen(cwd, session_id, mcp_servers)
         await session.replay()
+        asyncio.get_running_loop().call_soon(session.announce)  # once the response is out
         return LoadSessionResponse(
-            modes=mode_state(session.agent.approval.enabled),
+            modes=mode_state(session.mode), config_options=session.config_options()
+        )
+
+    async def resume_session(
+        self,
+        cwd: str,
+        session_id: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **_: Any,
+    ) -> ResumeSessionResponse:
+        """Reopen a saved session without replaying it: the editor still shows it."""
+        session = await self._reopen(cwd, session_id, mcp_servers)
+        asyncio.get_running_loop().call_soon(session.go_live)
+        return ResumeSessionResponse(
+            modes=mode_state(session.mode), config_options=session.config_options()
+        )
+
+    async def fork_session(
+        self,
+        cwd: str,
+        session_id: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **_: Any,
+    ) -> ForkSessionResponse:
+        """A new session that starts from a copy of a saved one (the original is untouched)."""
+        source = self._session_file(session_id)
+        copy = SessionStore(Paths.from_env(self._env).sessions_dir).reserve()
+        try:
+            atomic_write(copy, source.read_bytes())
+        except OSError as exc:
+            copy.unlink(missing_ok=True)
+            raise request_error(-32603, f"could not copy session '{session_id}': {exc}") from exc
+        session = await self._open(cwd, StartOptions(attached=True, resume=copy), mcp_servers)
+        asyncio.get_running_loop().call_soon(session.go_live)
+        return ForkSessionResponse(
+            session_id=session.session_id,
+            modes=mode_state(session.mode),
             config_options=session.config_options(),
         )
+
+    async def close_session(self, session_id: str, **_: Any) -> CloseSessionResponse:
+        """Cancel what runs, save, and free the session's agent, tools and MCP servers."""
+        session = self._sessions.pop(session_id, None)
+        if session is None:
+            raise request_error(-32602, f"unknown session '{session_id}'")
+        await session.aclose()
+        return CloseSessionResponse()
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **_: Any
@@ -155,7 +205,8 @@ class RiftAcpAgent:
 
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
         session = self._session(session_id)
-        return await session.prompt(prompt_text(prompt, session.agent.config.cwd))
+        parts = prompt_text(prompt, session.conv.config.cwd, sees=session.conv.sees)
+        return await session.prompt(parts.text, parts.images)
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         session = self._sessions.get(session_id)
@@ -167,7 +218,13 @@ class RiftAcpAgent:
     async def set_session_mode(
         self, session_id: str, mode_id: str, **_: Any
     ) -> SetSessionModeResponse:
-        self._session(session_id).set_mode(mode_id)
+        session = self._session(session_id)
+        session.set_mode(mode_id)
+        session.tell(
+            ConfigOptionUpdate(
+                session_update="config_option_update", config_options=session.config_options()
+            )
+        )
         return SetSessionModeResponse()
 
     async def set_config_option(
@@ -176,6 +233,7 @@ class RiftAcpAgent:
         session = self._session(session_id)
         if config_id == "mode" and isinstance(value, str):
             session.set_mode(value)
+            session.tell(update_current_mode(value))  # the mode selector follows
         elif config_id == "model" and isinstance(value, str):
             await session.set_model(value)
         else:
@@ -220,6 +278,16 @@ class RiftAcpAgent:
         if not path.is_file() or path.stat().st_size == 0:
             raise request_error(-32602, f"no saved session '{session_id}'")
         return path
+
+    async def _reopen(self, cwd: str, session_id: str, mcp_servers: list[Any] | None) -> AcpSession:
+        """The open session of that id, or the saved one opened anew."""
+        session = self._sessions.get(session_id)
+        if session is None:
+            path = self._session_file(session_id)
+            return await self._open(cwd, StartOptions(attached=True, resume=path), mcp_servers)
+        if session.busy:
+            raise request_error(-32600, "that session is running a turn")
+        return session
 
     async def _open(
         self, cwd: str, options: StartOptions, mcp_servers: list[Any] | None

@@ -1,36 +1,66 @@
-"""One ACP session: a rift `Agent`, the pump that streams its events, and its turn.
+"""One ACP session: a thin adapter between the editor and rift's `Conversation`.
 
-The core emits synchronously; the editor is reached asynchronously. Events are
-translated on the spot (`updates.Translator`) and queued, and one pump task
-sends them in order. An `ask` becomes a `session/request_permission` in a task
-of its own, so the pump never waits on a person. A prompt's response is sent
-only after the queue is drained, so every update of a turn reaches the editor
-before the turn's `stopReason`.
+The conversation owner (core/conversation.py) runs the turns, switches and
+commands; this class turns ACP requests into its calls and its events into
+`session/update`s. The core emits synchronously, the editor is reached
+asynchronously: events are translated on the spot (`updates.Translator`) and
+queued, and one pump task sends them in order. The pump starts when the
+session is live, i.e. after the `session/new` (or `session/load`) response is
+on the wire, so the commands, the context gauge and the title it opens with
+never arrive for a session the editor has not heard of yet. An `ask` becomes a
+`session/request_permission` in a task of its own, so the pump never waits on
+a person. A prompt's response is sent only after the queue is drained, so
+every update of a turn reaches the editor before the turn's `stopReason`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime
 import logging
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from acp import PromptResponse, RequestError, update_agent_message_text, update_user_message_text
+from acp.helpers import update_available_commands
 from acp.interfaces import Client
-from acp.schema import AllowedOutcome, ClientCapabilities, StopReason, ToolCallUpdate
+from acp.schema import (
+    AllowedOutcome,
+    ClientCapabilities,
+    SessionInfoUpdate,
+    StopReason,
+    ToolCallUpdate,
+)
 
 from rift.config import Config, McpServerConfig
-from rift.core.agent import Agent
-from rift.core.events import Event, TurnStats
-from rift.core.session import history_for
+from rift.core.conversation import Conversation
+from rift.core.events import Done, Event
+from rift.core.replay import Prompt
 from rift.core.startup import StartOptions, start_agent
 from rift.errors import RiftError
-from rift.extend.skills import split_invocation
+from rift.extend.loader import Extensions
+from rift.frontends.acp.commands import Invocation, available, parse
 from rift.frontends.acp.delegate import EditorFs, EditorTerminal
-from rift.frontends.acp.mapping import REJECT_ALWAYS, config_options, permission_choices
+from rift.frontends.acp.mapping import (
+    REJECT_ALWAYS,
+    config_options,
+    mode_asks,
+    permission_choices,
+)
 from rift.frontends.acp.updates import Outgoing, PermissionItem, Translator
+from rift.models.attachments import Attachments
 
 log = logging.getLogger("rift.acp")
+
+STOP_REASONS: dict[str, StopReason] = {
+    "answered": "end_turn",
+    "stopped": "end_turn",  # never "refusal": Zed deletes the user's message and turn on it
+    "wrapped": "max_turn_requests",
+    "cancelled": "cancelled",
+}
+"""`done.outcome` → ACP stop reason; "error" is a JSON-RPC error instead."""
 
 
 def request_error(code: int, message: str) -> RequestError:
@@ -43,21 +73,23 @@ class AcpSession:
     """Everything one `sessionId` owns."""
 
     client: Client
-    agent: Agent
+    conv: Conversation
     translator: Translator
+    session_id: str
+    """Fixed for the editor, even when `/clear` moves the conversation to a new file."""
+    extensions: Extensions | None = None
     models: list[str] = field(default_factory=list)
     _queue: asyncio.Queue[Outgoing] = field(default_factory=asyncio.Queue)
     _pump: asyncio.Task[None] | None = None
-    _turn: asyncio.Task[Any] | None = None
     _cancelled: bool = False
     _mcp_waited: bool = False
     _asks: set[asyncio.Task[None]] = field(default_factory=set)
-    _rejected: set[str | None] = field(default_factory=set)
-    """Tools the person chose "always deny" for: later asks are refused without asking."""
-
-    @property
-    def session_id(self) -> str:
-        return self.agent.session_path.stem
+    _live: asyncio.Event = field(default_factory=asyncio.Event)
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Held by the running turn: a prompt sent after `session/cancel` waits for it."""
+    _titled: bool = False
+    _refused: set[tuple[str, tuple[str, ...]]] = field(default_factory=set)
+    """This turn's refused asks (question and diff): the same change is not asked again."""
 
     # ---------------------------------------------------------------- opening
 
@@ -69,24 +101,27 @@ class AcpSession:
         options: StartOptions,
         capabilities: ClientCapabilities | None,
     ) -> AcpSession:
-        """Start the agent (preflight, resume) and wire it to the editor; raises ModelError."""
+        """Start the conversation (preflight, resume) and wire it to the editor; raises
+        ModelError."""
         relay: list[AcpSession] = []
         started = await start_agent(config, lambda e: relay[0].emit(e) if relay else None, options)
-        agent = started.agent
-        translator = Translator(
-            cwd=config.cwd,
-            last_message=lambda: agent.messages[-1] if agent.messages else None,
-            approval=lambda: agent.approval.enabled,
+        conv = started.conversation
+        translator = Translator(cwd=config.cwd, may_ask=lambda tool: mode_asks(conv.mode, tool))
+        session = cls(
+            client=client,
+            conv=conv,
+            translator=translator,
+            session_id=conv.session_path.stem,
+            extensions=started.agent.extensions,
         )
-        session = cls(client=client, agent=agent, translator=translator)
         relay.append(session)
         for notice in started.notices:
             log.warning("%s", getattr(notice, "text", notice))
-        agent.broker.edit_review = False  # writes come as asks → session/request_permission
+        conv.edit_review = False  # writes come as asks → session/request_permission
         session._delegate(capabilities)
         session._pump = asyncio.create_task(session._run_pump())
         try:
-            session.models = (await agent.list_models()).models
+            session.models = (await conv.list_models()).models
         except RiftError as exc:
             log.warning("could not list models: %s", exc)
         return session
@@ -97,8 +132,7 @@ class AcpSession:
         The person configured them in the editor, so, like the user config's
         servers, they need no project trust.
         """
-        extensions = self.agent.extensions
-        manager = extensions.mcp if extensions is not None else None
+        manager = self.extensions.mcp if self.extensions is not None else None
         if servers and manager is None:
             log.warning("MCP servers from the editor ignored: this agent has no MCP layer")
             return
@@ -110,31 +144,61 @@ class AcpSession:
         fs = capabilities.fs if capabilities is not None else None
         can_read = bool(fs and fs.read_text_file)
         can_write = bool(fs and fs.write_text_file)
-        extras = self.agent.ctx.extras
+        services: dict[str, object] = {}
         if can_read or can_write:
-            extras["fs"] = EditorFs(
-                self.client,
-                self.session_id,
-                can_read=can_read,
-                can_write=can_write,
-                written=self.translator.written,
-                buffers=self.translator.buffers,
+            services["fs"] = EditorFs(
+                self.client, self.session_id, can_read=can_read, can_write=can_write
             )
         if capabilities is not None and capabilities.terminal:
-            extras["terminal"] = EditorTerminal(
+            services["terminal"] = EditorTerminal(
                 self.client, self.session_id, lambda tid: self._send(self.translator.running(tid))
             )
+        self.conv.delegate(**services)
 
     # ------------------------------------------------------------ the stream
 
     def emit(self, event: Event) -> None:
         self._send(self.translator.feed(event))
 
+    def tell(self, update: Any) -> None:
+        """Queue one session update of the adapter's own (mode and option changes)."""
+        self._send([update])
+
     def _send(self, items: list[Outgoing]) -> None:
         for item in items:
             self._queue.put_nowait(item)
 
+    def go_live(self) -> None:
+        """The session's response is out: announce, and start sending.
+
+        The server calls this with `call_soon` from the request handler: the SDK
+        writes the response in the same step the handler returns (the stdio
+        transport never suspends in `send`), so it is on the wire first.
+        """
+        self.announce()
+        self._live.set()
+
+    def announce(self) -> None:
+        """The commands `/` offers, the context gauge and, once there is one, the title."""
+        self._send([update_available_commands(available(self.conv.skills))])
+        self.emit(self.conv.context_gauge())
+        if self._titled:
+            self._send([self._title_update()])
+
+    def _title_update(self) -> Any:
+        items = self.conv.list_sessions().items
+        mine = next((i for i in items if Path(i.path) == self.conv.session_path), None)
+        saved = datetime.datetime.fromtimestamp(
+            mine.saved_at if mine else time.time(), tz=datetime.UTC
+        )
+        return SessionInfoUpdate(
+            session_update="session_info_update",
+            title=mine.title if mine else None,
+            updated_at=saved.isoformat().replace("+00:00", "Z"),
+        )
+
     async def _run_pump(self) -> None:
+        await self._live.wait()
         while True:
             item = await self._queue.get()
             try:
@@ -154,12 +218,17 @@ class AcpSession:
         await self._queue.join()
 
     async def replay(self) -> None:
-        """Send the stored conversation as message chunks (session/load)."""
-        for message in history_for(self.agent.messages):
-            if message.role == "user":
-                self._send([update_user_message_text(message.text)])
+        """Send the stored conversation the way its turns were shown live, tool calls,
+        diffs and plans included, before session/load answers."""
+        self._live.set()
+        translator = Translator(cwd=self.translator.cwd, may_ask=lambda _: False)
+        for item in self.conv.replay():
+            if isinstance(item, Prompt):
+                self._titled = True
+                self._send([*translator.finish(), update_user_message_text(item.text)])
             else:
-                self._send([update_agent_message_text(message.text)])
+                self._send(translator.feed(item))
+        self._send(translator.finish())
         await self.flush()
 
     # ------------------------------------------------------------ permission
@@ -167,13 +236,13 @@ class AcpSession:
     async def _permit(self, item: PermissionItem) -> None:
         """Forward one ask; anything but a chosen allow option answers "deny"."""
         ask, call = item.ask, item.call
-        broker = self.agent.broker
         if not ask.choices:  # a free-text question has no ACP form yet
-            broker.answer(ask.id, "")
+            self.conv.answer(ask.id, "")
             return
         tool = call.tool if call is not None else None
-        if tool in self._rejected:
-            broker.answer(ask.id, "deny")
+        change = (ask.question, tuple(ask.detail))
+        if change in self._refused:  # e.g. the model retrying the very same change
+            self.conv.answer(ask.id, "deny")
             return
         offered = permission_choices(ask.choices, tool)
         tool_call = ToolCallUpdate(
@@ -189,83 +258,117 @@ class AcpSession:
             )
         except (RequestError, ConnectionError) as exc:
             log.warning("permission request failed (%s): denying", exc)
-            broker.answer(ask.id, "deny")
+            self.conv.answer(ask.id, "deny")
             return
         outcome = response.outcome
         option = outcome.option_id if isinstance(outcome, AllowedOutcome) else None
         answer = offered.answers.get(option, "deny") if option is not None else "deny"
         if option == REJECT_ALWAYS and tool is not None:
-            self._rejected.add(tool)
+            self.conv.deny_for_session(tool)  # holds in every mode, asks or not
+        if answer == "deny":
+            self._refused.add(change)
         if answer != "deny" and call is not None and call is self.translator.current:
             self._send(self.translator.running())
-        broker.answer(ask.id, answer)
+        self.conv.answer(ask.id, answer)
 
     # ------------------------------------------------------------------ turns
 
     @property
     def busy(self) -> bool:
-        return self.agent.busy or (self._turn is not None and not self._turn.done())
+        return self.conv.busy or self._lock.locked()
 
-    async def prompt(self, text: str) -> PromptResponse:
-        """Run one turn to its end and say why it ended."""
-        if self.busy:
+    async def prompt(self, text: str, images: tuple[str, ...] = ()) -> PromptResponse:
+        """Run one turn (or one command) to its end and say why it ended.
+
+        While a turn runs, another prompt is refused, unless the running turn
+        was cancelled: then the new one runs as soon as the cancelled one has
+        ended, as editors expect after `session/cancel`.
+        """
+        if self.busy and not self._cancelled:
             raise request_error(-32600, "a turn is already running in this session")
-        invocation = split_invocation(text)
-        if invocation is not None:
-            skill = self.agent.skills.get(invocation[0])
-            if skill is None:
-                raise request_error(-32602, f"unknown skill '{invocation[0]}'")
-            text = skill.expand(invocation[1])
-        if not text.strip():
-            return PromptResponse(stop_reason="end_turn")
-        self.agent.offer_trust()  # the project's plugins/hooks/servers: asked once, no wait
+        async with self._lock:
+            invocation = parse(text, self.conv.skills)
+            if invocation is not None and invocation.own:
+                return await self._command(invocation)
+            if invocation is not None:  # the owner expands skills in this spelling
+                text = f"/skill:{invocation.name} {invocation.argument}".rstrip()
+            if not text.strip():
+                if not images:
+                    return PromptResponse(stop_reason="end_turn")
+                text = "(see the attached image)"
+            return await self._turn_to_end(text, images)
+
+    async def _turn_to_end(self, text: str, images: tuple[str, ...]) -> PromptResponse:
+        if not self._mcp_waited and self.extensions is not None:
+            self._mcp_waited = True  # the first turn sees every MCP server's tools
+            await self.extensions.wait_mcp()
         self.translator.begin_turn()
+        self._refused.clear()
         self._cancelled = False
-        task = asyncio.create_task(self._run_turn(text))
-        self._turn = task
+        self.translator.last_warning = ""
+        if not self.conv.submit(text, Attachments(images=images) if images else None):
+            await self.flush()
+            code = -32600 if self.translator.last_warning_code == "busy" else -32602
+            raise request_error(code, self.translator.last_warning or "the prompt was refused")
         try:
-            await asyncio.wait({task})
+            await self.conv.wait()
         except asyncio.CancelledError:  # the connection is closing under us
-            task.cancel()
+            self.conv.cancel()
             raise
-        stats = None if task.cancelled() else task.result()
         self._send(self.translator.finish())
+        if not self._titled:
+            self._titled = True
+            self._send([self._title_update()])
         await self.flush()
-        return PromptResponse(stop_reason=self._stop_reason(stats))
+        return PromptResponse(stop_reason=self._stop_reason(self.translator.done))
 
-    async def _run_turn(self, text: str) -> TurnStats:
-        if not self._mcp_waited:  # the first turn sees every MCP server's tools
-            self._mcp_waited = True
-            if self.agent.extensions is not None:
-                await self.agent.extensions.wait_mcp()
-        return (await self.agent.run_turn(text)).stats
-
-    def _stop_reason(self, stats: TurnStats | None) -> StopReason:
-        facts = self.translator.facts
-        if self._cancelled:
+    def _stop_reason(self, done: Done | None) -> StopReason:
+        if done is None or self._cancelled:
             return "cancelled"
-        if facts.error is not None:
-            raise request_error(-32603, facts.error)
-        if facts.stopped:
-            return "refusal"
-        if stats is not None and stats.iterations >= self.agent.config.max_iterations:
-            return "max_turn_requests"
-        return "end_turn"
+        if done.outcome == "error":
+            raise request_error(-32603, done.reason or "the turn failed")
+        if done.stats.iterations >= self.conv.config.max_iterations:
+            return "max_turn_requests"  # the budget ran out (below 3 the core cannot wrap up)
+        return STOP_REASONS.get(done.outcome, "end_turn")
+
+    async def _command(self, invocation: Invocation) -> PromptResponse:
+        """rift's own `/command`: what it reports becomes the agent's message."""
+        self.translator.speak_notices = True
+        try:
+            if invocation.name == "undo":
+                self.conv.undo()
+            elif invocation.name == "rewind":
+                count = invocation.argument or "1"
+                if not count.isdigit():
+                    raise request_error(-32602, "/rewind takes a number of turns")
+                self.conv.rewind(int(count))
+            elif invocation.name == "compact":
+                if self.conv.compact():
+                    await self.conv.wait()
+            elif invocation.name == "clear" and self.conv.new_conversation():
+                self._titled = False
+                self._send([update_agent_message_text("Started a fresh conversation.\n")])
+        finally:
+            self.translator.speak_notices = False
+        await self.flush()
+        return PromptResponse(stop_reason="end_turn")
 
     def cancel(self) -> None:
         """session/cancel: stop the turn; its prompt answers `cancelled`."""
-        if self._turn is not None and not self._turn.done():
+        if self.conv.cancel():
             self._cancelled = True
-            self._turn.cancel()
         for task in list(self._asks):
             task.cancel()
 
     # --------------------------------------------------------------- settings
 
+    @property
+    def mode(self) -> str:
+        return self.conv.mode
+
     def set_mode(self, mode: str) -> None:
-        if mode not in ("ask", "auto"):
-            raise request_error(-32602, f"unknown mode '{mode}' (valid: ask, auto)")
-        self.agent.set_approval(mode == "ask")
+        if not self.conv.set_mode(mode):
+            raise request_error(-32602, f"unknown mode '{mode}'")
 
     async def set_model(self, name: str) -> None:
         """The same preflight as serve's set_model; a refusal is an error reply."""
@@ -274,24 +377,20 @@ class AcpSession:
         if not name.strip():
             raise request_error(-32602, "set_model needs a model name")
         self.translator.last_warning = ""
-        if not await self.agent.set_model(name.strip()):
+        if not self.conv.set_model(name) or await self.conv.wait() is not True:
             raise request_error(-32602, self.translator.last_warning or "model switch failed")
         await self.flush()
 
     def config_options(self) -> list[Any]:
-        return config_options(self.agent.approval.enabled, self.agent.model, self.models)
+        return config_options(self.mode, self.conv.model, self.models)
 
     # ---------------------------------------------------------------- closing
 
     async def aclose(self) -> None:
         """The editor went away: stop the turn, refuse open asks, save, disconnect."""
         self.cancel()
-        self.agent.broker.drop_all()
-        if self._turn is not None:
-            await asyncio.gather(self._turn, return_exceptions=True)
+        await self.conv.close()
         await asyncio.gather(*self._asks, return_exceptions=True)
         if self._pump is not None:
             self._pump.cancel()
             await asyncio.gather(self._pump, return_exceptions=True)
-        self.agent.save()
-        await self.agent.aclose()

@@ -3,8 +3,11 @@
 The SDK's own stdio reader logs a line that is not JSON and skips it, so a
 client that sent it would wait forever for an answer. This transport answers
 every line it cannot use with a JSON-RPC error (-32700 for bytes that are not
-JSON, -32600 for JSON that is not a request) and keeps reading: one bad
-request never ends the connection.
+JSON, -32600 for JSON that is not a JSON-RPC 2.0 request: no `"jsonrpc": "2.0"`,
+or an `id` that is not null, an integer or a string, answered with id null)
+and keeps reading: one bad request never ends the connection. Notifications
+nobody handles are dropped here, silently as JSON-RPC asks, because the SDK
+would log a traceback for each.
 
 It also maps the unstable `session/set_model` method, which the SDK in use no
 longer routes, to rift's `_rift/set_model` extension method, so editors that
@@ -25,11 +28,20 @@ MAX_LINE_BYTES = 50 * 1024 * 1024
 """The SDK's own default limit: embedded file context makes prompts large."""
 SET_MODEL_METHOD = "session/set_model"
 SET_MODEL_EXTENSION = "rift/set_model"
+HANDLED_NOTIFICATIONS = frozenset({"session/cancel"})
+"""Plus every `_`-prefixed extension notification (the agent's `ext_notification`)."""
 _EOF = object()
 
 
+def _valid_id(request_id: Any) -> bool:
+    """JSON-RPC 2.0 ids: a string, an integer (not a bool) or null."""
+    if isinstance(request_id, bool):
+        return False
+    return request_id is None or isinstance(request_id, str | int)
+
+
 def _error(request_id: Any, code: int, message: str) -> dict[str, Any]:
-    if not isinstance(request_id, str | int) or isinstance(request_id, bool):
+    if not _valid_id(request_id):
         request_id = None
     return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
 
@@ -63,6 +75,7 @@ class StdioTransport:
         self._stdin = stdin
         self._stdout = stdout
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._pending: list[dict[str, Any]] = []
         self._closed = False
 
     def start(self) -> None:
@@ -83,8 +96,14 @@ class StdioTransport:
             self._closed = True
             raise ConnectionError(f"the editor stopped reading: {exc}") from exc
 
+    def push_back(self, message: dict[str, Any]) -> None:
+        """Return a message already taken (by the handshake) so `receive` yields it next."""
+        self._pending.append(message)
+
     async def receive(self) -> dict[str, Any] | None:
         """The next usable message; None at end of input."""
+        if self._pending:
+            return self._pending.pop(0)
         while True:
             item = await self._queue.get()
             if item is _EOF:
@@ -121,15 +140,28 @@ class StdioTransport:
             await self._reply(_error(None, -32600, f"Invalid request: {detail}"))
             return None
         has_id = "id" in message
+        request_id = message.get("id")
+        if has_id and not _valid_id(request_id):
+            await self._reply(
+                _error(None, -32600, "Invalid request: id must be a string or integer")
+            )
+            return None
+        if message.get("jsonrpc") != "2.0":
+            await self._reply(_error(request_id, -32600, 'Invalid request: needs "jsonrpc": "2.0"'))
+            return None
         if "method" in message:
-            if not isinstance(message["method"], str):
+            method = message["method"]
+            if not isinstance(method, str):
                 if has_id:
-                    await self._reply(_error(message["id"], -32600, "Invalid request: bad method"))
+                    await self._reply(_error(request_id, -32600, "Invalid request: bad method"))
                 return None
-            if message["method"] == SET_MODEL_METHOD:
+            if not has_id and method not in HANDLED_NOTIFICATIONS and not method.startswith("_"):
+                log.debug("ignoring notification %s", method)
+                return None
+            if method == SET_MODEL_METHOD:
                 message = {**message, "method": "_" + SET_MODEL_EXTENSION}
             return message
-        if has_id and isinstance(message["id"], int | str):
+        if request_id is not None:
             return message  # a response to one of our requests
         await self._reply(_error(None, -32600, "Invalid request: no method"))
         return None

@@ -1,19 +1,22 @@
 """The core's events as ACP `session/update`s.
 
 `Translator.feed` runs inside the core's synchronous `emit`, at the moment
-each event happens, and returns what the editor should be sent. Doing the
-work there (not later, when the update is written) is what makes the diffs
-honest: a write's "before" text is read when its tool call starts and its
-"after" text when it ends, before the next tool call can touch the file.
+each event happens, and returns what the editor should be sent. Everything
+comes from the events themselves: a write's proposed diff from its `ask`, the
+applied diff from the `edit_diff` that follows its `tool_result` (so the
+completion waits for it), the full result from `tool_result.output`, and how a
+turn ended from `done.outcome`. Nothing here reads a file or the conversation,
+so a replayed session (core/replay.py) renders exactly like a live one.
 
 Tool calls run one at a time, so a `tool_result` always closes the call the
-last `tool_start` opened; each gets an id of its own (`call_<n>`).
+last `tool_start` opened; each gets an id of its own (`call_<n>`), unique in
+the session whatever ids the model used.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,11 +33,14 @@ from acp import (
     update_plan,
     update_tool_call,
 )
-from acp.schema import PlanEntry, ToolCallLocation, ToolCallStatus, ToolKind
+from acp.schema import PlanEntry, ToolCallLocation, ToolCallStatus, ToolKind, UsageUpdate
 
 from rift.core.events import (
     Ask,
     Content,
+    ContextGauge,
+    Done,
+    EditDiff,
     Event,
     Info,
     Plan,
@@ -43,9 +49,6 @@ from rift.core.events import (
     ToolStart,
     Warning,
 )
-from rift.errors import ToolError
-from rift.models.base import Message
-from rift.tools.edit import replace
 
 log = logging.getLogger("rift.acp")
 
@@ -66,9 +69,6 @@ KINDS: dict[str, ToolKind] = {
 GATED = frozenset({"write", "edit", "bash"})
 """Tools that may wait for approval: they stay `pending` until it is given."""
 RESULT_CHARS = 8000
-DIFF_READ_LIMIT = 2_000_000
-STOP_PREFIX = "stopping the turn"
-ERROR_PREFIX = "error:"
 
 
 @dataclass
@@ -80,10 +80,8 @@ class ToolCallState:
     title: str
     kind: ToolKind
     path: Path | None = None
-    old: str | None = None
-    """The file's text when the call started (write/edit); None for a new file."""
     proposal: list[Any] = field(default_factory=list)
-    """The proposed diff, shown with the permission request."""
+    """The proposed diff (from the ask), shown with the permission request."""
     running: bool = False
     terminal_id: str | None = None
 
@@ -101,58 +99,63 @@ Outgoing = Any
 
 
 @dataclass
-class TurnFacts:
-    """What the events of one turn said about how it ended."""
-
-    error: str | None = None
-    stopped: bool = False
-
-
-@dataclass
 class Translator:
     """Per-session event → update state; see the module docstring."""
 
     cwd: Path
-    last_message: Callable[[], Message | None]
-    """The newest conversation message (the full text of the tool result just emitted)."""
-    approval: Callable[[], bool]
-    written: MutableMapping[Path, str] = field(default_factory=dict)
-    """Texts the editor wrote for us (fs delegation), by path, until their call ends."""
-    buffers: MutableMapping[Path, str] = field(default_factory=dict)
-    """Texts the editor returned for reads (fs delegation): an edit's real "before"."""
+    may_ask: Callable[[str], bool]
+    """Whether a gated tool may wait for approval in the session's mode now."""
     current: ToolCallState | None = None
-    facts: TurnFacts = field(default_factory=TurnFacts)
+    done: Done | None = None
+    """The last turn's `done`: how it ended."""
     last_warning: str = ""
+    last_warning_code: str = ""
+    speak_notices: bool = False
+    """While a `/command` runs, its info and warnings are the agent's message."""
     _count: int = 0
+    _held: tuple[ToolCallState, ToolResult] | None = None
+    """A write/edit that succeeded, completed once its `edit_diff` arrives."""
 
     def begin_turn(self) -> None:
-        self.facts = TurnFacts()
+        self.done = None
 
     def feed(self, event: Event) -> list[Outgoing]:
+        if isinstance(event, EditDiff):
+            return self._diff(event)
+        out = self._release()
         if isinstance(event, Content):
-            return [update_agent_message_text(event.text)]
-        if isinstance(event, Thinking):
-            return [update_agent_thought_text(event.text)]
-        if isinstance(event, ToolStart):
-            return self._start(event)
-        if isinstance(event, ToolResult):
-            return self._result(event)
-        if isinstance(event, Ask):
-            return [PermissionItem(event, self.current)]
-        if isinstance(event, Plan):
-            return [update_plan(_plan_entries(event))]
-        if isinstance(event, Warning):
-            self._warning(event.text)
-        elif isinstance(event, Info):
-            log.info("%s", event.text)
-        return []
+            out.append(update_agent_message_text(event.text))
+        elif isinstance(event, Thinking):
+            out.append(update_agent_thought_text(event.text))
+        elif isinstance(event, ToolStart):
+            out += self._start(event)
+        elif isinstance(event, ToolResult):
+            out += self._result(event)
+        elif isinstance(event, Ask):
+            out += self._ask(event)
+        elif isinstance(event, Plan):
+            out.append(update_plan(_plan_entries(event)))
+        elif isinstance(event, ContextGauge):
+            out.append(
+                UsageUpdate(session_update="usage_update", used=event.used, size=event.limit)
+            )
+        elif isinstance(event, Done):
+            self.done = event
+            if event.outcome == "stopped":  # the reason is the agent's last words, not a refusal
+                out.append(
+                    update_agent_message_text(f"\n\n[rift stopped this turn: {event.reason}]")
+                )
+        elif isinstance(event, Warning | Info):
+            out += self._notice(event)
+        return out
 
     def finish(self) -> list[Outgoing]:
-        """The turn ended (or was cancelled) with a call still open: it failed."""
+        """The turn ended (or was cancelled): complete what waits, fail what is still open."""
+        out = self._release()
         call, self.current = self.current, None
-        if call is None:
-            return []
-        return [update_tool_call(call.id, status="failed")]
+        if call is not None:
+            out.append(update_tool_call(call.id, status="failed"))
+        return out
 
     def running(self, terminal_id: str | None = None) -> list[Outgoing]:
         """The open call passed its gate and is running now."""
@@ -171,13 +174,13 @@ class Translator:
 
     # -------------------------------------------------------------- internals
 
-    def _warning(self, text: str) -> None:
-        self.last_warning = text
-        if text.startswith(ERROR_PREFIX) and self.facts.error is None:
-            self.facts.error = text[len(ERROR_PREFIX) :].strip()
-        if text.startswith(STOP_PREFIX):
-            self.facts.stopped = True
-        log.warning("%s", text)
+    def _notice(self, event: Warning | Info) -> list[Outgoing]:
+        if isinstance(event, Warning):
+            self.last_warning, self.last_warning_code = event.text, event.code
+            log.warning("%s", event.text)
+        else:
+            log.info("%s", event.text)
+        return [update_agent_message_text(event.text + "\n")] if self.speak_notices else []
 
     def _start(self, event: ToolStart) -> list[Outgoing]:
         self._count += 1
@@ -195,13 +198,6 @@ class Translator:
             line = args.get("offset") if event.tool == "read" else None
             line = line if isinstance(line, int) and line > 0 else None
             locations.append(ToolCallLocation(path=str(call.path), line=line))
-        if event.tool in ("write", "edit") and call.path is not None:
-            self.written.pop(call.path, None)
-            self.buffers.pop(call.path, None)
-            call.old = _read_text(call.path)
-            proposed = _proposed(event.tool, args, call.old)
-            if proposed is not None:
-                call.proposal = [tool_diff_content(str(call.path), proposed, call.old)]
         self.current = call
         out: list[Outgoing] = [
             start_tool_call(
@@ -209,49 +205,75 @@ class Translator:
                 call.title,
                 kind=call.kind,
                 status="pending",
-                content=call.proposal or None,
                 locations=locations or None,
                 raw_input=args,
             )
         ]
-        if event.tool not in GATED or not self.approval():
+        if event.tool not in GATED or not self.may_ask(event.tool):
             out += self.running()
         return out
+
+    def _ask(self, event: Ask) -> list[Outgoing]:
+        """The proposed diff joins the call's card, then the permission request goes out."""
+        call = self.current
+        if call is not None and call.tool not in GATED:
+            call = None  # a sub-agent's or an extension's ask: not this call's own
+        if call is None or call.path is None or call.tool not in ("write", "edit"):
+            return [PermissionItem(event, call)]
+        diff, line = _diff_content(call.path, event.detail)
+        call.proposal = [diff]
+        where = [ToolCallLocation(path=str(call.path), line=line)]
+        return [
+            update_tool_call(call.id, content=call.proposal, locations=where),
+            PermissionItem(event, call),
+        ]
 
     def _result(self, event: ToolResult) -> list[Outgoing]:
         call, self.current = self.current, None
         if call is None:
             return []
-        status: ToolCallStatus = "completed" if event.ok else "failed"
         if event.ok and call.tool in ("write", "edit") and call.path is not None:
-            new = self.written.pop(call.path, None)
-            if new is None:
-                new = _read_text(call.path) or ""
-            old = self.buffers.pop(call.path, call.old)
-            line = _first_changed_line(old, new)
-            return [
-                update_tool_call(
-                    call.id,
-                    status=status,
-                    content=[tool_diff_content(str(call.path), new, old)],
-                    locations=[ToolCallLocation(path=str(call.path), line=line)],
-                )
-            ]
-        if call.terminal_id is not None:
-            return [update_tool_call(call.id, status=status)]
-        text = self._result_text(event)
-        if call.kind == "execute":
-            text = f"```\n{text}\n```"
-        return [update_tool_call(call.id, status=status, content=[tool_content(text_block(text))])]
+            self._held = (call, event)  # its edit_diff comes next
+            return []
+        return [self._completed(call, event)]
 
-    def _result_text(self, event: ToolResult) -> str:
-        message = self.last_message()
-        text = event.preview
-        if message is not None and message.get("role") == "tool":
-            text = str(message.get("content") or text)
-        if len(text) > RESULT_CHARS:
-            text = text[:RESULT_CHARS] + f"\n… [{len(text) - RESULT_CHARS} more characters]"
-        return text
+    def _completed(self, call: ToolCallState, event: ToolResult) -> Outgoing:
+        status: ToolCallStatus = "completed" if event.ok else "failed"
+        text = event.output or event.preview
+        if call.terminal_id is not None:
+            return update_tool_call(call.id, status=status, raw_output=text)
+        shown = text
+        if len(shown) > RESULT_CHARS:
+            shown = shown[:RESULT_CHARS] + f"\n… [{len(shown) - RESULT_CHARS} more characters]"
+        if call.kind == "execute":
+            shown = f"```\n{shown}\n```"
+        return update_tool_call(
+            call.id, status=status, content=[tool_content(text_block(shown))], raw_output=text
+        )
+
+    def _diff(self, event: EditDiff) -> list[Outgoing]:
+        held, self._held = self._held, None
+        if held is None:
+            return []
+        call, result = held
+        if not event.diff:  # the file already held that text: nothing to show as a diff
+            return [self._completed(call, result)]
+        path = self._resolve(event.path)
+        diff, line = _diff_content(path, event.diff)
+        return [
+            update_tool_call(
+                call.id,
+                status="completed",
+                content=[diff],
+                locations=[ToolCallLocation(path=str(path), line=line)],
+                raw_output=result.output or result.preview,
+            )
+        ]
+
+    def _release(self) -> list[Outgoing]:
+        """A held write/edit whose diff never came (nothing changed): complete it as text."""
+        held, self._held = self._held, None
+        return [self._completed(*held)] if held is not None else []
 
     def _resolve(self, raw: str) -> Path:
         path = Path(raw).expanduser()
@@ -293,38 +315,20 @@ def _plan_entries(event: Plan) -> list[PlanEntry]:
     return entries
 
 
-def _read_text(path: Path) -> str | None:
-    """A text file's contents for a diff; None when missing, too large or binary."""
-    try:
-        if path.stat().st_size > DIFF_READ_LIMIT:
-            return None
-        data = path.read_bytes()
-    except OSError:
-        return None
-    if b"\0" in data[:8192]:
-        return None
-    return data.decode("utf-8", errors="replace")
+def _diff_content(path: Path, lines: list[str]) -> tuple[Any, int]:
+    """An ACP diff from the core's `-`/`+` preview lines, and the line it starts at.
 
-
-def _proposed(tool: str, args: dict[str, Any], old: str | None) -> str | None:
-    """The text a write/edit asks to leave in the file, when it can be worked out."""
-    if tool == "write":
-        content = args.get("content")
-        return content if isinstance(content, str) else None
-    old_string, new_string = args.get("old_string"), args.get("new_string")
-    if old is None or not isinstance(old_string, str) or not isinstance(new_string, str):
-        return None
-    try:
-        return replace("", old, old_string, new_string, args.get("replace_all") is True)[0]
-    except ToolError:
-        return None  # the edit will fail and say why
-
-
-def _first_changed_line(old: str | None, new: str) -> int:
-    """1-based line of the first difference, for the editor's follow-along."""
-    if not old:
-        return 1
-    for n, (a, b) in enumerate(zip(old.splitlines(), new.splitlines(), strict=False), 1):
-        if a != b:
-            return n
-    return min(len(old.splitlines()), len(new.splitlines())) + 1
+    The preview trims the lines both sides share, so old and new are the changed
+    region; `@@ line K @@` says where it starts. With no such line and nothing
+    removed, the file is new (ACP: no old text).
+    """
+    start, old, new, trimmed = 1, [], [], False
+    for line in lines:
+        if line.startswith("@@ line ") and line.endswith(" @@"):
+            start, trimmed = int(line[len("@@ line ") : -len(" @@")]), True
+        elif line.startswith("-"):
+            old.append(line[1:])
+        elif line.startswith("+"):
+            new.append(line[1:])
+    old_text = "".join(f"{x}\n" for x in old) if old or trimmed else None
+    return tool_diff_content(str(path), "".join(f"{x}\n" for x in new), old_text), start

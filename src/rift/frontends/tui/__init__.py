@@ -28,6 +28,12 @@ def run(config: Config, *, continue_last: bool = False, resume: Path | None = No
     Takes the session choice as plain values rather than `StartOptions`, so that
     the agent core is not imported before the first frame is painted.
     """
+    from rift.frontends.tui.format import host_problem
+
+    problem = host_problem(config.host)
+    if problem:
+        print(f"rift: {problem} (from --host, RIFT_HOST or the config file)", file=sys.stderr)
+        return 2
     try:
         from rift.frontends.tui.app import RiftApp
     except ModuleNotFoundError as exc:

@@ -4,11 +4,17 @@ Startup paints first and connects second: the screen is composed from cheap
 widgets, and only after the first frame (`on_ready`) does the connect worker
 import the core and bind the model. A failed bind leaves the UI open with a
 banner explaining how to point rift at a server; `/host` and `/model` retry.
+
+Prompts are never dropped: one sent while the model is still being bound or
+while a turn runs waits in a queue (shown above the input; Esc takes back the
+newest) and goes out when the model is ready or the turn is over. Ctrl+C
+cancels a running turn; on an idle prompt it asks for a second press to quit.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Sequence
@@ -20,6 +26,7 @@ from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.screen import Screen
 
 from rift import __version__
@@ -32,13 +39,16 @@ from rift.frontends.tui.widgets.status import StatusBar
 from rift.frontends.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from rift.core.agent import Agent
+    from rift.core.conversation import Conversation
     from rift.core.events import Event, PlanItem
     from rift.core.startup import Started
     from rift.frontends.tui.view import EventView
 
 log = logging.getLogger("rift.tui")
 HERE = Path(__file__).parent
+QUIT_WINDOW_S = 2.0
+"""A second Ctrl+C on an idle prompt within this many seconds quits."""
+ACTIVITY_MIN_WIDTH = 100
 OFFLINE_HELP = (
     "Point rift at a model server:\n"
     "  • rift --host http://HOST:11434   (end the URL in /v1 for OpenAI-compatible)\n"
@@ -65,6 +75,21 @@ class ChatScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one(PromptInput).focus()
+        self.call_after_refresh(self._owner.replay_early_keys)
+
+    def on_key(self, event: events.Key) -> None:
+        """A key typed while focus is elsewhere (a tool line, the transcript) goes to the input."""
+        prompt = self.query_one(PromptInput)
+        if event.is_printable and event.character and self.focused is not prompt:
+            event.stop()
+            prompt.focus()
+            prompt.insert(event.character)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._owner.fit_activity(event.size.width)
+
+    def on_prompt_input_page_key(self, message: PromptInput.PageKey) -> None:
+        self.query_one(Transcript).page(message.key)
 
 
 class RiftApp(App[int]):
@@ -84,7 +109,7 @@ class RiftApp(App[int]):
         Binding("escape", "cancel", "cancel turn", show=False),
         Binding("ctrl+d", "toggle_diff", "live diff", show=False, priority=True),
         Binding("ctrl+l", "toggle_activity", "activity pane", show=False, priority=True),
-        Binding("ctrl+c", "no_quit", show=False),  # the focused input copies first
+        Binding("ctrl+c", "interrupt", "cancel turn / quit", show=False, priority=True),
     ]
 
     def __init__(
@@ -100,13 +125,53 @@ class RiftApp(App[int]):
         self.ready_file = ready_file
         self.plan_items: list[PlanItem] = []
         self.pending_answer: int | None = None
+        self._answer_prefix = ""
         self._events: asyncio.Queue[Event] = asyncio.Queue()
         self._view: EventView | None = None
         self._files: list[str] | None = None
+        self.connecting = True
+        """Until the first bind has succeeded or failed: prompts wait rather than fail."""
+        self.queued: list[str] = []
+        """Prompts waiting for the model or the running turn, oldest first (as typed)."""
+        self._queued_shown: list[str | None] = []
+        self.last_prompt = ""
+        """The newest prompt as typed, put back in the box when its turn failed to start."""
+        self._activity_choice: bool | None = None
+        """The person's Ctrl+L choice; None lets the pane follow the terminal's width."""
+        self._quit_armed_at = 0.0
+        self._early_keys: list[events.Key] | None = []
+        """Keys that arrived before the input box existed (typed while rift started)."""
         self.chat = ChatScreen(self)
 
     def get_default_screen(self) -> Screen[Any]:
         return self.chat
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and self._early_keys is not None:
+            self._early_keys.append(event)  # replayed into the input once it is focused
+            return
+        await super().on_event(event)
+
+    def replay_early_keys(self) -> None:
+        """Type what arrived before the first frame into the input; each line end sends it.
+
+        Keys typed while the terminal was still in line mode arrive as whole lines, so
+        their Enter reads as a newline: here it sends, as the person meant.
+        """
+        keys, self._early_keys = self._early_keys or [], None
+        prompt = self.composer.input
+        line = ""
+        for key in keys:
+            if key.key in ("enter", "ctrl+j", "ctrl+m"):
+                if line.strip():
+                    # From the input's own queue, so the app is not the message's sender
+                    # (Textual never delivers a message back to its sender).
+                    prompt.call_later(prompt.send_text, line)
+                line = ""
+            elif key.is_printable and key.character:
+                line += key.character
+        if line:
+            prompt.insert(line)
 
     # ----------------------------------------------------------- widgets
 
@@ -145,6 +210,7 @@ class RiftApp(App[int]):
             return
         self._pump()
         self.set_interval(1.0, self.refresh_tasks)
+        self.set_interval(0.25, self._tick)
         self._connect()
 
     @on(events.Unmount)
@@ -153,11 +219,16 @@ class RiftApp(App[int]):
 
     @work(exclusive=True, group="connect")
     async def _connect(self) -> None:
-        started = await self.driver.connect()
-        if started is None:
-            self._show_offline(self.driver.offline or "no model server")
-            return
-        await self.after_bind(started, fresh=True)
+        try:
+            started = await self.driver.connect()
+            if started is None:
+                self._show_offline(self.driver.offline or "no model server")
+                self._unqueue_all()
+                return
+            await self.after_bind(started, fresh=True)
+        finally:
+            self.connecting = False
+        self.send_next()
 
     def _show_offline(self, reason: str) -> None:
         text = Text.assemble(("No model is connected.", "bold"), "\n")
@@ -167,22 +238,20 @@ class RiftApp(App[int]):
         self.status_bar.set(model="(offline)", text="offline — /host URL to connect")
 
     async def after_bind(self, started: Started, *, fresh: bool) -> None:
-        """A new agent is in charge: status, resumed history, startup notices."""
-        from rift.core.session import history_for  # core, loaded with the agent
-
-        agent = started.agent
-        self.status_bar.set(model=agent.model, approve=agent.approval.enabled, text="ready")
-        self.emit(agent.context_gauge())
+        """A new conversation is in charge: status, resumed history, startup notices."""
+        conversation = started.conversation
+        self.status_bar.set(model=conversation.model, approve=conversation.approve, text="ready")
+        self.emit(conversation.context_gauge())
         if started.resumed and fresh:
-            items = [(m.role, m.text) for m in history_for(agent.messages)]
+            items = [(m.role, m.text) for m in conversation.history()]
             await self.transcript.add_history(items)
         for notice in started.notices:
             self.emit(notice)
 
-    def require_agent(self) -> Agent:
-        if self.driver.agent is None:
+    def require_conversation(self) -> Conversation:
+        if self.driver.conversation is None:
             raise RiftError("no model is connected — /host URL or /model NAME first")
-        return self.driver.agent
+        return self.driver.conversation
 
     # --------------------------------------------------------- the events
 
@@ -197,9 +266,13 @@ class RiftApp(App[int]):
         self._view = view = EventView(self)
         while True:
             event = await self._events.get()
+            if not self.chat.is_attached:
+                continue  # rift is closing: the conversation's last words have no screen
             try:
                 await view.show(event)
             except Exception as exc:  # a rendering bug must not stop the stream
+                if not self.chat.is_attached:
+                    continue
                 log.exception("rendering %s failed", type(event).__name__)
                 self.say(f"internal error while showing {event.name}: {exc!r}", "error")
 
@@ -228,28 +301,83 @@ class RiftApp(App[int]):
         except RiftError as exc:
             self.say(f"! {exc}", "error")
             self.status_bar.set(text="command failed")
+        if self.queued:
+            self.send_next()  # a prompt typed during /model or /compact
 
     def send_prompt(self, text: str, shown: str | None = None) -> None:
-        """Send a prompt as a new turn (the core attaches its @mentions)."""
-        refusal = self._refusal()
-        if refusal:
-            self.say(refusal, "warning")
+        """Send a prompt as a new turn, or queue it while the model binds or a turn runs."""
+        if self.connecting or self.driver.busy or self.queued:
+            self.queued.append(text)
+            self._queued_shown.append(shown)
+            self._show_queue()
+            return
+        if self.driver.conversation is None:
+            self.say("! no model is connected — /host URL or /model NAME first", "warning")
             self.composer.input.load_text(shown if shown is not None else text)  # keep the draft
             return
-        self.transcript.add_user(shown if shown is not None else text)
-        self.status_bar.set(text="thinking…", rate=0.0)
-        self.driver.start_turn(text)
+        self._start(text, shown)
 
-    def _refusal(self) -> str:
-        if self.driver.agent is None:
-            return "! no model is connected — /host URL or /model NAME first"
-        if self.driver.busy:
-            return "a turn is running — Esc cancels it; your prompt is still in the box"
-        return ""
+    def _start(self, text: str, shown: str | None) -> None:
+        """Submit to the conversation, which attaches @mentions and expands /skill:name."""
+        typed = shown if shown is not None else text
+        self.last_prompt = typed
+        self.transcript.add_user(typed)
+        self.status_bar.begin_turn("waiting for the first token")
+        if self._view is not None:
+            self._view.turn_began()
+        if not self.driver.start_turn(text):  # refused (an unknown skill…): it said why
+            self.status_bar.end_turn()
+            self.restore_prompt()
 
-    def begin_answer(self, ask_id: int, question: str) -> None:
-        """A free-text ask: the input becomes the answer field (Esc skips)."""
+    @work(exclusive=True, group="queue")
+    async def send_next(self) -> None:
+        """The turn is over (or the model is bound): send the oldest queued prompt."""
+        await self.driver.wait()
+        if not self.queued or self.connecting or self.driver.busy or not self.chat.is_attached:
+            return
+        if self.driver.conversation is None:
+            self._unqueue_all()
+            return
+        text, shown = self.queued.pop(0), self._queued_shown.pop(0)
+        self._show_queue()
+        self._start(text, shown)
+
+    def _show_queue(self) -> None:
+        self.composer.show_queue([s if s is not None else t for t, s in self._queued_pairs()])
+        self.status_bar.set(queued=len(self.queued))
+
+    def _queued_pairs(self) -> list[tuple[str, str | None]]:
+        return list(zip(self.queued, self._queued_shown, strict=True))
+
+    def _unqueue_all(self) -> None:
+        """Nothing can run the queued prompts (no model): the oldest goes back in the box."""
+        if not self.queued:
+            return
+        first = self._queued_shown[0] or self.queued[0]
+        self.queued, self._queued_shown = [], []
+        self._show_queue()
+        if not self.composer.input.text:
+            self.composer.input.load_text(first)
+        self.say("! no model is connected — your prompt is back in the box", "warning")
+
+    def restore_prompt(self) -> None:
+        """The turn failed before anything happened (server down): the prompt goes back."""
+        prompt = self.composer.input
+        if self.last_prompt and not prompt.text:
+            prompt.load_text(self.last_prompt)
+            prompt.move_cursor(prompt.document.end)
+
+    def set_phase(self, phase: str) -> None:
+        if self.status_bar.state.started is not None:
+            self.status_bar.set(phase=phase, text=phase)
+
+    def begin_answer(self, ask_id: int, question: str, prefix: str = "") -> None:
+        """A free-text ask: the input becomes the answer field (Esc skips).
+
+        `prefix` goes before what is typed (`deny: ` for "deny, and tell rift why").
+        """
         self.pending_answer = ask_id
+        self._answer_prefix = prefix
         self.say(Text("? " + question, style="bold cyan"), "ask")
         prompt = self.composer.input
         prompt.placeholder = "type your answer · Enter sends · Esc skips"
@@ -257,18 +385,41 @@ class RiftApp(App[int]):
 
     def _finish_answer(self, text: str) -> None:
         ask_id, self.pending_answer = self.pending_answer, None
+        prefix, self._answer_prefix = self._answer_prefix, ""
         self.composer.input.placeholder = "Ask rift to do something…  (/ commands · @ files)"
-        if ask_id is not None and self.driver.agent is not None:
-            self.driver.agent.broker.answer(ask_id, text)
-            self.say("answer: " + (text or "(skipped)"), "info")
+        if ask_id is not None and self.driver.conversation is not None:
+            answer = prefix + text if prefix else text
+            self.driver.conversation.answer(ask_id, answer)
+            self.say("answer: " + (answer or "(skipped)"), "info")
 
     # ---------------------------------------------------------- actions
 
     def action_cancel(self) -> None:
         if self.pending_answer is not None:
             self._finish_answer("")
+        elif self.queued:
+            self.queued.pop()
+            self._queued_shown.pop()
+            self._show_queue()
         elif self.driver.cancel():
-            self.status_bar.set(text="cancelling…")
+            self.set_phase("cancelling…")
+
+    def action_interrupt(self) -> None:
+        """Ctrl+C: copy a selection, else cancel the turn, else (twice) quit."""
+        prompt = self.composer.input
+        if self.focused is prompt and prompt.selected_text:
+            prompt.action_copy()
+            return
+        if self.driver.busy:
+            if self.driver.cancel():
+                self.set_phase("cancelling…")
+            return
+        now = time.monotonic()
+        if now - self._quit_armed_at < QUIT_WINDOW_S:
+            self.exit(0)
+            return
+        self._quit_armed_at = now
+        self.notify("Press Ctrl+C again to quit rift (or type /quit)", timeout=QUIT_WINDOW_S)
 
     def action_toggle_diff(self) -> None:
         pane = self.activity
@@ -277,10 +428,13 @@ class RiftApp(App[int]):
         self.refresh_diff()
 
     def action_toggle_activity(self) -> None:
-        self.activity.display = not self.activity.display
+        self._activity_choice = not self.activity.display
+        self.activity.display = self._activity_choice
 
-    def action_no_quit(self) -> None:
-        self.notify("Ctrl+C does not quit rift — use /quit", timeout=3)
+    def fit_activity(self, width: int) -> None:
+        """Below 100 columns the side pane gives the transcript its room, unless Ctrl+L said."""
+        if self._activity_choice is None:
+            self.activity.display = width >= ACTIVITY_MIN_WIDTH
 
     def refresh_diff(self) -> None:
         if self.activity.showing_diff:
@@ -292,17 +446,23 @@ class RiftApp(App[int]):
 
         self.activity.set_diff(await git_diff(self.driver.config.cwd))
 
+    def _tick(self) -> None:
+        with contextlib.suppress(NoMatches):  # the screen is being torn down
+            self.status_bar.tick()
+
     def refresh_tasks(self) -> None:
-        agent = self.driver.agent
-        if agent is not None:
-            self.status_bar.set(tasks=agent.tasks.running_count)
+        tasks = self.driver.tasks
+        if tasks is not None:
+            with contextlib.suppress(NoMatches):  # the screen is being torn down
+                self.status_bar.set(tasks=tasks.running_count)
 
     # ------------------------------------------------------- completions
 
     def _command_hints(self) -> Sequence[CommandHint]:
         from rift.frontends.tui.commands import hints
 
-        skills = self.driver.agent.skills if self.driver.agent is not None else {}
+        conversation = self.driver.conversation
+        skills = conversation.skills if conversation is not None else {}
         return hints(sorted(skills))
 
     def _file_index(self) -> list[str]:

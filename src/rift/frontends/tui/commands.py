@@ -30,12 +30,14 @@ _COMMAND = re.compile(r"/[A-Za-z][\w:.-]*")
 KEYS = (
     ("Enter", "send"),
     ("Ctrl+J / Alt+Enter", "newline"),
-    ("Alt+↑ / Alt+↓", "prompt history"),
-    ("Esc", "cancel the turn · close the palette · skip"),
+    ("↑ / ↓", "prompt history (on an empty prompt; Alt+↑/↓ anywhere)"),
+    ("Esc", "take back a queued prompt · cancel the turn · close the palette"),
+    ("Ctrl+C", "cancel the turn · twice on an idle prompt: quit"),
+    ("PgUp / PgDn", "scroll the transcript (Home/End too, on an empty prompt)"),
     ("Tab", "complete in the palette · next pane"),
     ("Ctrl+D", "activity pane ⇄ live git diff"),
     ("Ctrl+L", "hide/show the activity pane"),
-    ("/quit", "exit (Ctrl+C does not quit)"),
+    ("/quit", "save and exit"),
 )
 
 
@@ -44,7 +46,7 @@ class Command:
     run: Handler
     args: str
     help: str
-    needs_agent: bool = True
+    needs_model: bool = True
     idle_only: bool = False
     """Refused while a turn runs (it changes the conversation or the model)."""
 
@@ -69,8 +71,8 @@ async def dispatch(app: RiftApp, text: str) -> None:
         return
     if command.idle_only and app.driver.busy:
         raise RiftError(f"/{head}: a turn is running — press Esc to cancel it, or wait")
-    if command.needs_agent:
-        app.require_agent()
+    if command.needs_model:
+        app.require_conversation()
     await command.run(app, arg)
 
 
@@ -101,16 +103,26 @@ async def _help(app: RiftApp, arg: str) -> None:
     app.say(text)
 
 
+ON_WORDS = ("", "on", "yes", "true", "1")
+OFF_WORDS = ("off", "no", "false", "0")
+
+
 async def _approve(app: RiftApp, arg: str) -> None:
-    await _set_approval(app, arg.lower() not in ("off", "no", "false", "0"))
+    word = arg.strip().lower()
+    if word not in ON_WORDS + OFF_WORDS:
+        raise RiftError(f"usage: /approve [on|off] (not '{arg.strip()}')")
+    await _set_approval(app, word in ON_WORDS)
 
 
 async def _yolo(app: RiftApp, arg: str) -> None:
-    await _set_approval(app, arg.lower() == "off")
+    word = arg.strip().lower()
+    if word not in ("", "on", "off"):
+        raise RiftError(f"usage: /yolo [off] (not '{arg.strip()}')")
+    await _set_approval(app, word == "off")
 
 
 async def _set_approval(app: RiftApp, on: bool) -> None:
-    app.require_agent().set_approval(on)
+    app.require_conversation().set_approval(on)
     app.status_bar.set(approve=on)
     if on:
         app.say("approval on: writes, edits and bash commands ask first", "info")
@@ -121,51 +133,62 @@ async def _set_approval(app: RiftApp, on: bool) -> None:
 async def _permissions(app: RiftApp, arg: str) -> None:
     if arg:
         raise RiftError("/permissions add/remove is not available yet; edit the config file")
-    agent = app.require_agent()
-    perms = agent.config.permissions
-    mode = "on" if agent.approval.enabled else "off (yolo)"
+    conversation = app.require_conversation()
+    config = conversation.config
+    rules = conversation.permissions()  # in force now: granted in this session included
+    mode = "on" if conversation.approve else "off (yolo)"
     text = Text.assemble(("approval: ", "bold"), mode, "\n")
-    for kind, rules in (("allow", perms.allow), ("ask", perms.ask), ("deny", perms.deny)):
+    for kind in ("allow", "ask", "deny"):
+        texts = rules.get(kind, ())
         text.append(f"{kind}: ", style="bold")
-        text.append(", ".join(rules) if rules else "(none)", style="" if rules else "dim")
+        text.append(", ".join(texts) if texts else "(none)", style="" if texts else "dim")
         text.append("\n")
-    text.append(f"config: {agent.config.user_config_path or agent.config.paths.user_config}")
+    session = rules.get("session", ())
+    if session:
+        text.append("this session: ", style="bold")
+        text.append(", ".join(session) + " run without asking\n")
+    text.append(f"config: {config.user_config_path or config.paths.user_config}")
     app.say(text)
 
 
+async def _think(app: RiftApp, arg: str) -> None:
+    try:
+        app.say(app.require_conversation().set_thinking(arg), "info")
+    except ValueError as exc:
+        raise RiftError(f"/think: {exc}") from exc
+
+
 async def _undo(app: RiftApp, arg: str) -> None:
-    app.require_agent().undo()
+    app.require_conversation().undo()
 
 
 async def _tokens(app: RiftApp, arg: str) -> None:
     from rift.core.context import budget
 
-    agent = app.require_agent()
-    used = agent.context_gauge().used
-    label, _ = gauge(used, agent.num_ctx)
+    conversation = app.require_conversation()
+    used, limit = conversation.context_gauge().used, conversation.num_ctx
+    label, _ = gauge(used, limit)
     app.say(
-        f"{label} · {used} of {agent.num_ctx} tokens (estimate)\n"
-        f"compaction budget: {budget(agent.num_ctx)} tokens (num_ctx − 5120)\n"
-        f"calibration: ×{agent.meter.calibration:.2f} from the server's prompt counts\n"
-        f"messages: {len(agent.messages)}"
+        f"{label} · {used} of {limit} tokens (estimate)\n"
+        f"compaction budget: {budget(limit)} tokens (num_ctx − 5120)\n"
+        f"messages: {len(conversation.history())} shown in the conversation"
     )
 
 
 async def _stats(app: RiftApp, arg: str) -> None:
     t = app.driver.totals
-    agent = app.driver.agent
+    conversation = app.driver.conversation
     app.say(
         f"turns: {t.turns} · tools: {t.tools} ({t.tool_failures} failed)\n"
         f"tokens: {t.prompt_tokens} prompt · {t.output_tokens} output · {t.rate:.1f} tok/s\n"
-        f"model: {agent.model if agent else '(offline)'}\n"
-        f"session: {agent.session_path if agent else '-'}"
+        f"model: {conversation.model if conversation else '(offline)'}\n"
+        f"session: {conversation.session_path if conversation else '-'}"
     )
 
 
 async def _plan(app: RiftApp, arg: str) -> None:
     if arg == "clear":
-        agent = app.require_agent()
-        agent.ctx.plan.items.clear()
+        app.require_conversation().clear_plan()
         app.plan_items = []
         app.activity.plan.set_items([])
         app.say("plan cleared")
@@ -182,7 +205,9 @@ async def _plan(app: RiftApp, arg: str) -> None:
 
 
 async def _tasks(app: RiftApp, arg: str) -> None:
-    tasks = app.require_agent().tasks
+    app.require_conversation()
+    tasks = app.driver.tasks
+    assert tasks is not None  # bound together with the conversation
     verb, _, rest = arg.partition(" ")
     task_id, _, payload = rest.strip().partition(" ")
     try:
@@ -204,7 +229,7 @@ async def _tasks(app: RiftApp, arg: str) -> None:
 
 
 async def _skills(app: RiftApp, arg: str) -> None:
-    skills = app.require_agent().skills
+    skills = app.require_conversation().skills
     if not skills:
         app.say("(no skills: add .rift/skills/<name>/SKILL.md or ~/.config/rift/skills/)")
         return
@@ -212,10 +237,9 @@ async def _skills(app: RiftApp, arg: str) -> None:
 
 
 async def _skill(app: RiftApp, name: str, task: str) -> None:
-    skill = app.require_agent().skills.get(name)
-    if skill is None:
+    if name not in app.require_conversation().skills:
         raise RiftError(f"unknown skill '{name}' — /skills lists them")
-    app.send_prompt(skill.expand(task), shown=f"/skill:{name} {task}".strip())
+    app.send_prompt(f"/skill:{name} {task}".strip())  # the conversation expands it
 
 
 async def _diff(app: RiftApp, arg: str) -> None:
@@ -245,7 +269,7 @@ async def _quit(app: RiftApp, arg: str) -> None:
 
 
 COMMANDS: dict[str, Command] = {
-    "help": Command(_help, "", "commands and keys", needs_agent=False),
+    "help": Command(_help, "", "commands and keys", needs_model=False),
     "model": Command(session.model, "[name]", "pick or switch the model (saved)", False, True),
     "host": Command(session.host, "[url]", "show or switch the model server (saved)", False, True),
     "ctx": Command(session.ctx, "<n>", "set the context window num_ctx (saved)", idle_only=True),
@@ -257,15 +281,16 @@ COMMANDS: dict[str, Command] = {
     "rewind": Command(session.rewind, "[n]", "undo n turns: files and conversation", True, True),
     "compact": Command(session.compact, "", "summarize earlier conversation now", True, True),
     "tokens": Command(_tokens, "", "context budget and estimate"),
-    "stats": Command(_stats, "", "session totals", needs_agent=False),
-    "clear": Command(session.clear, "", "forget the conversation (file kept)", True, True),
+    "stats": Command(_stats, "", "session totals", needs_model=False),
+    "clear": Command(session.clear, "", "new conversation (the old one is kept)", True, True),
     "sessions": Command(session.sessions, "", "resume another session", False, True),
     "save": Command(session.save, "<name>", "save the session under a name"),
-    "plan": Command(_plan, "[clear]", "show or clear the plan checklist", needs_agent=False),
+    "plan": Command(_plan, "[clear]", "show or clear the plan checklist", needs_model=False),
     "tasks": Command(_tasks, "[kill|send|eof <id>]", "background tasks"),
+    "think": Command(_think, "[on|off|auto|minimal…max]", "thinking and effort", idle_only=True),
     "skills": Command(_skills, "", "list skills"),
-    "diff": Command(_diff, "", "coloured git diff of the working tree", needs_agent=False),
+    "diff": Command(_diff, "", "coloured git diff of the working tree", needs_model=False),
     "copy": Command(_copy, "[all|log]", "copy the last reply, transcript or log", False),
     "export": Command(session.export, "[file]", "write the transcript as Markdown"),
-    "quit": Command(_quit, "", "save and exit", needs_agent=False),
+    "quit": Command(_quit, "", "save and exit", needs_model=False),
 }

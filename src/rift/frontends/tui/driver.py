@@ -1,14 +1,18 @@
-"""The TUI's adapter to the core: owns the agent, its turn task, and rebinding.
+"""The TUI's adapter to the core: a thin layer over `Conversation`.
 
 It plays the part `ServeLoop` plays for `--serve`: front-end input becomes
-`Agent` method calls, and everything the core reports comes back as events
-through `emit`. A turn is one asyncio task and cancelling it is the cancel.
-Changing the host, context size or temperature re-opens the same session
-file on a new agent (`start_agent(resume=…)`), so the conversation carries
-over without the front end touching core state.
+`Conversation` calls (submit, cancel, set_model, set_option, rewind,
+compact, new_conversation...), and everything the core reports comes back
+as events through `emit`. The conversation owns the turn task, busy, the
+undo journal and the session file, so an option change keeps the journal
+and `/clear` keeps the old session resumable, exactly as in every other face.
 
-The core is imported inside `connect`, not at module level, so the first
-frame is painted before httpx and the model code load (bench/tui_startup.py).
+Only two things make a new conversation here: the first bind (which may
+fail, leaving the UI offline until `/host` or `/model` binds one) and
+`/sessions`, which opens another saved session.
+
+The core is imported inside `bind`, not at module level, so the first frame
+is painted before httpx and the model code load (bench/tui_startup.py).
 """
 
 from __future__ import annotations
@@ -23,10 +27,10 @@ from rift.config import Config
 from rift.errors import ModelError
 
 if TYPE_CHECKING:
-    from rift.core.agent import Agent
     from rift.core.conversation import Conversation
     from rift.core.events import Event, TurnStats
     from rift.core.startup import Started
+    from rift.core.tasks import TaskRegistry
 
 
 @dataclass
@@ -62,79 +66,82 @@ class Driver:
         continue_last: bool = False,
         resume: Path | None = None,
     ) -> None:
-        self.config = config
+        self._config = config
         self.emit = emit
         self.first_open = (continue_last, resume)
         """How to open the session on the first successful bind (--continue, --resume)."""
-        self.agent: Agent | None = None
         self.conversation: Conversation | None = None
-        """The owner of the turn lifecycle (core/conversation.py); None while offline."""
+        """The owner of the conversation's lifecycle; None while offline."""
+        self.tasks: TaskRegistry | None = None
+        """Background tasks (/tasks), which outlive turns and belong to the agent."""
         self.offline: str | None = None
         """Why no model is bound (the startup error), or None when one is."""
         self.totals = Totals()
 
     @property
+    def config(self) -> Config:
+        """The settings in force: the conversation's once one is bound."""
+        return self.conversation.config if self.conversation is not None else self._config
+
+    @property
     def busy(self) -> bool:
         return self.conversation is not None and self.conversation.busy
-
-    async def connect(self) -> Started | None:
-        """Bind the configured model; None (and `offline` set) when that fails."""
-        from rift.core.startup import StartOptions, start_agent  # late: see module docstring
-
-        continue_last, resume = self.first_open
-        options = StartOptions(continue_last=continue_last, resume=resume)
-        try:
-            started = await start_agent(self.config, self.emit, options)
-        except ModelError as exc:
-            self.offline = str(exc)
-            return None
-        self._adopt(started, approve=None)
-        return started
-
-    async def rebind(self, config: Config, resume: Path | None = None) -> Started:
-        """Start a fresh agent on `config`, continuing the current session file.
-
-        On failure the old agent (if any) stays in charge and the error is
-        raised for the caller to show.
-        """
-        from rift.core.startup import StartOptions, start_agent
-
-        old = self.agent
-        continue_last, first = self.first_open
-        options = StartOptions(
-            continue_last=continue_last and resume is None, resume=resume or first
-        )
-        if old is not None:
-            old.save()
-            options = StartOptions(resume=resume or old.session_path)
-        started = await start_agent(config, self.emit, options)
-        approve = old.approval.enabled if old is not None else None
-        if old is not None:
-            await old.aclose()
-        self.config = config
-        self._adopt(started, approve=approve)
-        return started
-
-    def _adopt(self, started: Started, approve: bool | None) -> None:
-        conversation = started.conversation
-        conversation.edit_review = True  # the TUI reviews edits hunk by hunk
-        if approve is not None:
-            conversation.set_approval(approve)
-        self.agent = started.agent
-        self.conversation = conversation
-        self.offline = None
-        conversation.offer_trust()  # project plugins, hooks and MCP servers ask once
 
     def with_config(self, **changes: object) -> Config:
         return dataclasses.replace(self.config, **changes)  # type: ignore[arg-type]
 
+    # ------------------------------------------------------------- binding
+
+    async def connect(self) -> Started | None:
+        """The first bind; None (and `offline` set) when it fails."""
+        try:
+            return await self.bind(self._config)
+        except (ModelError, ValueError) as exc:  # ValueError: a malformed provider URL
+            self.offline = str(exc)
+            return None
+
+    async def bind(
+        self, config: Config, *, continue_last: bool = False, resume: Path | None = None
+    ) -> Started:
+        """Start a conversation on `config` (a new or a saved session) and adopt it.
+
+        On failure the current conversation (if any) stays in charge and the
+        error is raised for the caller to show.
+        """
+        from rift.core.startup import StartOptions, start_agent  # late: see module docstring
+
+        old = self.conversation
+        if old is None and resume is None:  # still the first bind (after an offline start)
+            continue_last, resume = continue_last or self.first_open[0], self.first_open[1]
+        options = StartOptions(continue_last=continue_last, resume=resume)
+        started = await start_agent(config, self.emit, options)
+        conversation = started.conversation
+        conversation.edit_review = True  # the TUI reviews edits hunk by hunk
+        if old is not None:
+            conversation.set_approval(old.approve)
+            await old.close()
+        self._config = config
+        self.conversation = conversation
+        self.tasks = started.agent.tasks
+        self.offline = None
+        conversation.offer_trust()  # project plugins, hooks and MCP servers ask once
+        return started
+
+    # --------------------------------------------------------------- turns
+
     def start_turn(self, text: str) -> bool:
-        """Submit a prompt (skills and @mentions are expanded by the owner)."""
+        """Submit a prompt; the owner expands skills and @mentions. False when refused."""
         assert self.conversation is not None
         return self.conversation.submit(text)
 
+    async def wait(self) -> object:
+        """Until the current work (turn, switch, compaction, option change) has ended."""
+        if self.conversation is None:
+            return None
+        return await self.conversation.wait()
+
     def cancel(self) -> bool:
-        """Cancel the running turn; True when there was one."""
+        """Cancel the running work; True when there was some."""
         return self.conversation is not None and self.conversation.cancel()
 
     async def close(self) -> None:

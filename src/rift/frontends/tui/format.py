@@ -7,11 +7,16 @@ turn these strings into styled Rich text.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
+from urllib.parse import urlsplit
 
 SALIENT_KEYS = ("command", "pattern", "path", "name", "action", "query", "url", "file")
 GAUGE_AMBER = 60
 GAUGE_RED = 84
+MIN_RATE_SECONDS = 0.01
+"""Below this much generation time a tokens-per-second figure is noise (10 M tok/s)."""
+_CTX = re.compile(r"(\d+)\s*(k|K)?")
 
 
 def salient(tool: str, args: dict[str, Any], width: int = 80) -> str:
@@ -83,3 +88,38 @@ class RateMeter:
 
     def reset(self) -> None:
         self.tokens, self.started, self.last = 0, None, None
+
+
+def rate_to_show(tokens_per_sec: float, output_tokens: int) -> float:
+    """The turn's rate, or 0.0 (not shown) when it was measured over almost no time."""
+    if tokens_per_sec <= 0 or output_tokens / tokens_per_sec < MIN_RATE_SECONDS:
+        return 0.0
+    return tokens_per_sec
+
+
+def parse_num_ctx(text: str) -> int | None:
+    """`/ctx` sizes: `16384`, `16_384`, or `16k` (= 16384, as context sizes are counted)."""
+    match = _CTX.fullmatch(text.strip().replace("_", ""))
+    if match is None:
+        return None
+    return int(match.group(1)) * (1024 if match.group(2) else 1)
+
+
+def host_problem(url: str) -> str | None:
+    """Why `url` cannot be a model server address, in one line; None when it can.
+
+    Checked before anything connects, so `--host http://[::1` or a port with a
+    typo is one clear line rather than a traceback from deep in the HTTP client.
+    """
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        return f"invalid host URL {url!r}: {exc}"
+    if parts.scheme not in ("http", "https"):
+        return f"invalid host URL {url!r}: it must start with http:// or https://"
+    if not parts.hostname:
+        return f"invalid host URL {url!r}: no host name"
+    if port == 0:
+        return f"invalid host URL {url!r}: port 0"
+    return None

@@ -1,22 +1,29 @@
-"""The working tree's `git diff`, for the live diff pane and /diff."""
+"""The working tree's `git diff`, new untracked files included, for the live diff pane and /diff."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
+from rift.gitcmd import git_argv
+
 MAX_BYTES = 400_000
+MAX_UNTRACKED = 50
+"""New files shown in full at most; past this many the rest are listed by name."""
 
 
 async def git_diff(cwd: Path) -> str:
-    """Changes against HEAD (staged and unstaged), or against the index before a first commit.
+    """Changes against HEAD (staged and unstaged), or against the index before a first commit,
+    followed by every new file git does not ignore (what the agent just created is a change too).
 
     Returns a readable line in parentheses when git cannot answer.
     """
     try:
-        code, out, err = await _git(cwd, "HEAD")
+        code, out, err = await _git(cwd, "diff", "--no-color", "HEAD")
         if code != 0:
-            code, out, err = await _git(cwd)
+            code, out, err = await _git(cwd, "diff", "--no-color")
+        if code == 0:
+            out += await _untracked(cwd)
     except OSError as exc:
         return f"(git is not available: {exc.strerror or exc})"
     if code != 0:
@@ -28,13 +35,27 @@ async def git_diff(cwd: Path) -> str:
     return text
 
 
-async def _git(cwd: Path, *rev: str) -> tuple[int, bytes, bytes]:
+async def _untracked(cwd: Path) -> bytes:
+    code, out, _ = await _git(cwd, "ls-files", "--others", "--exclude-standard", "-z")
+    if code != 0:
+        return b""
+    names = [n for n in out.decode("utf-8", "replace").split("\0") if n]
+    chunks: list[bytes] = []
+    for name in names[:MAX_UNTRACKED]:
+        # --no-index exits 1 when the files differ, which they always do here
+        _, diff, _ = await _git(cwd, "diff", "--no-color", "--no-index", "--", "/dev/null", name)
+        chunks.append(diff)
+        if sum(map(len, chunks)) > MAX_BYTES:
+            break
+    if len(names) > MAX_UNTRACKED:
+        rest = ", ".join(names[MAX_UNTRACKED:])
+        chunks.append(f"… and {len(names) - MAX_UNTRACKED} more new files: {rest}\n".encode())
+    return b"".join(chunks)
+
+
+async def _git(cwd: Path, *args: str) -> tuple[int, bytes, bytes]:
     proc = await asyncio.create_subprocess_exec(
-        "git",
-        "--no-pager",
-        "diff",
-        "--no-color",
-        *rev,
+        *git_argv(*args),  # repository-configured diff drivers, hooks, fsmonitor: off
         cwd=cwd,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

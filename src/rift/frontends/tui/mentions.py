@@ -10,6 +10,8 @@ import os
 import subprocess
 from pathlib import Path
 
+from rift.gitcmd import git_argv
+
 INDEX_CAP = 20_000
 SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", "target", "dist"}
@@ -31,7 +33,7 @@ def file_index(cwd: Path) -> list[str]:
     """Project files for completion: git's view when it is a repository, else a walk."""
     try:
         out = subprocess.run(
-            ["git", "ls-files", "-co", "--exclude-standard"],
+            git_argv("ls-files", "-co", "--exclude-standard"),
             cwd=cwd,
             capture_output=True,
             text=True,

@@ -1,13 +1,14 @@
 """Slash commands that change the model binding or the conversation.
 
-/host, /model and /ctx persist through `rift.config.persist_setting` once the
-new setting has actually bound (a typo is never saved). Changing the host,
-context size or temperature re-opens the current session file on a fresh
-agent (`Driver.rebind`), which is also how /sessions switches conversations.
-/rewind is built from `UndoJournal.undo_to_turn` plus truncating the
-messages at the rewound prompt; /compact prunes old tool outputs and asks the
-model for a summary (`context.prune_old_outputs` + `context.summarize`), the
-same two stages the automatic compaction uses.
+Each one is a call on the conversation owner (`rift.core.conversation`):
+/model → `set_model`, /host /ctx /temp → `set_option` (the messages and the
+undo journal carry over), /rewind → `rewind`, /compact → `compact`, /clear →
+`new_conversation` (the old session stays saved and resumable). What the
+owner reports comes back as events; the transcript is redrawn from the
+`history` event a rewind emits. /host, /model and /ctx persist through
+`rift.config.persist_setting` once the new setting has actually bound (a
+typo is never saved). Offline, /host and /model bind a first conversation;
+/sessions opens another saved one.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING
 from rift import __version__
 from rift.config import Config, persist_setting
 from rift.errors import RiftError
+from rift.frontends.tui.format import host_problem, parse_num_ctx
 
 if TYPE_CHECKING:
     from rift.frontends.tui.app import RiftApp
@@ -28,13 +30,17 @@ _URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 
 
 async def _bind(app: RiftApp, config: Config, resume: Path | None = None) -> None:
-    """Switch to an agent on `config`; the old one stays when this fails."""
-    was_offline = app.driver.agent is None
+    """Open a conversation on `config` (offline → online, or another session)."""
     try:
-        started = await app.driver.rebind(config, resume)
-    except RiftError as exc:
+        started = await app.driver.bind(config, resume=resume)
+    except (RiftError, ValueError) as exc:
         raise RiftError(f"could not connect: {exc}") from exc
-    await app.after_bind(started, fresh=was_offline or resume is not None)
+    await app.after_bind(started, fresh=True)
+
+
+async def _work_succeeded(app: RiftApp) -> bool:
+    """Wait for the owner's model switch or option change; True when it bound."""
+    return await app.driver.wait() is True
 
 
 def _saved(app: RiftApp, key: str, value: object) -> None:
@@ -60,20 +66,18 @@ async def model(app: RiftApp, arg: str) -> None:
         if choice is None:
             return
         name = choice
-    agent = app.driver.agent
-    if agent is None:
+    conversation = app.driver.conversation
+    if conversation is None:
         await _bind(app, app.driver.with_config(model=name))
-    elif not await agent.set_model(name):
+    elif not conversation.set_model(name) or not await _work_succeeded(app):
         return  # the core already explained why ("model switch failed: …")
-    else:
-        app.driver.config = app.driver.with_config(model=name)
     _saved(app, "model", name)
 
 
 async def _model_names(app: RiftApp) -> tuple[list[str], str]:
-    agent = app.driver.agent
-    if agent is not None:
-        found = await agent.list_models()
+    conversation = app.driver.conversation
+    if conversation is not None:
+        found = await conversation.list_models()
         return found.models, found.current
     from rift.models.registry import list_all_models
 
@@ -84,24 +88,32 @@ async def _model_names(app: RiftApp) -> tuple[list[str], str]:
 async def host(app: RiftApp, arg: str) -> None:
     config = app.driver.config
     if not arg:
-        state = "connected" if app.driver.agent is not None else "offline"
+        state = "connected" if app.driver.conversation is not None else "offline"
         app.say(f"host: {config.host} ({state}) — /host URL switches")
         return
     url = arg.strip().rstrip("/")
     if not _URL.match(url):
         url = "http://" + url
-    await _bind(app, app.driver.with_config(host=url, host_explicit=True))
+    problem = host_problem(url)
+    if problem:
+        raise RiftError(problem)
+    conversation = app.driver.conversation
+    if conversation is None:
+        await _bind(app, app.driver.with_config(host=url, host_explicit=True))
+    elif not conversation.set_option(host=url) or not await _work_succeeded(app):
+        return
     _saved(app, "host", url)
 
 
 async def ctx(app: RiftApp, arg: str) -> None:
-    try:
-        n = int(arg.replace("_", "").replace("k", "000"))
-    except ValueError:
-        raise RiftError("usage: /ctx <n>, e.g. /ctx 32768") from None
+    n = parse_num_ctx(arg)
+    if n is None:
+        raise RiftError("usage: /ctx <n>, e.g. /ctx 32768 or /ctx 32k")
     if n < 2048:
         raise RiftError("num_ctx must be at least 2048 tokens")
-    await _bind(app, app.driver.with_config(num_ctx=n, num_ctx_explicit=True))
+    conversation = app.require_conversation()
+    if not conversation.set_option(num_ctx=n) or not await _work_succeeded(app):
+        return
     _saved(app, "num_ctx", n)
 
 
@@ -112,25 +124,28 @@ async def temp(app: RiftApp, arg: str) -> None:
         raise RiftError("usage: /temp <0.0-2.0>") from None
     if not 0.0 <= value <= 2.0:
         raise RiftError("temperature must be between 0.0 and 2.0")
-    await _bind(app, app.driver.with_config(temperature=value))
-    app.say(f"temperature = {value} (this session)", "info")
+    app.require_conversation().set_option(temperature=value)  # it says so (info)
 
 
 # -------------------------------------------------------- the conversation
 
 
 async def sessions(app: RiftApp, arg: str) -> None:
-    from rift.core.session import SessionStore
+    conversation = app.driver.conversation
+    if conversation is not None:
+        items = conversation.list_sessions().items
+        current: Path | None = conversation.session_path
+    else:
+        from rift.core.session import SessionStore
 
-    current = app.driver.agent.session_path if app.driver.agent is not None else None
-    items = SessionStore(app.driver.config.paths.sessions_dir).list_items()
+        items, current = SessionStore(app.driver.config.paths.sessions_dir).list_items(), None
     items = [i for i in items if current is None or Path(i.path) != current]
     if not items:
         app.say("(no other saved sessions)")
         return
     labels = [
         f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(i.saved_at))}  {i.title[:60]}"
-        f"  · {i.turns} turn{'s' if i.turns != 1 else ''} · {i.model}"
+        f"  · {i.turns} turn{'s' if i.turns != 1 else ''} · {i.model} · {_where(i.cwd)}"
         for i in items
     ]
     choice = await app.pick("Resume a session", labels)
@@ -148,95 +163,56 @@ async def save(app: RiftApp, arg: str) -> None:
     name = re.sub(r"[^\w.-]+", "-", arg.strip()).strip("-.")
     if not name:
         raise RiftError("usage: /save <name>")
-    agent = app.require_agent()
-    agent.save()
+    source = app.require_conversation().session_path  # saved after every turn
+    try:
+        data = source.read_bytes()
+    except OSError:
+        data = b""
+    if not data:
+        raise RiftError("nothing to save yet: send a prompt first")
     target = app.driver.config.paths.sessions_dir / f"{name}.json"
-    atomic_write(target, agent.session_path.read_bytes())
+    atomic_write(target, data)
     app.say(f"session saved as {target}", "info")
 
 
 async def rewind(app: RiftApp, arg: str) -> None:
-    from rift.core.checkpoints import format_undo_message
-    from rift.core.session import turn_starts
-
-    agent = app.require_agent()
     try:
         n = int(arg or "1")
     except ValueError:
         raise RiftError("usage: /rewind [n]") from None
-    starts = turn_starts(agent.messages)
-    available = min(len(starts), agent.journal.turn)
-    if n < 1:
-        raise RiftError("rewind needs n ≥ 1")
-    if n > available:
-        raise RiftError(f"only {available} turn(s) are rewindable (turns run since rift started)")
-    try:
-        paths = agent.journal.undo_to_turn(agent.journal.turn - n)
-    except OSError as exc:
-        raise RiftError(f"rewind failed: {exc}") from exc
-    del agent.messages[starts[-n] :]
-    agent.save()
-    await _reseed(app)
-    restored = format_undo_message(paths, agent.config.cwd) if paths else "no files to restore"
-    app.say(f"rewound {n} turn(s) — {restored}", "info")
-    app.emit(agent.context_gauge())
+    app.require_conversation().rewind(n)  # info + the shortened history, or a warning
 
 
 async def compact(app: RiftApp, arg: str) -> None:
-    from rift.core.context import prune_old_outputs, summarize
-
-    agent = app.require_agent()
-    before = agent.context_gauge().used
-    app.say("compacting: summarizing earlier conversation…", "info")
-    messages, pruned = prune_old_outputs(agent.messages)
-    summarized = await summarize(
-        agent.binding.provider,
-        model=agent.binding.route.wire_model,
-        num_ctx=agent.num_ctx,
-        messages=messages,
-    )
-    if summarized == agent.messages:
-        app.say("nothing to compact yet (only the current exchange)")
-        return
-    agent.messages[:] = summarized
-    agent.save()
-    after = agent.context_gauge()
-    app.say(f"compacted: ~{before} → ~{after.used} tokens ({pruned} old outputs pruned)", "info")
-    app.emit(after)
+    if app.require_conversation().compact():
+        app.say("compacting: summarizing earlier conversation…", "info")
+        await app.driver.wait()
 
 
 async def clear(app: RiftApp, arg: str) -> None:
-    agent = app.require_agent()
-    del agent.messages[1:]  # the system prompt stays
-    agent.save()
+    conversation = app.require_conversation()
+    previous = conversation.session_path
+    if not conversation.new_conversation():
+        return
     await app.transcript.clear_all()
-    app.transcript.add_banner(__version__, agent.model, tips=False)
-    app.say("conversation cleared — the session file is kept", "info")
-    app.emit(agent.context_gauge())
-
-
-async def _reseed(app: RiftApp) -> None:
-    from rift.core.session import history_for
-
-    agent = app.require_agent()
-    await app.transcript.clear_all()
-    app.transcript.add_banner(__version__, agent.model, tips=False)
-    items = [(m.role, m.text) for m in history_for(agent.messages)]
-    if items:
-        await app.transcript.add_history(items)
+    app.transcript.add_banner(__version__, conversation.model, tips=False)
+    kept = previous.exists()
+    app.say(
+        "conversation cleared — a new one starts"
+        + (f"; the previous one is saved ({previous.name}), /sessions resumes it" if kept else ""),
+        "info",
+    )
 
 
 def transcript_markdown(app: RiftApp) -> str:
-    from rift.core.session import history_for
-
-    agent = app.driver.agent
-    if agent is None:
+    conversation = app.driver.conversation
+    if conversation is None:
         return ""
-    parts = [f"# rift session · {agent.model}\n"]
-    for message in history_for(agent.messages):
+    parts = [f"# rift session · {conversation.model}\n"]
+    for message in conversation.history():
         who = "You" if message.role == "user" else "rift"
         parts.append(f"## {who}\n\n{message.text.strip()}\n")
-    return "\n".join(parts)
+    return "\n".join(parts) if len(parts) > 1 else ""
 
 
 async def export(app: RiftApp, arg: str) -> None:
@@ -246,8 +222,19 @@ async def export(app: RiftApp, arg: str) -> None:
     if not text:
         raise RiftError("nothing to export yet")
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    target = Path(arg).expanduser() if arg else Path(f"rift-transcript-{stamp}.md")
-    if not target.is_absolute():
-        target = app.driver.config.cwd / target
+    if arg:  # a path the person named: relative to the project, like every other path
+        target = Path(arg).expanduser()
+        if not target.is_absolute():
+            target = app.driver.config.cwd / target
+    else:  # never litter the repository unasked
+        target = app.driver.config.paths.data_dir / "exports" / f"rift-transcript-{stamp}.md"
     atomic_write(target, text)
     app.say(f"transcript written to {target}", "info")
+
+
+def _where(cwd: str) -> str:
+    """A session's project as a person reads it: `~/code/app`, or `(unknown)`."""
+    if not cwd:
+        return "(unknown project)"
+    home = str(Path.home())
+    return "~" + cwd[len(home) :] if cwd == home or cwd.startswith(home + "/") else cwd

@@ -3,14 +3,23 @@
 `EventView.show` is awaited by the app's event worker one event at a time, so
 the screen always tells the story in the order the core emitted it. Asks and
 edit reviews open modal screens whose results go back to the broker.
+
+Each tool call appears twice: as a one-line summary in the side pane and as
+an expandable line in the transcript holding its whole output. Results are
+matched to their call by the model's call id when the events carry one
+(`ToolStart.id`/`ToolResult.id`), else by tool name; `ToolResult.output`
+(the full output) is used when present, else the short preview. A `done`
+that finds calls still running marks them cancelled.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from rift import __version__
 from rift.core.events import (
     Ask,
     Content,
@@ -20,10 +29,12 @@ from rift.core.events import (
     EditReview,
     EditReviewClosed,
     Event,
+    History,
     Info,
     Iteration,
     ModelChanged,
     Plan,
+    SessionChanged,
     SubagentActivity,
     SubagentFinished,
     SubagentStarted,
@@ -34,14 +45,18 @@ from rift.core.events import (
     ToolStart,
     Warning,
 )
-from rift.frontends.tui.format import RateMeter
+from rift.frontends.tui.format import RateMeter, rate_to_show
 from rift.frontends.tui.screens.picker import PickerScreen
 from rift.frontends.tui.screens.review import ReviewScreen
 
 if TYPE_CHECKING:
     from rift.frontends.tui.app import RiftApp
+    from rift.frontends.tui.widgets.toolcall import ToolCallLine
 
 Handler = Callable[[Any], Awaitable[None] | None]
+_ALWAYS = re.compile(r"always allow '(.+)'")
+DENY_WHY = "deny, and tell rift why"
+"""Offered beside every "deny": the typed reason reaches the model (gate.DENY_WITH_REASON)."""
 
 
 class EventView:
@@ -50,6 +65,12 @@ class EventView:
     def __init__(self, app: RiftApp) -> None:
         self.app = app
         self.rate = RateMeter()
+        self._tool_asks: dict[int, PickerScreen] = {}
+        """Approval pickers raised by a running tool call: moot once the turn is done."""
+        self._tool_running = False
+        self._turn_did_something = False
+        self._last_line: ToolCallLine | None = None
+        self._last_info = ""
         self.handlers: dict[type[Event], Handler] = {
             Content: self._content,
             Thinking: self._thinking,
@@ -64,6 +85,8 @@ class EventView:
             ContextGauge: self._context,
             ModelChanged: self._model_changed,
             Info: self._info,
+            History: self._history,
+            SessionChanged: self._session_changed,
             Warning: self._warning,
             Iteration: self._iteration,
             SubagentStarted: self._subagent_started,
@@ -80,15 +103,25 @@ class EventView:
         result = handler(event)
         if result is not None:
             await result
+        if not isinstance(event, Info):
+            self._last_info = ""
 
     # ---------------------------------------------------------- streaming
 
+    def turn_began(self) -> None:
+        self._turn_did_something = False
+        self.rate.reset()
+
     async def _content(self, event: Content) -> None:
         self._count(event.text)
+        self._turn_did_something = True
+        self.app.set_phase("writing")
         await self.app.transcript.stream_reply(event.text)
 
     def _thinking(self, event: Thinking) -> None:
         self._count(event.text)
+        self._turn_did_something = True
+        self.app.set_phase("thinking")
         self.app.transcript.stream_thinking(event.text)
 
     def _count(self, text: str) -> None:
@@ -97,17 +130,29 @@ class EventView:
 
     async def _tool_start(self, event: ToolStart) -> None:
         await self.app.transcript.end_blocks()
-        self.app.activity.log_view.started(event.tool, event.args)
-        self.app.status_bar.set(text=f"running {event.tool}…")
+        call_id = event.id or None
+        self._turn_did_something = self._tool_running = True
+        self.app.activity.log_view.started(event.tool, event.args, call_id)
+        self.app.transcript.add_tool(event.tool, event.args, call_id)
+        self.app.set_phase(f"running {event.tool}")
 
     def _tool_result(self, event: ToolResult) -> None:
-        self.app.activity.log_view.finished(event.tool, event.ok, event.preview)
+        call_id = event.id or None
+        self._tool_running = False
+        self.app.activity.log_view.finished(event.tool, event.ok, event.preview, call_id)
+        line = self.app.transcript.tool_line(event.tool, call_id)
+        if line is not None:
+            line.finish(event.ok, event.output or event.preview)
+        self._last_line = line
         self.app.driver.totals.tools += 1
         self.app.driver.totals.tool_failures += 0 if event.ok else 1
-        self.app.status_bar.set(text="thinking…")
+        self.app.set_phase("waiting for the model")
 
     def _edit_diff(self, event: EditDiff) -> None:
         self.app.activity.log_view.edit_diff(event.path, event.added, event.removed, event.diff)
+        line = self._last_line  # edit_diff follows its tool_result immediately
+        if line is not None and line.counts is None:
+            line.add_diff(event.added, event.removed, event.diff)
         self.app.refresh_diff()
 
     def _plan(self, event: Plan) -> None:
@@ -116,45 +161,72 @@ class EventView:
 
     async def _done(self, event: Done) -> None:
         await self.app.transcript.end_blocks()
+        self.app.activity.log_view.cancel_pending()
+        self.app.transcript.cancel_pending_tools()
+        self._tool_running = False
+        for screen in self._tool_asks.values():
+            if screen in self.app.screen_stack:
+                screen.dismiss(None)  # the turn is over (cancelled): its approvals are moot
+        self._tool_asks.clear()
         self.app.driver.totals.add_turn(event.stats)
-        rate = event.stats.tokens_per_sec or self.rate.rate()
+        stats = event.stats
+        rate = rate_to_show(stats.tokens_per_sec, stats.output_tokens) or self.rate.rate()
         self.rate.reset()
-        self.app.status_bar.set(rate=rate, text="ready")
+        self.app.status_bar.set(rate=rate)
+        self.app.status_bar.end_turn()
+        if event.outcome == "error" and not self._turn_did_something:
+            self.app.restore_prompt()
         self.app.refresh_diff()
+        self.app.send_next()
 
     def _iteration(self, event: Iteration) -> None:
         if event.n > 1:
-            self.app.status_bar.set(text=f"step {event.n}…")
+            self.app.set_phase(f"step {event.n} · waiting for the model")
 
     # -------------------------------------------------------- interaction
 
     def _ask(self, event: Ask) -> None:
-        broker = self.app.require_agent().broker
+        conversation = self.app.require_conversation()
         if not event.choices:
             self.app.begin_answer(event.id, event.question)
             return
         deny = "deny" if "deny" in event.choices else ""
+        choices = [*event.choices, DENY_WHY] if deny else list(event.choices)
 
         def answered(choice: str | None) -> None:
-            broker.answer(event.id, choice if choice is not None else deny)
+            self._tool_asks.pop(event.id, None)
+            if choice == DENY_WHY:  # the reason is typed in the input, then sent with the deny
+                self.app.begin_answer(event.id, "Why not? rift reads your answer", "deny: ")
+                return
+            conversation.answer(event.id, choice if choice is not None else deny)
 
-        picker = PickerScreen(event.question, event.choices, event.detail)
+        labels = [choice_label(c) for c in choices]
+        picker = PickerScreen(event.question, choices, event.detail, labels=labels)
+        if self._tool_running:  # trust questions (not tied to a call) outlive the turn
+            self._tool_asks[event.id] = picker
+        self.app.set_phase("waiting for you")
         self.app.push_screen(picker, answered)
 
     def _edit_review(self, event: EditReview) -> None:
         # Imported here: hunks is core code, loaded with the agent, not before first paint.
         from rift.core.hunks import reassemble
 
-        broker = self.app.require_agent().broker
+        conversation = self.app.require_conversation()
         segments = event.segments
 
-        def decided(mask: list[bool] | None) -> None:
-            if mask is None or not any(mask):
-                broker.decide(event.id, False, None)
-            else:
-                broker.decide(event.id, True, reassemble(segments, mask))
+        screen = ReviewScreen(event.id, event.tool, event.path, segments)
 
-        self.app.push_screen(ReviewScreen(event.id, event.tool, event.path, segments), decided)
+        def decided(mask: list[bool] | None) -> None:
+            if screen.allow_session:  # bash still asks: only writes and edits are let through
+                conversation.allow_for_session("write", "edit")
+                self.app.say("edits and writes run without review for the rest of this session")
+            if mask is None or not any(mask):
+                conversation.decide(event.id, False, None)
+            else:
+                conversation.decide(event.id, True, reassemble(segments, mask))
+
+        self.app.set_phase("waiting for you")
+        self.app.push_screen(screen, decided)
 
     def _review_closed(self, event: EditReviewClosed) -> None:
         for screen in self.app.screen_stack:
@@ -174,10 +246,29 @@ class EventView:
     async def _info(self, event: Info) -> None:
         await self.app.transcript.end_blocks()
         self.app.say(event.text, "info")
+        self._last_info = event.text
+
+    async def _history(self, event: History) -> None:
+        """The conversation was rewritten (a rewind): redraw it from the owner's history.
+
+        The rewind's own notice comes just before; it is shown again under the history.
+        """
+        transcript = self.app.transcript
+        await transcript.clear_all()
+        transcript.add_banner(__version__, self.app.status_bar.state.model, tips=False)
+        items = [(m.role, m.text) for m in event.messages]
+        if items:
+            await transcript.add_history(items)
+        if self._last_info:
+            self.app.say(self._last_info, "info")
+
+    def _session_changed(self, event: SessionChanged) -> None:
+        self.app.driver.totals = type(self.app.driver.totals)()
 
     async def _warning(self, event: Warning) -> None:
         await self.app.transcript.end_blocks()
-        self.app.say(event.text, "error" if event.text.startswith("error") else "warning")
+        error = event.code == "error" or event.text.startswith("error")
+        self.app.say(event.text, "error" if error else "warning")
 
     # ------------------------------------------------- sub-agents, tasks
 
@@ -203,3 +294,15 @@ class EventView:
         mark, style = ("✓", "green") if event.ok else ("✗", "red")
         self.app.activity.log_view.note(f"{mark} task #{event.id} finished: {event.label}", style)
         self.app.refresh_tasks()
+
+
+def choice_label(choice: str) -> str:
+    """How an approval choice reads: "always allow" names the rule exactly as it will be
+    saved (`Bash(git status *)`, a valid rule) and says where it applies."""
+    match = _ALWAYS.fullmatch(choice)
+    if match is None:
+        return choice
+    rule = match.group(1)
+    if "(" not in rule:  # a bash pattern: the gate saves it as Bash(pattern)
+        rule = f"Bash({rule})"
+    return f"always allow {rule} · saved to your config, for every project"

@@ -2,7 +2,10 @@
 
 Used for approvals and `ask` choices (the detail is the diff of the proposed
 change), and for /model and /sessions. Dismisses with the chosen string, or
-None on Esc.
+None on Esc. The question is shown whole and wrapped (an approval must never
+hide the tail of a command), each choice carries the digit that picks it,
+and the dialog sizes itself against the terminal so its key hints stay
+visible at 80x24.
 """
 
 from __future__ import annotations
@@ -20,17 +23,31 @@ from textual.widgets import OptionList, Static
 from rift.frontends.tui.widgets.activity import color_diff
 
 
+def numbered(choices: Sequence[str]) -> list[str]:
+    """`1. allow once`: the first nine choices carry the digit that picks them."""
+    return [f"{n}. {c}" if n <= 9 else c for n, c in enumerate(choices, 1)]
+
+
 class PickerScreen(ModalScreen[str | None]):
     """Choose one of `choices`; digits 1-9 pick directly."""
 
     BINDINGS = [Binding("escape", "cancel", "cancel")]  # noqa: RUF012 - Textual's declared shape
 
     def __init__(
-        self, question: str, choices: Sequence[str], detail: Sequence[str] = (), *, current: int = 0
+        self,
+        question: str,
+        choices: Sequence[str],
+        detail: Sequence[str] = (),
+        *,
+        current: int = 0,
+        labels: Sequence[str] | None = None,
     ) -> None:
         super().__init__(classes="picker")
         self.question = question
         self.choices = list(choices)
+        """What the picker dismisses with (the core's own choice strings)."""
+        self.labels = list(labels) if labels is not None else self.choices
+        """What the person reads for each choice."""
         self.detail = list(detail)
         self.current = current
 
@@ -39,9 +56,10 @@ class PickerScreen(ModalScreen[str | None]):
             if self.detail:
                 with VerticalScroll(id="picker-detail"):
                     yield Static(color_diff(self.detail))
-            yield Static(Text(self.question, style="bold"), id="picker-question")
-            yield OptionList(*self.choices, id="picker-options")
-            yield Static("↑↓ choose · Enter select · Esc cancel", classes="hint")
+            with VerticalScroll(id="picker-question-box"):
+                yield Static(Text(self.question, style="bold"), id="picker-question")
+            yield OptionList(*numbered(self.labels), id="picker-options")
+            yield Static("↑↓ choose · 1-9 or Enter select · Esc cancel", classes="hint")
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

@@ -85,6 +85,7 @@ class ReviewScreen(ModalScreen[list[bool] | None]):
         Binding("a", "all(True)", "keep all"),
         Binding("r", "all(False)", "drop all"),
         Binding("enter", "apply", "apply"),
+        Binding("s", "apply_session", "apply, and allow edits this session"),
         Binding("escape", "reject", "reject edit"),
     ]
 
@@ -96,6 +97,8 @@ class ReviewScreen(ModalScreen[list[bool] | None]):
         self.segments = segments
         self.changes = [i for i, s in enumerate(segments) if not s["same"]]
         self.selected = 0
+        self.allow_session = False
+        """Set by `s`: writes and edits run unreviewed for the rest of the session."""
 
     def compose(self) -> ComposeResult:
         total = len(self.changes)
@@ -108,7 +111,8 @@ class ReviewScreen(ModalScreen[list[bool] | None]):
                     line = old_line(self.segments, index)
                     yield HunkView(n, total, line, hunk_text(self.segments, index))
             yield Static(
-                "↑↓ hunk · space/y/n keep or drop · a/r all · Enter apply · Esc reject edit",
+                "↑↓ hunk · space/y/n keep or drop · a/r all · Enter apply"
+                " · s apply + allow edits this session · Esc reject edit",
                 classes="hint",
             )
 
@@ -152,6 +156,10 @@ class ReviewScreen(ModalScreen[list[bool] | None]):
             hunk.redraw()
 
     def action_apply(self) -> None:
+        self.dismiss(self.mask)
+
+    def action_apply_session(self) -> None:
+        self.allow_session = True
         self.dismiss(self.mask)
 
     def action_reject(self) -> None:

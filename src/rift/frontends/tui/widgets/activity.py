@@ -9,7 +9,7 @@ working tree's `git diff`, which the app refreshes after edits and turns.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -66,14 +66,16 @@ class PlanView(Static):
 
 
 class ToolRow(Static):
-    """One tool call: `→` while it runs, then `✓`/`✗` and its result."""
+    """One tool call: `→` while it runs, then `✓`/`✗` and its result, or `⊘` cancelled."""
 
-    def __init__(self, tool: str, args: dict[str, Any]) -> None:
+    def __init__(self, tool: str, args: dict[str, Any], call_id: str | None = None) -> None:
         super().__init__(classes="tool-row running")
         self.tool = tool
+        self.call_id = call_id or None
         self.target = salient(tool, args, 60)
         self.pending = True
         self._result: tuple[bool, str] | None = None
+        self._cancelled = False
 
     def on_mount(self) -> None:
         self._draw()
@@ -86,7 +88,21 @@ class ToolRow(Static):
         if self.is_mounted:
             self._draw()
 
+    def cancel(self) -> None:
+        """The turn ended (cancelled or failed) before this call reported back."""
+        self.pending = False
+        self._cancelled = True
+        self.remove_class("running")
+        self.add_class("cancelled")
+        if self.is_mounted:
+            self._draw()
+
     def _draw(self) -> None:
+        if self._cancelled:
+            text = self._head("⊘", "magenta")
+            text.append("  cancelled", style="magenta")
+            self.update(text)
+            return
         if self._result is None:
             self.update(self._head("→", "yellow"))
             return
@@ -104,6 +120,27 @@ class ToolRow(Static):
         return text
 
 
+class _Call(Protocol):
+    tool: str
+    call_id: str | None
+
+
+CallT = TypeVar("CallT", bound=_Call)
+
+
+def pending_match(calls: Sequence[CallT], tool: str, call_id: str | None) -> CallT | None:
+    """The running call a result belongs to: by the model's call id, else the newest of its tool.
+
+    Events without ids (older cores, models that send none) fall back to the name.
+    """
+    if call_id:
+        for call in calls:
+            if call.call_id == call_id:
+                return call
+    same = [c for c in calls if c.tool == tool]
+    return same[-1] if same else None
+
+
 class ToolLog(VerticalScroll):
     """Tool rows and edit previews, newest at the bottom."""
 
@@ -118,18 +155,24 @@ class ToolLog(VerticalScroll):
     def on_resize(self) -> None:
         follow_when_full(self)
 
-    def started(self, tool: str, args: dict[str, Any]) -> ToolRow:
-        row = ToolRow(tool, args)
+    def started(self, tool: str, args: dict[str, Any], call_id: str | None = None) -> ToolRow:
+        row = ToolRow(tool, args, call_id)
         self.lines.append(f"→ {tool} {row.target}".rstrip())
         self.mount(row)
         self.call_after_refresh(follow_when_full, self)
         return row
 
-    def finished(self, tool: str, ok: bool, preview: str) -> None:
-        rows = [r for r in self.query(ToolRow) if r.pending and r.tool == tool]
-        row = rows[-1] if rows else self.started(tool, {})
+    def finished(self, tool: str, ok: bool, preview: str, call_id: str | None = None) -> None:
+        rows = [r for r in self.query(ToolRow) if r.pending]
+        row = pending_match(rows, tool, call_id) or self.started(tool, {}, call_id)
         row.finish(ok, preview)
         self.lines.append(f"{'✓' if ok else '✗'} {tool}: {result_line(preview)}")
+
+    def cancel_pending(self) -> None:
+        for row in self.query(ToolRow):
+            if row.pending:
+                row.cancel()
+                self.lines.append(f"⊘ {row.tool}: cancelled")
 
     def edit_diff(self, path: str, added: int, removed: int, diff: Sequence[str]) -> None:
         text = Text()

@@ -2,10 +2,13 @@
 
 `PromptInput` is a TextArea that grows with its text (up to a cap, then it
 scrolls): Enter sends, Ctrl+J / Alt+Enter insert a newline, Alt+↑/↓ walk
-the history, and a bracketed paste is inserted as text, never sent. Typing
-`/` at the start opens the command palette and `@word` the file palette;
-↑↓ move, Tab completes, Enter completes (and runs an argument-less
-command), Esc closes.
+the history (plain ↑ too when the box is empty, and ↓ while walking it), and
+a bracketed paste is inserted as text, never sent. PageUp/PageDown always,
+and Home/End when the box is empty, scroll the transcript instead of moving
+the cursor. Typing `/` at the start opens the command palette and `@word`
+the file palette; ↑↓ move, Tab completes, Enter completes (and runs an
+argument-less command), Esc closes. Prompts sent while a turn runs wait in
+the queue strip above the input.
 """
 
 from __future__ import annotations
@@ -19,13 +22,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import OptionList, TextArea
+from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from rift.frontends.tui.mentions import complete, token_at
 
 NEWLINE_KEYS = frozenset({"ctrl+j", "alt+enter", "shift+enter", "newline"})
 PALETTE_KEYS = frozenset({"up", "down", "tab", "enter", "escape"})
+PAGE_KEYS = frozenset({"pageup", "pagedown"})
+EMPTY_PAGE_KEYS = frozenset({"home", "end"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +64,13 @@ class PromptInput(TextArea):
             super().__init__()
             self.key = key
 
+    class PageKey(Message):
+        """A scrolling key meant for the transcript."""
+
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(
             id=id,
@@ -85,6 +97,21 @@ class PromptInput(TextArea):
         elif key in NEWLINE_KEYS:
             self._claim(event)
             self.insert("\n")
+        elif key in PAGE_KEYS or (key in EMPTY_PAGE_KEYS and not self.text):
+            self._claim(event)
+            self.post_message(self.PageKey(key))
+        elif key == "up" and (not self.text or self._walking_from_top()):
+            self._claim(event)
+            self.action_history(-1)
+        elif key == "down" and self._history_pos is not None and self._on_last_line():
+            self._claim(event)
+            self.action_history(1)
+
+    def _walking_from_top(self) -> bool:
+        return self._history_pos is not None and self.cursor_location[0] == 0
+
+    def _on_last_line(self) -> bool:
+        return self.cursor_location[0] == self.document.line_count - 1
 
     @staticmethod
     def _claim(event: events.Key) -> None:
@@ -95,10 +122,14 @@ class PromptInput(TextArea):
         text = self.text
         if not text.strip():
             return
+        self.clear()
+        self.send_text(text)
+
+    def send_text(self, text: str) -> None:
+        """Send `text` as if typed here (history included); call from this widget's queue."""
         if not self.prompt_history or self.prompt_history[-1] != text:
             self.prompt_history.append(text)
         self._history_pos = None
-        self.clear()
         self.post_message(self.Submitted(text))
 
     def action_history(self, step: int) -> None:
@@ -142,7 +173,27 @@ class Composer(Vertical):
         palette.display = False
         palette.can_focus = False
         yield palette
+        queue = Static("", id="queue")
+        queue.display = False
+        yield queue
         yield PromptInput(id="prompt")
+
+    @property
+    def queue_view(self) -> Static:
+        return self.query_one("#queue", Static)
+
+    def show_queue(self, prompts: Sequence[str]) -> None:
+        """The prompts waiting for the running turn to end (Esc takes back the newest)."""
+        view = self.queue_view
+        view.display = bool(prompts)
+        text = Text()
+        for n, prompt in enumerate(prompts):
+            first = prompt.strip().splitlines()[0] if prompt.strip() else prompt
+            text.append("\n" if n else "")
+            text.append("queued: ", style="bold cyan")
+            text.append(first[:200])
+        text.append("  (Esc takes it back)" if prompts else "", style="dim")
+        view.update(text)
 
     @property
     def input(self) -> PromptInput:

@@ -1,7 +1,14 @@
-"""The status bar: model, context gauge, live tok/s, background tasks, approval, status text."""
+"""The status bar: model, context gauge, live tok/s, background tasks, approval, turn phase.
+
+While a turn runs the right-hand text is a spinner, the seconds since the
+prompt was sent and the phase (waiting for the first token, thinking,
+writing, running bash, waiting for you), so a slow local model never looks
+like a hung one; the app ticks it a few times a second.
+"""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -11,6 +18,7 @@ from textual.widgets import Static
 from rift.frontends.tui.format import gauge
 
 LEVEL_STYLES = {"green": "green", "amber": "yellow", "red": "bold red"}
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +30,11 @@ class StatusState:
     tasks: int = 0
     approve: bool = True
     text: str = "starting…"
+    phase: str = ""
+    """What the running turn is doing; empty when no turn runs."""
+    started: float | None = None
+    """`time.monotonic()` when the running turn was sent."""
+    queued: int = 0
 
 
 class StatusBar(Static):
@@ -30,6 +43,7 @@ class StatusBar(Static):
     def __init__(self, *, id: str | None = None, model: str = "(no model)") -> None:
         super().__init__(id=id)
         self.state = StatusState(model=model, text="connecting…")
+        self._frame = 0
 
     def on_mount(self) -> None:
         self._draw()
@@ -38,6 +52,18 @@ class StatusBar(Static):
         state = replace(self.state, **changes)
         if state != self.state:
             self.state = state
+            self._draw()
+
+    def begin_turn(self, phase: str) -> None:
+        self.set(started=time.monotonic(), phase=phase, text=phase, rate=0.0)
+
+    def end_turn(self, text: str = "ready") -> None:
+        self.set(started=None, phase="", text=text)
+
+    def tick(self) -> None:
+        """Advance the spinner and the elapsed seconds (only while a turn runs)."""
+        if self.state.started is not None:
+            self._frame = (self._frame + 1) % len(SPINNER)
             self._draw()
 
     def _draw(self) -> None:
@@ -52,5 +78,11 @@ class StatusBar(Static):
         if s.tasks:
             parts += [sep, (f"{s.tasks} bg task{'s' if s.tasks != 1 else ''} running", "cyan")]
         parts += [sep, ("approve: on", "") if s.approve else ("yolo: approval off", "magenta")]
-        parts += [sep, (s.text, "dim italic")]
+        if s.queued:
+            parts += [sep, (f"{s.queued} queued", "cyan")]
+        if s.started is not None:
+            elapsed = int(time.monotonic() - s.started)
+            parts += [sep, (f"{SPINNER[self._frame]} {elapsed}s · {s.phase}", "italic")]
+        else:
+            parts += [sep, (s.text, "dim italic")]
         self.update(Text.assemble(*parts))

@@ -1,27 +1,44 @@
-"""The transcript pane: prompts, streamed Markdown replies, thinking, notices, sub-agent cards.
+"""The transcript pane: prompts, streamed Markdown replies, thinking, tool calls, notices, cards.
 
-It is anchored to the bottom, so streaming follows the reply until the person
-scrolls up, and then leaves their position alone. Replies stream through
-Textual's `MarkdownStream`, which batches fragments that arrive faster than
-they can be rendered; fenced code blocks are syntax-highlighted by the
-Markdown widget.
+It is anchored to the bottom once it overflows, so streaming follows the reply
+until the person scrolls up, and then leaves their position alone; scrolling
+back to the bottom follows again. The anchor is re-checked whenever the
+content's height changes (`watch_virtual_size`), not only when widgets are
+mounted, because a Markdown reply lays itself out after its mount. Replies
+stream through Textual's `MarkdownStream`, which batches fragments that
+arrive faster than they can be rendered.
+
+A resumed session shows its newest messages at once and keeps the older
+ones as plain data behind an "earlier messages" line (click it, or scroll to
+the top and press Home), rendered a batch at a time: a 100-turn session is on
+screen in well under a second instead of mounting 200 Markdown widgets.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.geometry import Size
+from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
-from rift.frontends.tui.widgets.activity import follow_when_full
+from rift.frontends.tui.widgets.activity import follow_when_full, pending_match
 from rift.frontends.tui.widgets.cards import SubagentCard
+from rift.frontends.tui.widgets.toolcall import ToolCallLine
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownStream
+
+HISTORY_TAIL = 20
+"""Messages of a resumed session rendered at once (the newest)."""
+HISTORY_BATCH = 40
+"""Older messages rendered per "show earlier"."""
 
 TIPS = (
     "Enter sends · Ctrl+J newline · / commands · @ attaches a file\n"
@@ -51,6 +68,10 @@ class Transcript(VerticalScroll):
         self._thinking_box: Collapsible | None = None
         self._thinking_text = ""
         self._cards: dict[str, SubagentCard] = {}
+        self._older: list[tuple[str, str]] = []
+        """Resumed messages not rendered yet, oldest first."""
+        self._earlier: Static | None = None
+        self._history_top: Widget | None = None
         self.last_reply = ""
         """The text of the newest complete or streaming reply (for /copy)."""
 
@@ -64,8 +85,27 @@ class Transcript(VerticalScroll):
     def on_resize(self) -> None:
         follow_when_full(self)
 
+    def watch_virtual_size(self, old: Size, new: Size) -> None:
+        if new.height != old.height:
+            self.call_after_refresh(follow_when_full, self)
+
     def _grew(self) -> None:
         self.call_after_refresh(follow_when_full, self)
+
+    # --------------------------------------------------------- scrolling
+
+    def page(self, key: str) -> None:
+        """PageUp/PageDown/Home/End, sent here from the input box."""
+        if key == "pageup":
+            self.scroll_page_up(animate=False)
+        elif key == "pagedown":
+            self.scroll_page_down(animate=False)
+        elif key == "home":
+            if self._older:
+                self.run_worker(self.show_earlier(), group="history")
+            self.scroll_home(animate=False)
+        elif key == "end":
+            self.scroll_end(animate=False)
 
     # ----------------------------------------------------------- blocks
 
@@ -93,6 +133,20 @@ class Transcript(VerticalScroll):
 
     def card(self, tag: str) -> SubagentCard | None:
         return self._cards.get(tag)
+
+    def add_tool(self, tool: str, args: dict[str, Any], call_id: str | None) -> ToolCallLine:
+        line = ToolCallLine(tool, args, call_id)
+        self.mount(line)
+        self._grew()
+        return line
+
+    def tool_line(self, tool: str, call_id: str | None) -> ToolCallLine | None:
+        """The running line a tool_result belongs to."""
+        return pending_match([t for t in self.query(ToolCallLine) if t.pending], tool, call_id)
+
+    def cancel_pending_tools(self) -> None:
+        for line in self.query(ToolCallLine):
+            line.cancel()
 
     # ------------------------------------------------------- streaming
 
@@ -145,18 +199,81 @@ class Transcript(VerticalScroll):
     # --------------------------------------------------------- history
 
     async def add_history(self, items: list[tuple[str, str]]) -> None:
-        """A resumed conversation: (role, text) pairs, replies rendered as Markdown."""
-        from textual.widgets import Markdown  # lazily, as in stream_reply
-
-        self.add_notice(f"resumed session · {len(items)} messages", "info")
-        for role, text in items:
-            if role == "user":
-                self.add_user(text)
-            else:
-                await self.mount(Markdown(text, classes="reply"))
+        """A resumed conversation: (role, text) pairs, the newest rendered now, in one mount."""
+        self._older = list(items[:-HISTORY_TAIL]) if len(items) > HISTORY_TAIL else []
+        shown = items[len(self._older) :]
+        notice = Static(Text(f"resumed session · {len(items)} messages"), classes="notice info")
+        widgets: list[Widget] = [notice]
+        if self._older:
+            self._earlier = Static(_earlier_text(len(self._older)), classes="earlier")
+            widgets.append(self._earlier)
+        rendered = _history_widgets(shown)
+        self._history_top = rendered[0] if rendered else None
+        await self.mount(*widgets, *rendered)
+        for role, text in reversed(shown):
+            if role != "user":
                 self.last_reply = text
+                break
+        self._grew()
+
+    @property
+    def earlier_count(self) -> int:
+        return len(self._older)
+
+    async def show_earlier(self) -> None:
+        """Render the next batch of older messages above the ones on screen."""
+        if not self._older or self._history_top is None:
+            return
+        batch, self._older = self._older[-HISTORY_BATCH:], self._older[:-HISTORY_BATCH]
+        rendered = _history_widgets(batch)
+        await self.mount(*rendered, before=self._history_top)
+        self._history_top = rendered[0]
+        self._label_earlier()
+
+    def _label_earlier(self) -> None:
+        if self._earlier is None:
+            return
+        if not self._older:
+            self._earlier.remove()
+            self._earlier = None
+            return
+        self._earlier.update(_earlier_text(len(self._older)))
+
+    def on_click(self, event: events.Click) -> None:
+        if self._earlier is not None and event.widget is self._earlier:
+            self.run_worker(self.show_earlier(), group="history")
 
     async def clear_all(self) -> None:
         await self.end_blocks()
         self._cards.clear()
+        self._older, self._earlier, self._history_top = [], None, None
         await self.remove_children()
+
+
+def _earlier_text(n: int) -> Text:
+    return Text(f"▲ {n} earlier message{'s' if n != 1 else ''} · click, or Home, to show")
+
+
+class PastReply(Static):
+    """A reply from a resumed session: Rich's Markdown in one widget.
+
+    Textual's Markdown widget (used while streaming) builds a widget per block,
+    which made a 100-turn resume take most of a minute; a finished reply needs
+    no incremental updates, so one renderable per reply is enough.
+    """
+
+    def __init__(self, source: str) -> None:
+        from rich.markdown import Markdown  # lazily, as in stream_reply
+
+        super().__init__(Markdown(source, code_theme="monokai"), classes="reply past")
+        self.source = source
+
+
+def _history_widgets(items: Sequence[tuple[str, str]]) -> list[Widget]:
+    widgets: list[Widget] = []
+    for role, text in items:
+        if role == "user":
+            widgets.append(Static(Text("› " + text), classes="user"))
+        else:
+            widgets.append(PastReply(text))
+    return widgets

@@ -1,0 +1,125 @@
+"""A stored conversation as the events its live turns emitted, for resumed sessions.
+
+A front end that shows a resumed session (ACP's `session/load`, the TUI)
+renders these exactly as it renders a live turn, so a replayed tool call has
+its arguments, result, diff and plan, not just the final reply text. Each
+person's prompt comes first as a `Prompt` (live turns have no event for it:
+the front end already showed what was typed).
+
+What the messages do not keep is not invented: a replayed `EditDiff` is the
+edit's own `old_string` → `new_string` (its line in the file is unknown), a
+replayed write shows the text it wrote, and no `Done` is replayed, since a
+turn's stats and outcome are not stored.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from rift.core.events import (
+    Content,
+    EditDiff,
+    Event,
+    Plan,
+    PlanItem,
+    Thinking,
+    ToolResult,
+    ToolStart,
+)
+from rift.core.hunks import count_changes, preview_diff
+from rift.core.session import prompt_text
+from rift.core.turn import EDIT_DIFF_LINES, RESULT_OUTPUT_CAP
+from rift.models.base import Message
+
+_PLAN_LINE = re.compile(r"^\[( |x)\] \d+\. (.*)$")
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """A person's prompt that started a replayed turn (not a protocol event)."""
+
+    text: str
+
+
+def replay(messages: list[Message]) -> list[Prompt | Event]:
+    """The conversation's prompts and the events its turns emitted, in order."""
+    out: list[Prompt | Event] = []
+    for n, message in enumerate(messages):
+        role = message.get("role")
+        if role == "user":
+            text = prompt_text(message)
+            if text is not None:
+                out.append(Prompt(text))
+        elif role == "assistant":
+            out.extend(_assistant(message, _results_after(messages, n)))
+    return out
+
+
+def _results_after(messages: list[Message], n: int) -> list[Message | None]:
+    """The tool results answering message n's calls, one per call (None: never ran).
+
+    A result belongs to the call with its id; results without a matching id
+    (a live session whose model gave no ids) answer the remaining calls in order.
+    """
+    calls = messages[n].get("tool_calls", [])
+    following: list[Message] = []
+    for message in messages[n + 1 :]:
+        if message.get("role") != "tool":
+            break
+        following.append(message)
+    by_id = {m.get("tool_call_id"): m for m in following if m.get("tool_call_id")}
+    paired: list[Message | None] = [
+        by_id.pop(c.get("id"), None) if c.get("id") else None for c in calls
+    ]
+    spare = [m for m in following if not any(m is p for p in paired)]
+    return [p if p is not None else (spare.pop(0) if spare else None) for p in paired]
+
+
+def _assistant(message: Message, results: list[Message | None]) -> Iterator[Event]:
+    if message.get("thinking"):
+        yield Thinking(message["thinking"])
+    if message.get("content", "").strip():
+        yield Content(message["content"])
+    for call, result in zip(message.get("tool_calls", []), results, strict=True):
+        function = call.get("function", {})
+        tool = str(function.get("name", ""))
+        args = function.get("arguments")
+        args = args if isinstance(args, dict) else {}
+        call_id = call.get("id", "")
+        yield ToolStart(tool=tool, args=args, id=call_id)
+        if result is None:
+            continue  # the turn was cut short before this call ran
+        text = result.get("content", "")
+        ok = not text.startswith("ERROR:")
+        yield ToolResult(
+            tool=tool, ok=ok, preview=text[:200], id=call_id, output=text[:RESULT_OUTPUT_CAP]
+        )
+        if ok:
+            yield from _aftermath(tool, args, text)
+
+
+def _aftermath(tool: str, args: dict[str, Any], text: str) -> Iterator[Event]:
+    """The events a successful call emitted after its result: the diff, the plan."""
+    path = args.get("path")
+    if tool == "edit" and isinstance(path, str):
+        old, new = args.get("old_string"), args.get("new_string")
+        if isinstance(old, str) and isinstance(new, str):
+            yield _diff(path, old, new)
+    elif tool == "write" and isinstance(path, str) and isinstance(args.get("content"), str):
+        yield _diff(path, "", args["content"])
+    elif tool == "plan":
+        items = [
+            PlanItem(text=m.group(2), done=m.group(1) == "x")
+            for line in text.splitlines()
+            if (m := _PLAN_LINE.match(line))
+        ]
+        yield Plan(items=items)
+
+
+def _diff(path: str, old: str, new: str) -> EditDiff:
+    lines = [line for line in preview_diff(old, new, EDIT_DIFF_LINES) if not line.startswith("@@")]
+    added, removed = count_changes(lines)
+    return EditDiff(path=path, added=added, removed=removed, diff=lines)

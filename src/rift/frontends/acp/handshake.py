@@ -1,0 +1,53 @@
+"""The `initialize` answer, built from plain data so an editor sees rift ready at once.
+
+Importing the SDK's schema models and rift's core takes most of a second (more
+under load), and an editor shows the agent as starting until `initialize` is
+answered. So `rift --acp` answers the first `initialize` itself, from the dict
+below, while a worker thread imports everything `session/new` needs; the SDK
+takes over the connection after that. The same dict is the SDK path's answer
+(`RiftAcpAgent.initialize`), and the schema test validates it on the wire.
+
+Only the standard library is imported here.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+from rift import __version__
+
+PROTOCOL_VERSION = 1
+"""The ACP major version rift speaks (the SDK's `acp.PROTOCOL_VERSION`)."""
+
+
+def initialize_result() -> dict[str, Any]:
+    """rift's `InitializeResponse` in wire (camelCase) form."""
+    return {
+        "protocolVersion": PROTOCOL_VERSION,
+        "agentCapabilities": {
+            "loadSession": True,
+            "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
+            "mcpCapabilities": {"http": importlib.util.find_spec("mcp") is not None, "sse": False},
+            "sessionCapabilities": {"list": {}, "close": {}, "resume": {}, "fork": {}},
+        },
+        "agentInfo": {"name": "rift", "title": "rift", "version": __version__},
+        "authMethods": [],
+    }
+
+
+def is_initialize(message: dict[str, Any]) -> bool:
+    """A well-formed `initialize` request the fast path may answer.
+
+    Anything odd (a missing version, params of the wrong shape) is left to the
+    SDK, whose validation answers it with the exact JSON-RPC error.
+    """
+    params = message.get("params")
+    return (
+        message.get("method") == "initialize"
+        and "id" in message
+        and isinstance(params, dict)
+        and isinstance(params.get("protocolVersion"), int)
+        and isinstance(params.get("clientCapabilities") or {}, dict)
+        and isinstance(params.get("clientInfo") or {}, dict)
+    )

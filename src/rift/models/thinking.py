@@ -1,0 +1,92 @@
+"""Reasoning control: the `effort` setting and `/think`, turned into one request value.
+
+A request's `think` (models/base.py `Reasoning`) is None (the server's default),
+False, True, or an effort level. It is settled once per model binding, from the
+configured effort and what the model can do, and changed by `/think`:
+
+- a model without "thinking" always gets False: asking a non-thinking model to
+  think is a 400 on Ollama, so nothing can switch it on;
+- an effort level implies thinking on;
+- each wire format then spells the value its own way (`ollama_think`,
+  `openai_effort`, `anthropic_budget`).
+"""
+
+from __future__ import annotations
+
+from rift.config import EFFORT_LEVELS
+from rift.models.base import Reasoning
+
+THINK_WORDS = ("on", "off", "auto")
+_OLLAMA_LEVELS = {"minimal": "low", "low": "low", "medium": "medium"}
+"""Ollama's graded `think` knows low/medium/high; anything above medium is high."""
+_OPENAI_LEVELS = {"minimal": "minimal", "low": "low", "medium": "medium"}
+_ANTHROPIC_BUDGETS = {
+    "minimal": 1024,
+    "low": 2048,
+    "medium": 8192,
+    "high": 16384,
+    "xhigh": 32000,
+    "max": 64000,
+}
+ANTHROPIC_DEFAULT_BUDGET = _ANTHROPIC_BUDGETS["medium"]
+
+
+def settle(effort: str | None, can_think: bool) -> Reasoning:
+    """The binding's starting value: False for a model that cannot think, else the
+    configured effort, else None (the server decides)."""
+    if not can_think:
+        return False
+    return effort
+
+
+def parse_think(arg: str, can_think: bool) -> Reasoning:
+    """`/think on|off|auto|<level>` → the new value.
+
+    Raises:
+        ValueError: an unknown word, or thinking asked of a model without it.
+    """
+    word = arg.strip().lower()
+    if word not in THINK_WORDS and word not in EFFORT_LEVELS:
+        raise ValueError(
+            f"/think takes {'|'.join(THINK_WORDS)} or an effort level"
+            f" ({', '.join(EFFORT_LEVELS)}), not '{arg.strip()}'"
+        )
+    if word == "off":
+        return False
+    if not can_think:
+        raise ValueError("this model does not report the 'thinking' capability")
+    if word == "auto":
+        return None
+    return True if word == "on" else word
+
+
+def describe(value: Reasoning) -> str:
+    """How `/think` reports the current value."""
+    if value is None:
+        return "thinking: auto (the server's default)"
+    if value is False:
+        return "thinking: off"
+    if value is True:
+        return "thinking: on"
+    return f"thinking: on, effort {value}"
+
+
+def ollama_think(value: Reasoning) -> bool | str | None:
+    """Ollama's `think`: a bool, or its graded string for an effort level."""
+    if isinstance(value, str):
+        return _OLLAMA_LEVELS.get(value, "high")
+    return value
+
+
+def openai_effort(value: Reasoning) -> str | None:
+    """OpenAI's `reasoning_effort` for a level (minimal, low, medium, high)."""
+    if isinstance(value, str):
+        return _OPENAI_LEVELS.get(value, "high")
+    return None
+
+
+def anthropic_budget(value: Reasoning) -> int | None:
+    """Anthropic's `budget_tokens` for extended thinking; None means thinking off."""
+    if isinstance(value, str):
+        return _ANTHROPIC_BUDGETS.get(value, ANTHROPIC_DEFAULT_BUDGET)
+    return ANTHROPIC_DEFAULT_BUDGET if value is True else None

@@ -1,0 +1,39 @@
+"""outline: a file's classes, functions and methods with line numbers, no bodies.
+
+The cheapest way for a model to find its way around a big file: it reads the
+skeleton, then reads only the range it needs. Deny rules for reading apply.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rift.errors import ToolError
+from rift.tools import _outline
+from rift.tools.base import Tool, ToolContext, ToolOutput, require_str
+from rift.tools.read import load_text
+
+
+async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+    raw = require_str(args, "path")
+    path = ctx.resolve(raw)
+    if not _outline.supported(path):
+        kinds = " ".join(sorted(_outline.EXTENSIONS))
+        raise ToolError(f"outline supports {kinds} files, not {raw}; use read instead")
+    text = await load_text(raw, ctx)
+    symbols = _outline.outline(path, text)
+    if symbols is None:
+        raise ToolError(f"cannot outline {raw} (no parser for it here, or a syntax error)")
+    return ToolOutput(ok=True, text=_outline.render(symbols))
+
+
+TOOL = Tool(
+    name="outline",
+    description="List a source file's classes and functions with line numbers (no bodies).",
+    parameters={
+        "type": "object",
+        "properties": {"path": {"type": "string"}},
+        "required": ["path"],
+    },
+    run=_run,
+)

@@ -1,0 +1,85 @@
+"""remember: keep a fact about this project for every later session.
+
+Facts land in `.rift/memory.md`, which core/instructions.py reads into the
+system prompt, so they must stay short and few: one line per entry, exact
+duplicates refused, the file capped (reference 4.1). The change is gated as
+an edit of that file (deny rules, approval, review) and journaled for /undo.
+A memory file that is a symlink out of the project, or that the Read rules
+deny, is never read: the duplicate check would make it an oracle and the
+append would copy it into the prompt.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rift.core.instructions import MEMORY_FILE, contained_file
+from rift.errors import ToolError
+from rift.paths import atomic_write
+from rift.tools.base import Tool, ToolContext, ToolOutput
+from rift.tools.write import snapshot
+
+ENTRY_CAP = 500
+FILE_CAP = 16_384
+
+
+def _fact(args: dict[str, Any]) -> str:
+    value = args.get("fact", args.get("text"))  # "text" is what the issue called it
+    if not isinstance(value, str):
+        raise ToolError("missing required string parameter 'fact'")
+    fact = " ".join(value.split())
+    if not fact:
+        raise ToolError("parameter 'fact' is empty")
+    if len(fact) > ENTRY_CAP:
+        raise ToolError(
+            f"a memory entry is at most {ENTRY_CAP} characters ({len(fact)} given);"
+            " state the fact in one short line"
+        )
+    return fact
+
+
+async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+    fact = _fact(args)
+    path = ctx.cwd / MEMORY_FILE
+    if (path.exists() or path.is_symlink()) and contained_file(path, ctx.cwd) is None:
+        # A repository's `memory.md -> ~/notes` must not be read (an oracle) or copied in.
+        raise ToolError(f"{MEMORY_FILE} is not a regular file inside the project; not touching it")
+    denied = ctx.gate.check_read(path)
+    if denied is not None:
+        raise ToolError(denied)
+    prior = snapshot(path, str(MEMORY_FILE))
+    old = "" if prior is None else prior.decode("utf-8", errors="replace")
+    entries = {line[2:].strip() for line in old.splitlines() if line.startswith("- ")}
+    if fact in entries:
+        return ToolOutput(ok=True, text=f"already remembered: {fact}")
+    base = old if not old or old.endswith("\n") else old + "\n"
+    new = f"{base}- {fact}\n"
+    if len(new.encode("utf-8")) > FILE_CAP:
+        raise ToolError(
+            f"{MEMORY_FILE} would exceed {FILE_CAP} bytes; prune outdated entries"
+            " (edit the file) before remembering more"
+        )
+    verdict = await ctx.gate.authorize_write("edit", path, old if prior is not None else None, new)
+    if not verdict.allowed:
+        return ToolOutput(ok=False, text=verdict.message)
+    ctx.journal.record(path, prior)
+    try:
+        atomic_write(path, verdict.content)
+    except OSError as exc:
+        raise ToolError(f"cannot write {MEMORY_FILE}: {exc.strerror or exc}") from exc
+    return ToolOutput(ok=True, text=f"remembered in {MEMORY_FILE}: {fact}")
+
+
+TOOL = Tool(
+    name="remember",
+    description=(
+        "Save one short, durable fact about this project (build command, convention) "
+        "for future sessions."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {"fact": {"type": "string"}},
+        "required": ["fact"],
+    },
+    run=_run,
+)

@@ -1,0 +1,23 @@
+"""`bench/reliability.py`'s attack families: every corpus case lands in a named family,
+and the report counts tried and refused per family (the end-to-end scenarios it
+also runs have their own tests in this directory)."""
+
+from __future__ import annotations
+
+import pytest
+from reliability_checks.attacks import SCENARIOS, run_attacks
+
+pytestmark = pytest.mark.reliability
+
+
+def test_every_corpus_family_is_counted_and_refused() -> None:
+    report = run_attacks(scenarios=False)
+    names = {f.name.split(":")[0] for f in report.figures}
+    assert {"bash-syntax", "bash-rules", "path-rules", "allow-chains"} <= names
+    assert report.ok, report.describe()
+
+
+def test_the_end_to_end_families_are_registered() -> None:
+    assert {"sandbox-root", "background-input", "sandbox-escape", "process-hygiene"} <= set(
+        SCENARIOS
+    )
