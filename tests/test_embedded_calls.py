@@ -322,3 +322,12 @@ def test_with_no_tool_left_the_final_answer_stays() -> None:
         tool_choice_schema([], final=False)["anyOf"][0]["properties"]["name"]["const"]
         == FINAL_ANSWER
     )
+
+
+def test_a_task_phrased_with_give_is_a_change_request() -> None:
+    """ "Give the parameter a default" asks for an edit: no final answer on step one."""
+    from rift.models.embedded_calls import final_admitted
+
+    task = [{"role": "user", "content": "Give the parameter `n` of repeat() a default of 1"}]
+    assert not final_admitted(task)
+    assert final_admitted([{"role": "user", "content": "What does repeat() return?"}])

@@ -108,7 +108,7 @@ def step_tools(tools: list[dict[str, Any]], messages: Sequence[Message]) -> list
 
 _ACTION = re.compile(
     r"\b(fix|add|change|rename|remove|delete|replace|update|set|make|create|write|edit|"
-    r"correct|insert|move|convert|implement|refactor)\b",
+    r"correct|insert|move|convert|implement|refactor|give|append|extend)\b",
     re.IGNORECASE,
 )
 _CHAT = re.compile(r"without (using )?(any )?tools?|do not use|don't use|just (say|tell)", re.I)
