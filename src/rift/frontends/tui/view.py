@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from rift.frontends.tui.widgets.toolcall import ToolCallLine
 
 Handler = Callable[[Any], Awaitable[None] | None]
-_ALWAYS = re.compile(r"always allow '(.+)'")
+_ALWAYS = re.compile(r"always allow '(.+)' (in this project|everywhere)")
 DENY_WHY = "deny, and tell rift why"
 """Offered beside every "deny": the typed reason reaches the model (gate.DENY_WITH_REASON)."""
 
@@ -302,7 +302,7 @@ def choice_label(choice: str) -> str:
     match = _ALWAYS.fullmatch(choice)
     if match is None:
         return choice
-    rule = match.group(1)
+    rule, scope = match.groups()
     if "(" not in rule:  # a bash pattern: the gate saves it as Bash(pattern)
         rule = f"Bash({rule})"
-    return f"always allow {rule} · saved to your config, for every project"
+    return f"always allow {rule} {scope} · saved to your config"
