@@ -240,7 +240,7 @@ class RiftApp(App[int]):
     async def after_bind(self, started: Started, *, fresh: bool) -> None:
         """A new conversation is in charge: status, resumed history, startup notices."""
         conversation = started.conversation
-        self.status_bar.set(model=conversation.model, approve=conversation.approve, text="ready")
+        self.status_bar.set(model=conversation.model, mode=conversation.mode, text="ready")
         self.emit(conversation.context_gauge())
         if started.resumed and fresh:
             items = [(m.role, m.text) for m in conversation.history()]

@@ -122,12 +122,37 @@ async def _yolo(app: RiftApp, arg: str) -> None:
 
 
 async def _set_approval(app: RiftApp, on: bool) -> None:
-    app.require_conversation().set_approval(on)
-    app.status_bar.set(approve=on)
+    conversation = app.require_conversation()
+    conversation.set_approval(on)
+    app.status_bar.set(mode=conversation.mode)
     if on:
         app.say("approval on: writes, edits and bash commands ask first", "info")
     else:
         app.say("approval off (yolo): writes, edits and bash run without asking", "warning")
+
+
+MODE_HELP = {
+    "ask": "writes, edits and bash commands ask first",
+    "accept-edits": "writes and edits run without asking; bash still asks",
+    "plan": "read-only: writes, edits and bash are refused until you switch mode",
+    "auto": "everything runs without asking (yolo); deny rules still refuse",
+}
+
+
+async def _mode(app: RiftApp, arg: str) -> None:
+    from rift.core.gate import MODES
+
+    conversation = app.require_conversation()
+    word = arg.strip().lower()
+    if not word:
+        lines = [f"approval mode: {conversation.mode}"]
+        lines += [f"  {name:<13}{MODE_HELP[name]}" for name in MODES]
+        app.say("\n".join(lines))
+        return
+    if not conversation.set_mode(word):
+        raise RiftError(f"usage: /mode {'|'.join(MODES)} (not '{arg.strip()}')")
+    app.status_bar.set(mode=word)
+    app.say(f"mode {word}: {MODE_HELP[word]}", "warning" if word == "auto" else "info")
 
 
 async def _permissions(app: RiftApp, arg: str) -> None:
@@ -136,8 +161,7 @@ async def _permissions(app: RiftApp, arg: str) -> None:
     conversation = app.require_conversation()
     config = conversation.config
     rules = conversation.permissions()  # in force now: granted in this session included
-    mode = "on" if conversation.approve else "off (yolo)"
-    text = Text.assemble(("approval: ", "bold"), mode, "\n")
+    text = Text.assemble(("approval mode: ", "bold"), conversation.mode, "\n")
     for kind in ("allow", "ask", "deny"):
         texts = rules.get(kind, ())
         text.append(f"{kind}: ", style="bold")
@@ -276,6 +300,7 @@ COMMANDS: dict[str, Command] = {
     "temp": Command(session.temp, "<0.0-2.0>", "sampling temperature", idle_only=True),
     "approve": Command(_approve, "[on|off]", "approval mode: ask before writes and bash"),
     "yolo": Command(_yolo, "[off]", "approval off: run everything without asking"),
+    "mode": Command(_mode, "[ask|accept-edits|plan|auto]", "show or switch the approval mode"),
     "permissions": Command(_permissions, "", "show the allow/ask/deny rules"),
     "undo": Command(_undo, "", "restore files changed by the last turn", idle_only=True),
     "rewind": Command(session.rewind, "[n]", "undo n turns: files and conversation", True, True),

@@ -118,7 +118,7 @@ class Driver:
         conversation = started.conversation
         conversation.edit_review = True  # the TUI reviews edits hunk by hunk
         if old is not None:
-            conversation.set_approval(old.approve)
+            conversation.set_mode(old.mode)
             await old.close()
         self._config = config
         self.conversation = conversation
