@@ -8,6 +8,7 @@ from typing import Any
 from textual.pilot import Pilot
 
 from rift.frontends.tui.screens.picker import PickerScreen
+from rift.frontends.tui.screens.review import ReviewScreen
 
 from .conftest import connected, drive, idle, send, transcript_text, until
 
@@ -47,3 +48,30 @@ def test_mode_switches_the_approval_mode_and_shows_it(tui: Any, project: Path) -
 
     drive(app, scenario)
     assert not (project / "plan.txt").exists()
+
+
+def test_remember_saves_a_fact_after_the_edit_review(tui: Any, project: Path) -> None:
+    app, _ = tui()
+    memory = project / ".rift" / "memory.md"
+
+    async def scenario(pilot: Pilot[Any]) -> None:
+        await connected(pilot)
+        await send(pilot, "/remember tests run with   make check")
+        review = await until(
+            pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen, "the review"
+        )
+        assert ".rift/memory.md" in review.path
+        await pilot.press("enter")
+        await until(pilot, lambda: "remembered in" in transcript_text(app), "the confirmation")
+        await send(pilot, "/remember tests run with make check")
+        await until(pilot, lambda: "already remembered" in transcript_text(app), "no duplicate")
+        await send(pilot, "/remember")
+        await until(pilot, lambda: "usage: /remember" in transcript_text(app), "the usage")
+        await send(pilot, "/remember secrets live in prod")
+        await until(pilot, lambda: isinstance(app.screen, ReviewScreen), "the second review")
+        await pilot.press("escape")  # rejected: nothing written
+        await until(pilot, lambda: "not remembered" in transcript_text(app), "the refusal")
+        await until(pilot, lambda: not app.driver.busy, "the command to end")
+
+    drive(app, scenario)
+    assert memory.read_text() == "- tests run with make check\n"

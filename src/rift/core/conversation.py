@@ -47,7 +47,7 @@ from rift.core.gate import MODES
 from rift.core.mentions import expand
 from rift.core.replay import Prompt, replay
 from rift.core.session import SessionStore, history_for, turn_starts
-from rift.errors import RiftError
+from rift.errors import RiftError, ToolError
 from rift.extend.skills import Skill, split_invocation
 
 if TYPE_CHECKING:
@@ -333,6 +333,16 @@ class Conversation:
         self._start(self._compact(), "compaction")
         return True
 
+    def remember(self, fact: str) -> bool:
+        """Save `fact` to the project memory as the `remember` tool would (`/remember`):
+        gated as an edit of `.rift/memory.md`, so it is asked or reviewed like one; busy
+        while it runs. The outcome arrives as `info` or `warning`."""
+        if self._refused_busy():
+            return False
+        self._agent.busy = True
+        self._start(self._remember(fact), "remember")
+        return True
+
     def new_conversation(self) -> bool:
         """What `/clear` means: the old session stays saved and resumable; the
         conversation starts empty in a new session file."""
@@ -511,6 +521,26 @@ class Conversation:
             agent.emit(Warning(f"compaction failed: {exc}"))
         finally:
             agent.busy = False
+
+
+    async def _remember(self, fact: str) -> None:
+        from rift.tools.remember import TOOL  # the tool's own rules: caps, duplicates, gate
+
+        agent = self._agent
+        refusals = agent.gate.refusals
+        try:
+            output = await TOOL.run({"fact": fact}, agent.ctx)
+        except ToolError as exc:
+            agent.emit(Warning(f"not remembered: {exc}"))
+            return
+        finally:
+            agent.busy = False
+        if output.ok:
+            agent.emit(Info(output.text))
+        elif agent.gate.refusals > refusals:
+            agent.emit(Warning("not remembered: the change to the memory file was rejected"))
+        else:
+            agent.emit(Warning(f"not remembered: {output.text}"))
 
 
 def _discard_if_empty(path: Path) -> None:

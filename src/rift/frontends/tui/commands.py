@@ -288,6 +288,13 @@ async def _copy(app: RiftApp, arg: str) -> None:
     app.say(f"copied {len(text)} characters to the clipboard (OSC 52)")
 
 
+async def _remember(app: RiftApp, arg: str) -> None:
+    if not arg.strip():
+        raise RiftError("usage: /remember <fact> (saved to .rift/memory.md for later sessions)")
+    if app.require_conversation().remember(arg):
+        await app.driver.wait()  # the edit review comes and goes meanwhile
+
+
 async def _quit(app: RiftApp, arg: str) -> None:
     app.exit(0)
 
@@ -302,6 +309,7 @@ COMMANDS: dict[str, Command] = {
     "yolo": Command(_yolo, "[off]", "approval off: run everything without asking"),
     "mode": Command(_mode, "[ask|accept-edits|plan|auto]", "show or switch the approval mode"),
     "permissions": Command(_permissions, "", "show the allow/ask/deny rules"),
+    "remember": Command(_remember, "<fact>", "save a fact for later sessions", idle_only=True),
     "undo": Command(_undo, "", "restore files changed by the last turn", idle_only=True),
     "rewind": Command(session.rewind, "[n]", "undo n turns: files and conversation", True, True),
     "compact": Command(session.compact, "", "summarize earlier conversation now", True, True),
