@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
+
+from rift.config import Overrides, load_config
+from rift.frontends.tui.app import RiftApp
 
 from rift.frontends.tui.screens.picker import PickerScreen
 from rift.frontends.tui.screens.review import ReviewScreen
@@ -75,3 +80,55 @@ def test_remember_saves_a_fact_after_the_edit_review(tui: Any, project: Path) ->
 
     drive(app, scenario)
     assert memory.read_text() == "- tests run with make check\n"
+
+
+def _priced_app(project: Path, server: Any) -> RiftApp:
+    """The fake server as a billed provider (`fake/…`) with a rate for the model."""
+    user = Path(os.environ["XDG_CONFIG_HOME"]) / "rift" / "config.json"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(
+        json.dumps(
+            {
+                "providers": {"fake": {"base_url": server.url + "/v1"}},
+                "pricing": {"fake-model": {"input": 1.0, "output": 2.0}},
+            }
+        )
+    )
+    config = load_config(os.environ, project, Overrides(model="fake/fake-model"))
+    return RiftApp(config)
+
+
+def test_cost_sums_the_sessions_tokens_and_prices_them(project: Path, fake_server: Any) -> None:
+    usage = {"prompt_tokens": 1000, "output_tokens": 500, "eval_duration_s": 0.5}
+    server = fake_server({"turns": [{"content": "one", "usage": usage}] * 2})
+    app = _priced_app(project, server)
+
+    async def scenario(pilot: Pilot[Any]) -> None:
+        await connected(pilot)
+        await send(pilot, "/cost")
+        await until(pilot, lambda: "estimated cost: $0.0000" in transcript_text(app), "zero")
+        for prompt in ("first", "second"):
+            await send(pilot, prompt)
+            await idle(pilot)
+        await send(pilot, "/cost")
+        await until(pilot, lambda: "2 turns" in transcript_text(app), "the totals")
+        text = transcript_text(app)
+        assert "2,000 prompt tokens billed · 1,000 output tokens" in text
+        assert "estimated cost: $0.0040" in text  # (2000·1 + 1000·2) / 1e6
+
+    drive(app, scenario)
+
+
+def test_cost_of_a_local_model_is_zero(tui: Any) -> None:
+    usage = {"prompt_tokens": 1000, "output_tokens": 500, "eval_duration_s": 0.5}
+    app, _ = tui([{"content": "one", "usage": usage}])
+
+    async def scenario(pilot: Pilot[Any]) -> None:
+        await connected(pilot)
+        await send(pilot, "hello")
+        await idle(pilot)
+        await send(pilot, "/cost")
+        await until(pilot, lambda: "1 turn ·" in transcript_text(app), "the totals")
+        assert "estimated cost: $0.0000 (local or unpriced" in transcript_text(app)
+
+    drive(app, scenario)

@@ -210,6 +210,19 @@ async def _stats(app: RiftApp, arg: str) -> None:
     )
 
 
+async def _cost(app: RiftApp, arg: str) -> None:
+    t = app.driver.totals
+    turns = f"{t.turns} turn{'s' if t.turns != 1 else ''}"
+    lines = [
+        f"this session: {turns} · {t.billed_prompt_tokens:,} prompt tokens billed"
+        f" · {t.output_tokens:,} output tokens",
+        f"estimated cost: ${t.cost_usd:.4f}",
+    ]
+    if not t.cost_usd:
+        lines[-1] += " (local or unpriced model: the config's `pricing` table sets rates)"
+    app.say("\n".join(lines))
+
+
 async def _plan(app: RiftApp, arg: str) -> None:
     if arg == "clear":
         app.require_conversation().clear_plan()
@@ -315,6 +328,7 @@ COMMANDS: dict[str, Command] = {
     "compact": Command(session.compact, "", "summarize earlier conversation now", True, True),
     "tokens": Command(_tokens, "", "context budget and estimate"),
     "stats": Command(_stats, "", "session totals", needs_model=False),
+    "cost": Command(_cost, "", "session tokens and estimated cost", needs_model=False),
     "clear": Command(session.clear, "", "new conversation (the old one is kept)", True, True),
     "sessions": Command(session.sessions, "", "resume another session", False, True),
     "save": Command(session.save, "<name>", "save the session under a name"),
