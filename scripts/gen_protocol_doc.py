@@ -81,7 +81,8 @@ COMMAND_DOCS: dict[str, tuple[str, str]] = {
         " edit_review instead of ask; approve sets the approval mode before anything can"
         " prompt; auto_continue:true (additive) starts a turn on its own when a background"
         " task finishes while idle (its notification is the prompt; a `cancel` holds it"
-        " until the next prompt). Answered with capabilities. Idempotent.",
+        " until the next prompt; missing = the user config's `auto_continue`, default"
+        " false). Answered with capabilities. Idempotent.",
     ),
     "prompt": (
         "text: string",

@@ -313,3 +313,13 @@ def test_per_project_allow_rules_apply_only_in_that_project_and_only_from_the_us
     allow = load_config(_env(tmp_path), cwd).permissions.allow
     assert "Bash(make *)" in allow and "Bash(rm *)" not in allow
     assert "Bash(make *)" not in load_config(_env(tmp_path), other).permissions.allow
+
+
+def test_auto_continue_comes_from_the_user_config_only(tmp_path: Path, cwd: Path) -> None:
+    assert load_config(_env(tmp_path), cwd).auto_continue is False
+    _write(cwd / ".rift.json", {"auto_continue": True})
+    config = load_config(_env(tmp_path), cwd)
+    assert config.auto_continue is False
+    assert any("ignoring 'auto_continue'" in w for w in config.warnings)
+    _write(user_file(tmp_path), {"auto_continue": True})
+    assert load_config(_env(tmp_path), cwd).auto_continue is True

@@ -198,6 +198,10 @@ class Config:
     lsp: LspConfig = field(default_factory=LspConfig)
     editor: str | None = None
     theme: str | None = None
+    auto_continue: bool = False
+    """A background task that finishes while idle starts a turn on its own (user config
+    only: a repository must not make rift run turns unasked); the TUI's and serve's
+    `hello` default."""
     read_timeout: float = DEFAULT_READ_TIMEOUT
     """Streaming read-idle timeout in seconds; 0 means none."""
     tool_schema: str = "rich"
@@ -358,6 +362,7 @@ class _Merger:
         self.sandbox: str | None = None
         self.sandbox_network = False
         self.allow_credentials = False
+        self.auto_continue = False
         self.hooks: list[str] = []
         self.project_hooks: list[str] = []
         self.pricing: dict[str, Price] = dict(BUILTIN_PRICING)
@@ -398,6 +403,8 @@ class _Merger:
         self._scalars(data)
         if isinstance(data.get("editor"), str):
             self.values["editor"] = data["editor"]
+        if isinstance(data.get("auto_continue"), bool):
+            self.auto_continue = data["auto_continue"]
         perms = _dict(data.get("permissions"))
         self._permission_lists(perms, where)
         allow = _str_list(perms.get("allow"))
@@ -444,7 +451,7 @@ class _Merger:
             self.project_host = _normalize_base_url(host)
         self._scalars(data)
         where = f"project config {path}"
-        for key in ("editor", "typesafe"):
+        for key in ("editor", "typesafe", "auto_continue", "projects"):
             if key in data:
                 self.warnings.append(f"{where}: ignoring '{key}' (allowed in the user config only)")
         perms = _dict(data.get("permissions"))
@@ -615,6 +622,7 @@ def load_config(
         lsp=lsp,
         editor=values.get("editor") if isinstance(values.get("editor"), str) else None,
         theme=values.get("theme") if isinstance(values.get("theme"), str) else None,
+        auto_continue=merger.auto_continue,
         read_timeout=_parse_read_timeout(env.get("RIFT_READ_TIMEOUT")),
         tool_schema="lean" if env.get("RIFT_TOOL_SCHEMA") == "lean" else "rich",
         trace_file=Path(trace) if trace else None,

@@ -11,7 +11,6 @@ from textual.pilot import Pilot
 
 from rift.config import Overrides, load_config
 from rift.frontends.tui.app import RiftApp
-
 from rift.frontends.tui.screens.picker import PickerScreen
 from rift.frontends.tui.screens.review import ReviewScreen
 
@@ -130,5 +129,55 @@ def test_cost_of_a_local_model_is_zero(tui: Any) -> None:
         await send(pilot, "/cost")
         await until(pilot, lambda: "1 turn ·" in transcript_text(app), "the totals")
         assert "estimated cost: $0.0000 (local or unpriced" in transcript_text(app)
+
+    drive(app, scenario)
+
+
+WAIT_FOR_GO = "while [ ! -f go ]; do sleep 0.05; done; echo hi-from-background"
+
+
+def _background_script() -> list[dict[str, Any]]:
+    call = {"name": "bash", "arguments": {"command": WAIT_FOR_GO, "run_in_background": True}}
+    return [{"tool_calls": [call]}, {"content": "started it"}, {"content": "the task is done"}]
+
+
+def test_autocontinue_on_lets_a_finished_background_task_start_a_turn(
+    tui: Any, project: Path
+) -> None:
+    app, server = tui(_background_script())
+
+    async def scenario(pilot: Pilot[Any]) -> None:
+        await connected(pilot)
+        await send(pilot, "/autocontinue")
+        await until(pilot, lambda: "auto-continue off" in transcript_text(app), "off by default")
+        await send(pilot, "/autocontinue on")
+        await until(pilot, lambda: "auto-continue on" in transcript_text(app), "on")
+        await send(pilot, "/yolo")
+        await send(pilot, "run it in the background")
+        await until(pilot, lambda: "started it" in transcript_text(app), "the first reply")
+        await idle(pilot)
+        (project / "go").write_text("")
+        await until(pilot, lambda: "the task is done" in transcript_text(app), "the auto-turn")
+        await idle(pilot)
+
+    drive(app, scenario)
+    last = [m for m in server.chat_requests()[-1]["messages"] if m["role"] == "user"][-1]
+    assert "hi-from-background" in str(last["content"])
+
+
+def test_autocontinue_defaults_from_the_user_config(tui: Any) -> None:
+    user = Path(os.environ["XDG_CONFIG_HOME"]) / "rift" / "config.json"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(json.dumps({"auto_continue": True}))
+    app, _ = tui()
+
+    async def scenario(pilot: Pilot[Any]) -> None:
+        await connected(pilot)
+        assert app.driver.conversation is not None and app.driver.conversation.auto_continue
+        await send(pilot, "/autocontinue off")
+        await until(pilot, lambda: "auto-continue off" in transcript_text(app), "off")
+        assert not app.driver.conversation.auto_continue
+        await send(pilot, "/autocontinue maybe")
+        await until(pilot, lambda: "usage: /autocontinue" in transcript_text(app), "usage")
 
     drive(app, scenario)

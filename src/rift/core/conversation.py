@@ -522,7 +522,6 @@ class Conversation:
         finally:
             agent.busy = False
 
-
     async def _remember(self, fact: str) -> None:
         from rift.tools.remember import TOOL  # the tool's own rules: caps, duplicates, gate
 

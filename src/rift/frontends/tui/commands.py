@@ -155,6 +155,19 @@ async def _mode(app: RiftApp, arg: str) -> None:
     app.say(f"mode {word}: {MODE_HELP[word]}", "warning" if word == "auto" else "info")
 
 
+async def _autocontinue(app: RiftApp, arg: str) -> None:
+    conversation = app.require_conversation()
+    word = arg.strip().lower()
+    if word in ("on", "off"):
+        conversation.auto_continue = word == "on"
+    elif word:
+        raise RiftError(f"usage: /autocontinue [on|off] (not '{arg.strip()}')")
+    if conversation.auto_continue:
+        app.say("auto-continue on: a background task that finishes while idle starts a turn")
+    else:
+        app.say("auto-continue off: a finished task's note leads your next prompt")
+
+
 async def _permissions(app: RiftApp, arg: str) -> None:
     if arg:
         raise RiftError("/permissions add/remove is not available yet; edit the config file")
@@ -321,6 +334,7 @@ COMMANDS: dict[str, Command] = {
     "approve": Command(_approve, "[on|off]", "approval mode: ask before writes and bash"),
     "yolo": Command(_yolo, "[off]", "approval off: run everything without asking"),
     "mode": Command(_mode, "[ask|accept-edits|plan|auto]", "show or switch the approval mode"),
+    "autocontinue": Command(_autocontinue, "[on|off]", "a finished background task starts a turn"),
     "permissions": Command(_permissions, "", "show the allow/ask/deny rules"),
     "remember": Command(_remember, "<fact>", "save a fact for later sessions", idle_only=True),
     "undo": Command(_undo, "", "restore files changed by the last turn", idle_only=True),

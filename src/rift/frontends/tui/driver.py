@@ -123,8 +123,10 @@ class Driver:
         started = await start_agent(config, self.emit, options)
         conversation = started.conversation
         conversation.edit_review = True  # the TUI reviews edits hunk by hunk
+        conversation.auto_continue = config.auto_continue
         if old is not None:
             conversation.set_mode(old.mode)
+            conversation.auto_continue = old.auto_continue
             await old.close()
         self._config = config
         self.conversation = conversation
