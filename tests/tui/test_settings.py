@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.pilot import Pilot
 
 from rift.config import Overrides, load_config
@@ -179,5 +181,71 @@ def test_autocontinue_defaults_from_the_user_config(tui: Any) -> None:
         assert not app.driver.conversation.auto_continue
         await send(pilot, "/autocontinue maybe")
         await until(pilot, lambda: "usage: /autocontinue" in transcript_text(app), "usage")
+
+    drive(app, scenario)
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
+VISION = {"name": "fake-model", "capabilities": ["tools", "vision"], "context_length": 32768}
+
+
+def test_an_image_mention_reaches_a_vision_model(tui: Any, project: Path) -> None:
+    (project / "shot.png").write_bytes(PNG)
+    app, server = tui([{"content": "a screenshot"}], models=[VISION])
+
+    async def scenario(pilot: Pilot[Any]) -> None:
+        await connected(pilot)
+        await send(pilot, "what is in @shot.png?")
+        await until(pilot, lambda: "attached: shot.png" in transcript_text(app), "the note")
+        await idle(pilot)
+
+    drive(app, scenario)
+    user = server.chat_requests()[-1]["messages"][-1]
+    assert user["images"] == [base64.b64encode(PNG).decode()]
+    assert user["content"].startswith("what is in @shot.png?")
+    assert "iVBOR" not in user["content"] and "<file" not in user["content"]  # no base64 text
+
+
+def test_an_image_mention_to_a_model_without_vision_is_a_clear_warning(
+    tui: Any, project: Path
+) -> None:
+    (project / "shot.png").write_bytes(PNG)
+    app, server = tui([{"content": "ok"}])
+
+    async def scenario(pilot: Pilot[Any]) -> None:
+        await connected(pilot)
+        await send(pilot, "what is in @shot.png?")
+        await until(
+            pilot,
+            lambda: (
+                "@shot.png: not attached: the model does not report vision" in transcript_text(app)
+            ),
+            "the warning",
+        )
+        await idle(pilot)
+
+    drive(app, scenario)
+    assert "images" not in server.chat_requests()[-1]["messages"][-1]
+
+
+def test_pasting_an_image_path_makes_it_a_mention(tui: Any, project: Path) -> None:
+    (project / "shots").mkdir()
+    (project / "shots" / "a.png").write_bytes(PNG)
+    outside = project.parent / "elsewhere.png"
+    outside.write_bytes(PNG)
+    app, _ = tui()
+
+    async def scenario(pilot: Pilot[Any]) -> None:
+        await connected(pilot)
+        box = app.composer.input
+        box.insert("see ")
+        app.post_message(events.Paste(f"'{project / 'shots' / 'a.png'}'"))
+        await until(pilot, lambda: box.text == "see @shots/a.png ", "the project mention")
+        box.clear()
+        app.post_message(events.Paste(f"file://{outside}"))
+        await until(pilot, lambda: box.text == f"@{outside} ", "the absolute mention")
+        box.clear()
+        app.post_message(events.Paste("just some text.png and more"))
+        await until(pilot, lambda: box.text == "just some text.png and more", "plain text")
 
     drive(app, scenario)

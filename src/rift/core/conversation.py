@@ -188,9 +188,8 @@ class Conversation:
         if prepared is None:
             return False
         if attachments is not None:
-            prepared = Prepared(
-                prepared.text + attachments.text, prepared.words, attachments.images
-            )
+            images = prepared.images + attachments.images
+            prepared = Prepared(prepared.text + attachments.text, prepared.words, images)
         self._agent.offer_trust()  # the project's plugins/hooks/servers ask once, no wait
         self._held = False
         self._begin_turn(prepared)
@@ -406,12 +405,13 @@ class Conversation:
                 self._agent.emit(Warning(f"unknown skill '{invocation[0]}'", code="unknown_skill"))
                 return None
             text = skill.expand(invocation[1])
-        expanded = expand(text, self._agent.config.cwd, self._agent.gate.check_read)
+        cwd, check_read = self._agent.config.cwd, self._agent.gate.check_read
+        expanded = expand(text, cwd, check_read, vision=self.sees)
         for problem in expanded.problems:
             self._agent.emit(Warning(problem))
         if expanded.attached:
             self._agent.emit(Info("attached: " + ", ".join(expanded.attached)))
-        return Prepared(text=expanded.text, words=text)
+        return Prepared(text=expanded.text, words=text, images=expanded.images)
 
     def _start(self, body: Coroutine[Any, Any, object], kind: str = "turn") -> None:
         self._started = False
