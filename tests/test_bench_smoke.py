@@ -114,6 +114,50 @@ def test_verify_passes_on_reference_solution(name: str, tmp_path: Path) -> None:
     assert passed, f"verify.sh fails on the reference solution:\n{output}"
 
 
+TINY = run_tasks.all_tasks("tiny")
+
+
+def test_the_tiny_tier_has_at_least_15_single_file_tasks() -> None:
+    assert len(TINY) >= 15
+    for name in TINY:
+        folder = run_tasks.fixtures("tiny") / name
+        project = [p for p in folder.iterdir() if p.name not in run_tasks.TASK_FILES]
+        assert len(project) == 1, (name, project)
+        assert "intact.py" in (folder / "verify.sh").read_text(), name
+
+
+@pytest.mark.parametrize("name", TINY)
+def test_tiny_verify_fails_before_and_passes_after(name: str, tmp_path: Path) -> None:
+    before = run_tasks.copy_fixture(name, tmp_path / "before", tier="tiny", git=True)
+    assert not run_tasks.verify(name, before, "tiny")[0]
+    overlay = run_tasks.solutions("tiny") / name
+    after = run_tasks.copy_fixture(name, tmp_path / "after", overlay=overlay, tier="tiny", git=True)
+    passed, output = run_tasks.verify(name, after, "tiny")
+    assert passed, output
+    assert run_tasks.damaged_files(after) == []
+
+
+def test_a_tiny_task_done_with_collateral_damage_fails_and_is_counted(tmp_path: Path) -> None:
+    name = "add_docstring"
+    overlay = run_tasks.solutions("tiny") / name
+    repo = run_tasks.copy_fixture(name, tmp_path / "repo", overlay=overlay, tier="tiny", git=True)
+    (repo / "calc").mkdir()
+    (repo / "calc" / "calc.py").write_text("<tool_response>\n    1\tdef add(a, b):\n")
+    passed, output = run_tasks.verify(name, repo, "tiny")
+    assert not passed
+    assert "damaged: calc/calc.py changed, but the task is about calc.py" in output
+    assert "calc/calc.py does not parse" in output
+    assert run_tasks.damaged_files(repo) == ["calc/calc.py"]
+
+
+def test_a_file_broken_by_the_run_counts_as_damaged(tmp_path: Path) -> None:
+    repo = run_tasks.copy_fixture("add_docstring", tmp_path / "repo", tier="tiny", git=True)
+    (repo / "calc.py").write_text("def add(a, b):\nreturn a + b\n")
+    assert run_tasks.damaged_files(repo) == ["calc.py"]
+    (repo / "calc.py").unlink()
+    assert run_tasks.damaged_files(repo) == ["calc.py"]
+
+
 @pytest.mark.timeout(300)
 def test_run_quick_prints_every_row(tmp_path: Path) -> None:
     results = tmp_path / "latest.json"

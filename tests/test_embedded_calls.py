@@ -11,6 +11,8 @@ from rift.models.base import Message, ToolCall
 from rift.models.embedded_calls import (
     FINAL_ANSWER,
     FinalAnswerStream,
+    blocked_tool,
+    final_admitted,
     parse_reply,
     step_tools,
     tool_choice_schema,
@@ -240,3 +242,92 @@ def test_the_grammar_schema_follows_the_admitted_tools() -> None:
     branches = tool_choice_schema(step_tools(SMALL, messages))["anyOf"]
     edit = next(b for b in branches if b["properties"]["name"]["const"] == "edit")
     assert edit["properties"]["arguments"]["properties"]["path"]["enum"] == ["a.py"]
+
+
+def failed(call_id: str, name: str, text: str) -> list[Message]:
+    args: dict[str, Any] = {"path": "calc.py", "content": "x"}
+    return [
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": call_id, "function": {"name": name, "arguments": args}}],
+        },
+        {"role": "tool", "content": text, "tool_name": name, "tool_call_id": call_id},
+    ]
+
+
+REFUSED = "ERROR: repeated identical tool call refused; the result will not change."
+
+
+def test_a_tool_refused_as_a_repeat_is_left_out_of_the_next_step() -> None:
+    messages = [*TASK, read_call("c1", "calc.py"), result("c1", "1\tx = 1")]
+    messages += [read_call("c2", "calc.py"), result("c2", "1\tx = 1")]
+    messages += [read_call("c3", "calc.py"), result("c3", REFUSED)]
+    assert blocked_tool(messages) == "read"
+    assert names(step_tools(SMALL, messages)) == ["write", "edit", "bash", "ls", "grep"]
+
+
+def test_a_stuck_nudge_after_the_refusal_does_not_lift_the_block() -> None:
+    messages = [*TASK, read_call("c1", "calc.py"), result("c1", REFUSED)]
+    messages.append({"role": "user", "content": "[system] Several tool calls in a row failed."})
+    assert blocked_tool(messages) == "read"
+
+
+def test_two_failures_in_a_row_of_one_tool_block_it_for_a_step() -> None:
+    messages = [*TASK, read_call("c0", "calc.py"), result("c0", "1\tx = 1")]
+    messages += failed("c1", "edit", "ERROR: old_string not found in calc.py")
+    assert blocked_tool(messages) == ""  # one failure: the model may correct itself
+    messages += failed("c2", "edit", "ERROR: old_string not found in calc.py")
+    assert blocked_tool(messages) == "edit"
+    assert "edit" not in names(step_tools(SMALL, messages))
+    messages += failed("c3", "bash", "ERROR: exit 1")
+    assert blocked_tool(messages) == ""  # a different tool failed last
+
+
+def test_a_refused_whole_file_write_steers_the_next_step_to_edit() -> None:
+    messages = [*TASK, read_call("c0", "calc.py"), result("c0", "1\tx = 1")]
+    messages += failed("c1", "write", "ERROR: write refused: calc.py already exists")
+    assert blocked_tool(messages) == "write"
+    assert names(step_tools(SMALL, messages)) == ["read", "edit", "bash", "ls", "grep"]
+
+
+def test_a_new_task_lifts_the_block() -> None:
+    messages = [*TASK, read_call("c1", "calc.py"), result("c1", REFUSED)]
+    messages.append({"role": "user", "content": "now something else"})
+    assert blocked_tool(messages) == ""
+
+
+def test_a_task_asking_for_a_change_cannot_be_answered_before_a_look() -> None:
+    task: list[Message] = [*TASK[:1], {"role": "user", "content": "Change TIMEOUT to 30."}]
+    assert not final_admitted(task)
+    schema = tool_choice_schema(step_tools(SMALL, task), final_admitted(task))
+    assert FINAL_ANSWER not in [b["properties"]["name"]["const"] for b in schema["anyOf"]]
+    looked = [*task, read_call("c1", "config.py"), result("c1", "    1\tTIMEOUT = 10")]
+    assert final_admitted(looked)
+    assert (
+        FINAL_ANSWER
+        in tool_names_schema(SMALL, final_admitted(looked))["properties"]["name"]["enum"]
+    )
+
+
+@pytest.mark.parametrize(
+    "prompt", ["What does calc.py do?", "Without using any tool, say hello in one short sentence."]
+)
+def test_a_question_or_a_no_tools_request_may_be_answered_at_once(prompt: str) -> None:
+    assert final_admitted([*TASK[:1], {"role": "user", "content": prompt}])
+
+
+def test_with_no_tool_left_the_final_answer_stays() -> None:
+    assert (
+        tool_choice_schema([], final=False)["anyOf"][0]["properties"]["name"]["const"]
+        == FINAL_ANSWER
+    )
+
+
+def test_a_task_phrased_with_give_is_a_change_request() -> None:
+    """ "Give the parameter a default" asks for an edit: no final answer on step one."""
+    from rift.models.embedded_calls import final_admitted
+
+    task = [{"role": "user", "content": "Give the parameter `n` of repeat() a default of 1"}]
+    assert not final_admitted(task)
+    assert final_admitted([{"role": "user", "content": "What does repeat() return?"}])

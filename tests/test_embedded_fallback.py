@@ -17,7 +17,10 @@ import pytest
 from rift_bin import run_rift
 
 pytestmark = pytest.mark.timeout(60)
-HIDE_EXTRA = "import sys; sys.modules['llama_cpp'] = None; from rift.cli import main; "
+HIDE_EXTRA = (
+    "import sys; sys.modules['llama_cpp'] = sys.modules['cyllama'] = None; "
+    "from rift.cli import main; "
+)
 
 
 def port_in_use(port: int) -> bool:
@@ -57,7 +60,7 @@ def test_no_server_and_no_extra_names_the_install_command(project: Path) -> None
 def test_choosing_embedded_without_the_extra_says_what_is_missing(project: Path) -> None:
     run = run_without_extra(["-m", "embedded", "-p", "hello"], project)
     assert run.returncode == 2
-    assert "llama-cpp-python (rift[local]) not installed" in run.stderr
+    assert "(cyllama or llama-cpp-python, the 'local' extra) is not installed" in run.stderr
     assert "-m pip install" in run.stderr
 
 

@@ -8,9 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from rift.core.hardening import bad_arguments
 from rift.errors import ModelNotUsable
 from rift.models.base import ChatRequest, ContentDelta, ModelEvent, ToolCall
-from rift.models.embedded import EmbeddedProvider, _ReplyAssembler, _template_messages
+from rift.models.embedded import (
+    EmbeddedProvider,
+    _RepeatWatch,
+    _ReplyAssembler,
+    _template_messages,
+)
 
 
 def replay(assembler: _ReplyAssembler, pieces: list[str]) -> list[ModelEvent]:
@@ -89,9 +95,10 @@ def test_template_messages_carry_calls_as_objects_and_tool_results() -> None:
 def test_without_the_extra_the_provider_refuses_with_the_install_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # as on a machine without it
+    for runtime in ("llama_cpp", "cyllama"):  # as on a machine without either
+        monkeypatch.setitem(sys.modules, runtime, None)
     provider = EmbeddedProvider(tmp_path)
-    with pytest.raises(ModelNotUsable, match=r"rift\[local\]\) not installed.*pip install"):
+    with pytest.raises(ModelNotUsable, match=r"'local' extra\) is not installed.*pip install"):
         asyncio.run(provider.show(""))
 
     async def first_event() -> object:
@@ -100,3 +107,22 @@ def test_without_the_extra_the_provider_refuses_with_the_install_command(
 
     with pytest.raises(ModelNotUsable, match="not installed"):
         asyncio.run(first_event())
+
+
+def test_a_generation_that_repeats_itself_is_stopped_long_before_the_cap() -> None:
+    watch = _RepeatWatch()
+    head = '{"name": "write", "arguments": {"path": "calc.py", "content": "def add(a, b):\\n'
+    pieces = [head] + ["    return a + b\\n"] * 400
+    stopped_at = next(i for i, piece in enumerate(pieces) if watch.looping(piece))
+    assert stopped_at < 60  # of 400 pieces: about 1,000 characters instead of 8,000
+    assert not any(_RepeatWatch().looping(p) for p in [head, "    return a + b\\n" * 3])
+
+
+def test_a_stopped_repetition_ends_as_broken_arguments_summarized_for_the_model() -> None:
+    text = '{"name": "write", "arguments": {"path": "a.py", "content": "' + "x = 1\\n" * 300
+    [event] = replay(_ReplyAssembler(constrained=True, offered=True), [text])
+    assert isinstance(event, ToolCall) and event.arguments is None
+    assert event.raw_arguments == text  # whole: the summary needs to see the repetition
+    message = bad_arguments(event.name, event.raw_arguments)
+    assert "x = 1" not in message
+    assert "repeats the same text over and over" in message

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import socket
 from collections.abc import Coroutine
 from pathlib import Path
@@ -152,8 +151,8 @@ def test_embedded_route_and_provider() -> None:
     assert resolve("embedded", config()).provider_kind == "embedded"
     route = resolve("embedded/qwen2.5-coder-0.5b", config())
     assert (route.provider_kind, route.wire_model) == ("embedded", "qwen2.5-coder-0.5b")
-    if importlib.util.find_spec("llama_cpp") is None:
-        with pytest.raises(ModelNotUsable, match=r"rift\[local\]\) not installed: .*pip install"):
+    if not local_weights.runtime_installed():
+        with pytest.raises(ModelNotUsable, match=r"extra\) is not installed: .*pip install"):
             make_provider(route, 10)
     else:
         assert type(make_provider(route, 10)).__name__ == "EmbeddedProvider"
@@ -293,7 +292,7 @@ def test_list_all_models_ends_with_the_installed_embedded_models(tmp_path: Path)
     names = run(list_all_models(cfg, "m"))
     present = [f"embedded/{s.name}" for s in local_weights.available(cfg.paths.cache_dir)]
     assert names == present
-    if importlib.util.find_spec("llama_cpp") is None:
+    if not local_weights.runtime_installed():
         assert names == []
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from rift.testing.fake_server import FakeModelServer
 
-HEAVY = ("textual", "llama_cpp", "mcp", "acp", "rich")
+HEAVY = ("textual", "llama_cpp", "cyllama", "mcp", "acp", "rich")
 
 
 def _modules_after(code: str) -> set[str]:

@@ -17,23 +17,25 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run_tasks import SOLUTIONS, all_tasks, copy_fixture, verify
+from run_tasks import TIERS, all_tasks, copy_fixture, solutions, verify
 
 
-def check(name: str, solutions: bool) -> list[str]:
+def check(name: str, with_solutions: bool, tier: str) -> list[str]:
     """Problems with one fixture; empty when it is sound."""
     problems = []
     work = Path(tempfile.mkdtemp(prefix=f"rift-fixture-{name}-"))
     try:
-        passed, _ = verify(name, copy_fixture(name, work / "before"))
+        before = copy_fixture(name, work / "before", tier=tier, git=True)
+        passed, _ = verify(name, before, tier)
         if passed:
             problems.append(f"{name}: verify.sh passes on the unmodified fixture")
-        if solutions:
-            overlay = SOLUTIONS / name
+        if with_solutions:
+            overlay = solutions(tier) / name
             if not overlay.is_dir():
                 problems.append(f"{name}: no reference solution in {overlay}")
             else:
-                passed, output = verify(name, copy_fixture(name, work / "after", overlay=overlay))
+                after = copy_fixture(name, work / "after", overlay=overlay, tier=tier, git=True)
+                passed, output = verify(name, after, tier)
                 if not passed:
                     problems.append(f"{name}: verify.sh fails on the reference solution:\n{output}")
     finally:
@@ -45,10 +47,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", help="comma-separated task names (default: all)")
     parser.add_argument("--no-solutions", action="store_true", help="only the must-fail check")
+    parser.add_argument("--tier", choices=sorted(TIERS), default="full", help="task tier")
     args = parser.parse_args(argv)
-    tasks = args.tasks.split(",") if args.tasks else all_tasks()
+    tasks = args.tasks.split(",") if args.tasks else all_tasks(args.tier)
     with ThreadPoolExecutor(max_workers=4) as pool:
-        results = list(pool.map(lambda t: check(t, not args.no_solutions), tasks))
+        results = list(pool.map(lambda t: check(t, not args.no_solutions, args.tier), tasks))
     problems = [p for found in results for p in found]
     for problem in problems:
         print(problem, file=sys.stderr)

@@ -1,8 +1,13 @@
-"""Score rift on small real coding tasks against a real model server.
+"""Score rift on small real coding tasks against a real model server or the embedded model.
 
     python bench/tasks/run_tasks.py --host URL --model M [--tasks a,b] [--timeout 600]
                                     [--out results.jsonl]
+    python bench/tasks/run_tasks.py --embedded [--tier tiny]   # in-process, no server
     python bench/tasks/run_tasks.py --fake            # prove the harness, no model needed
+
+Two tiers: `full` (bench/tasks/fixtures/, repairs and small features) and
+`tiny` (bench/tasks/tiny/fixtures/, single-file everyday edits sized for the
+embedded model; each verify.sh also checks that no other file was touched).
 
 Each task is a folder in bench/tasks/fixtures/<name>/: the project files,
 `prompt.txt` (the task) and `verify.sh` (fails before the fix, passes after).
@@ -13,7 +18,14 @@ in that repository. Token counts come from the wire: rift talks to a recording
 reverse proxy (proxy.py) that forwards to --host and reads the counts off
 each reply. One JSON line per task goes to stdout (and to --out):
 
-    {"task", "ok", "secs", "prompt_tokens", "output_tokens", "llm_calls", "rc", "timed_out"}
+    {"task", "ok", "damaged", "secs", "prompt_tokens", "output_tokens", "llm_calls", "rc",
+     "timed_out"}
+
+`damaged` counts the files of the repository that parsed before the run and do
+not now (Python, JSON, TOML), were deleted, or were created unparseable. With
+--embedded there is no wire to record: the counts come from rift's own
+`--output-format json` stats, and the assembled model is shared through the
+real cache directory (XDG_CACHE_HOME) instead of a copy per task.
 
 rift runs with a throwaway HOME/XDG tree (no user config, no sessions left
 behind) unless --user-config is given. `--fake` runs one task against the
@@ -29,10 +41,12 @@ import json
 import os
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +54,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 FIXTURES = HERE / "fixtures"
 SOLUTIONS = HERE / "solutions"
+TIERS = {"full": HERE, "tiny": HERE / "tiny"}
 TASK_FILES = frozenset({"prompt.txt", "verify.sh"})
 VERIFY_TIMEOUT = 120
 
@@ -82,13 +97,24 @@ def fake_script() -> dict[str, Any]:
 # ------------------------------------------------------------------ fixtures
 
 
-def all_tasks() -> list[str]:
-    return sorted(p.name for p in FIXTURES.iterdir() if (p / "verify.sh").is_file())
+def fixtures(tier: str = "full") -> Path:
+    return TIERS[tier] / "fixtures"
 
 
-def copy_fixture(name: str, dest: Path, *, overlay: Path | None = None) -> Path:
-    """The task's project files (without prompt.txt and verify.sh) in `dest`."""
-    source = FIXTURES / name
+def solutions(tier: str = "full") -> Path:
+    return TIERS[tier] / "solutions"
+
+
+def all_tasks(tier: str = "full") -> list[str]:
+    return sorted(p.name for p in fixtures(tier).iterdir() if (p / "verify.sh").is_file())
+
+
+def copy_fixture(
+    name: str, dest: Path, *, overlay: Path | None = None, tier: str = "full", git: bool = False
+) -> Path:
+    """The task's project files (without prompt.txt and verify.sh) in `dest`; with `git`,
+    committed as the fixture before the overlay (a reference solution) is laid over."""
+    source = fixtures(tier) / name
     shutil.copytree(
         source,
         dest,
@@ -96,6 +122,8 @@ def copy_fixture(name: str, dest: Path, *, overlay: Path | None = None) -> Path:
             n for n in names if (Path(d) == source and n in TASK_FILES) or n == "__pycache__"
         ],
     )
+    if git:
+        git_init(dest)
     if overlay is not None and overlay.is_dir():
         shutil.copytree(overlay, dest, dirs_exist_ok=True)
     return dest
@@ -134,13 +162,13 @@ def _python3_dir() -> str:
     return str(folder)
 
 
-def verify(name: str, repo: Path) -> tuple[bool, str]:
+def verify(name: str, repo: Path, tier: str = "full") -> tuple[bool, str]:
     """Run the task's verify.sh in `repo`; (passed, its output tail)."""
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     env["PATH"] = _python3_dir() + os.pathsep + env.get("PATH", "")
     try:
         run = subprocess.run(
-            ["bash", str(FIXTURES / name / "verify.sh")],
+            ["bash", str(fixtures(tier) / name / "verify.sh")],
             cwd=repo,
             capture_output=True,
             text=True,
@@ -150,6 +178,42 @@ def verify(name: str, repo: Path) -> tuple[bool, str]:
     except subprocess.TimeoutExpired:
         return False, "verify.sh timed out"
     return run.returncode == 0, (run.stdout + run.stderr)[-2000:]
+
+
+def _parse_error(path: Path, text: str) -> bool:
+    try:
+        if path.suffix == ".py":
+            compile(text, str(path), "exec", dont_inherit=True)
+        elif path.suffix == ".json":
+            json.loads(text)
+        elif path.suffix == ".toml":
+            tomllib.loads(text)
+    except (SyntaxError, ValueError):
+        return True
+    return False
+
+
+def _git(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
+
+
+def damaged_files(repo: Path) -> list[str]:
+    """Files that parsed in the fixture's commit and do not now, were deleted, or were
+    created unparseable (see the module docstring)."""
+    tracked = set(_git(repo, "ls-files").stdout.splitlines())
+    listed = _git(repo, "ls-files", "--cached", "--others", "--exclude-standard").stdout
+    damaged: list[str] = []
+    for name in sorted(set(listed.splitlines())):
+        path = repo / name
+        if not path.exists():
+            damaged.append(name)
+            continue
+        if not _parse_error(path, path.read_text(encoding="utf-8", errors="replace")):
+            continue
+        before = _git(repo, "show", f"HEAD:{name}").stdout if name in tracked else None
+        if before is None or not _parse_error(path, before):
+            damaged.append(name)
+    return damaged
 
 
 # ----------------------------------------------------------------- running
@@ -187,16 +251,19 @@ def rift_env(home: Path, user_config: bool) -> dict[str, str]:
 
 
 def run_rift(cmd: list[str], repo: Path, env: dict[str, str], timeout: float) -> tuple[int, bool]:
-    """(exit status, timed out); the whole process group is killed on timeout."""
+    """(exit status, timed out); the whole process group is killed on timeout.
+
+    stderr goes to rift.log, stdout to rift.out (the JSON result with --output-format json).
+    """
     log = repo.parent / "rift.log"
-    with log.open("wb") as out:
+    with log.open("wb") as err, (repo.parent / "rift.out").open("wb") as out:
         proc = subprocess.Popen(
             cmd,
             cwd=repo,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=out,
-            stderr=subprocess.STDOUT,
+            stderr=err,
             start_new_session=True,
         )
         try:
@@ -207,21 +274,50 @@ def run_rift(cmd: list[str], repo: Path, env: dict[str, str], timeout: float) ->
             return proc.returncode, True
 
 
+def embedded_totals(out: Path) -> dict[str, int]:
+    """Token counts from rift's own JSON result (there is no wire to record in-process)."""
+    try:
+        stats = json.loads(out.read_text(encoding="utf-8").strip().splitlines()[-1])["stats"]
+    except (OSError, IndexError, ValueError, KeyError, TypeError):
+        return {"prompt_tokens": 0, "output_tokens": 0, "llm_calls": 0}
+    return {
+        "prompt_tokens": stats.get("billed_prompt_tokens", 0),
+        "output_tokens": stats.get("output_tokens", 0),
+        "llm_calls": stats.get("iterations", 0),
+    }
+
+
+def run_embedded(
+    prompt: str, args: argparse.Namespace, rift: list[str], repo: Path, env: dict[str, str]
+) -> tuple[int, bool, float, dict[str, int]]:
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    env = dict(env, XDG_CACHE_HOME=cache)  # one assembled model for every task
+    cmd = [*rift, "-p", prompt, "-m", args.embedded, "--output-format", "json"]
+    cmd += args.rift_arg or []
+    started = time.perf_counter()
+    rc, timed_out = run_rift(cmd, repo, env, args.timeout)
+    secs = time.perf_counter() - started
+    return rc, timed_out, secs, embedded_totals(repo.parent / "rift.out")
+
+
 def run_task(name: str, args: argparse.Namespace, rift: list[str], upstream: str) -> dict[str, Any]:
-    prompt = (FIXTURES / name / "prompt.txt").read_text(encoding="utf-8").strip()
+    prompt = (fixtures(args.tier) / name / "prompt.txt").read_text(encoding="utf-8").strip()
     work = Path(tempfile.mkdtemp(prefix=f"rift-task-{name}-"))
     try:
-        repo = copy_fixture(name, work / "repo")
-        git_init(repo)
+        repo = copy_fixture(name, work / "repo", tier=args.tier, git=True)
         env = rift_env(work / "home", args.user_config)
-        with RecordingProxy(upstream, timeout=args.timeout) as proxy:
-            cmd = [*rift, "-p", prompt, "--host", proxy.client_url, "--model", args.model]
-            cmd += args.rift_arg or []
-            started = time.perf_counter()
-            rc, timed_out = run_rift(cmd, repo, env, args.timeout)
-            secs = time.perf_counter() - started
-            totals = proxy.totals()
-        ok, output = verify(name, repo)
+        if args.embedded:
+            rc, timed_out, secs, totals = run_embedded(prompt, args, rift, repo, env)
+        else:
+            with RecordingProxy(upstream, timeout=args.timeout) as proxy:
+                cmd = [*rift, "-p", prompt, "--host", proxy.client_url, "--model", args.model]
+                cmd += args.rift_arg or []
+                started = time.perf_counter()
+                rc, timed_out = run_rift(cmd, repo, env, args.timeout)
+                secs = time.perf_counter() - started
+                totals = proxy.totals()
+        ok, output = verify(name, repo, args.tier)
+        damaged = damaged_files(repo)
         if args.verbose:
             log = (work / "rift.log").read_text(encoding="utf-8", errors="replace")
             print(f"--- {name}: rift output ---\n{log[-4000:]}", file=sys.stderr)
@@ -234,6 +330,7 @@ def run_task(name: str, args: argparse.Namespace, rift: list[str], upstream: str
     return {
         "task": name,
         "ok": ok,
+        "damaged": len(damaged),
         "secs": round(secs, 2),
         **totals,
         "rc": rc,
@@ -251,6 +348,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=600, help="seconds per task")
     parser.add_argument("--out", type=Path, help="append the JSON lines to this file too")
     parser.add_argument("--fake", action="store_true", help=f"fake server, scripted {FAKE_TASK}")
+    parser.add_argument(
+        "--embedded",
+        nargs="?",
+        const="embedded",
+        help="run the embedded model in-process (optionally a name: embedded/qwen2.5-coder-0.5b)",
+    )
+    parser.add_argument("--tier", choices=sorted(TIERS), default="full", help="task tier")
     parser.add_argument("--rift", help="command that starts rift (default: python -m rift)")
     parser.add_argument("--rift-arg", action="append", help="extra rift argument (repeatable)")
     parser.add_argument("--user-config", action="store_true", help="use your HOME and config")
@@ -258,13 +362,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--verbose", action="store_true", help="print rift's and verify's output")
     parser.add_argument("--list", action="store_true", help="list the tasks and exit")
     args = parser.parse_args(argv)
-    if not (args.fake or args.list) and not (args.host and args.model):
-        parser.error("--host and --model are required (or use --fake)")
+    if not (args.fake or args.list or args.embedded) and not (args.host and args.model):
+        parser.error("--host and --model are required (or use --embedded or --fake)")
     return args
 
 
 def select_tasks(args: argparse.Namespace) -> list[str]:
-    known = all_tasks()
+    known = all_tasks(args.tier)
     if not args.tasks:
         return [FAKE_TASK] if args.fake else known
     wanted = [t.strip() for t in args.tasks.split(",") if t.strip()]
@@ -279,7 +383,7 @@ def select_tasks(args: argparse.Namespace) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.list:
-        print("\n".join(all_tasks()))
+        print("\n".join(all_tasks(args.tier)))
         return 0
     tasks = select_tasks(args)
     rift = rift_command(args.rift)
@@ -292,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
         fake = FakeModelServer(fake_script()).start()
         upstream = fake.url
     else:
-        upstream = args.host
+        upstream = args.host or ""
     results = []
     try:
         for name in tasks:
@@ -308,9 +412,11 @@ def main(argv: list[str] | None = None) -> int:
             fake.stop()
     passed = sum(r["ok"] for r in results)
     tokens = sum(r["prompt_tokens"] + r["output_tokens"] for r in results)
+    median = statistics.median(r["secs"] for r in results) if results else 0.0
     print(
-        f"{passed}/{len(results)} tasks passed; {tokens:,} tokens;"
-        f" {sum(r['secs'] for r in results):.1f} s",
+        f"{passed}/{len(results)} tasks passed; {sum(r['damaged'] for r in results)} files"
+        f" damaged; {tokens:,} tokens; {sum(r['secs'] for r in results):.1f} s"
+        f" (median {median:.1f} s a task)",
         file=sys.stderr,
     )
     # A low score is a result, not an error; only the --fake self-check must pass.

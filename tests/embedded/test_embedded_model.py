@@ -92,6 +92,28 @@ def test_a_constrained_call_reads_the_named_file(embedded_model: Any) -> None:
 
 
 @pytest.mark.timeout(300)
+def test_a_follow_up_call_reuses_the_cached_prompt_prefix(embedded_model: Any) -> None:
+    first: list[Message] = [
+        system(),
+        {"role": "user", "content": "What is in the file src/settings.py? Show me."},
+    ]
+    before = next(e for e in chat(embedded_model, first) if isinstance(e, Usage))
+    call = {"id": "c1", "function": {"name": "read", "arguments": {"path": "src/settings.py"}}}
+    follow: list[Message] = [
+        *first,
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "tool", "content": "    1\tDEBUG = True\n", "tool_call_id": "c1"},
+    ]
+    started = time.monotonic()
+    events = chat(embedded_model, follow)
+    report(f"follow-up ({embedded.loaded_runtime()})", events, time.monotonic() - started)
+    reused = embedded.prefix_reused()
+    if reused is None:
+        pytest.skip(f"{embedded.loaded_runtime()} does not report its cache reuse")
+    assert reused >= before.prompt_tokens - 8  # all of the first prompt but its last tokens
+
+
+@pytest.mark.timeout(300)
 def test_the_final_answer_streams_as_content(embedded_model: Any) -> None:
     messages: list[Message] = [
         system(),

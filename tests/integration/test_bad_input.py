@@ -31,7 +31,9 @@ def test_broken_tool_arguments(harness: Any, openai: bool) -> None:
     broken = '{"path": "a.txt", "content": "unterminated'
     run, text = _one_call(harness, {"name": "write", "arguments": broken}, openai)
     assert text.startswith("ERROR: the arguments for write are not valid JSON")
-    assert "unterminated" in text and "send a JSON object" in text
+    # Summarized, never echoed: a model copies what it reads back (issue 22).
+    assert "unterminated" not in text and "cut off before the JSON closed" in text
+    assert "keys seen: path, content" in text and "Send one short, complete JSON object" in text
     assert run.result["tools"] == [{"name": "write", "ok": False}]
     assert not (harness.project / "a.txt").exists()
 

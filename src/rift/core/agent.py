@@ -146,6 +146,7 @@ class Agent:
             self.tools["agent"] = AGENT_TOOL
             if self.binding.route.traits.small_model:
                 with_tools(self, SMALL_TOOLSET)  # a 1.5B model chooses well among six
+                self.ctx.extras["small_model"] = True  # write steers to edit (tools/write.py)
         if not self.messages or self.messages[0]["role"] != "system":
             self.messages.insert(0, {"role": "system", "content": ""})
         self.refresh_system_prompt()

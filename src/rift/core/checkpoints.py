@@ -60,6 +60,10 @@ class UndoJournal:
         while len(self._turns) > self.max_turns:
             del self._turns[min(self._turns)]
 
+    def current(self) -> dict[Path, bytes | None]:
+        """The current turn's first snapshots (a copy): what the turn has changed so far."""
+        return dict(self._turns.get(self._turn, {}))
+
     def journaled_turns(self) -> list[int]:
         """Turn numbers that have file changes, oldest first."""
         return sorted(t for t, entries in self._turns.items() if entries)

@@ -14,6 +14,7 @@ from collections.abc import Collection
 from typing import Any
 
 from rift.models.base import ToolCall
+from rift.models.repetition import repeating_period
 
 _TEMPLATE_TOKEN = re.compile(r"<\|[^<>|\n]{0,48}\|>")
 _FENCE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```$", re.DOTALL)
@@ -133,17 +134,40 @@ class RepeatGuard:
 
 
 REPEAT_REFUSAL = (
-    "repeated identical tool call refused; the result will not change. Use what you already "
-    "have or try something different."
+    "repeated identical tool call refused; the result will not change. Do not make this call "
+    "again: use the result you already have (make the change with edit, or give your final "
+    "answer), or do something different."
 )
+"""Its first words are how the embedded provider spots the refusal (models/embedded_calls.py)."""
 
 
 def repeat_warning(name: str) -> str:
     return f"tool '{name}' called 3x with identical arguments; refusing the repeat"
 
 
+_KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]{0,40})"\s*:')
+
+
 def bad_arguments(name: str, raw: str) -> str:
-    return f"the arguments for {name} are not valid JSON ({raw[:200]!r}); send a JSON object"
+    """The error for arguments that are not a JSON object: a summary, never the text itself.
+
+    Echoing the broken text back invites the model to write it somewhere (seen:
+    a junk file holding a runaway generation), and costs its length in prompt
+    tokens on every later call.
+    """
+    keys = list(dict.fromkeys(_KEY.findall(raw)))[:6]
+    if repeating_period(raw):
+        why = "it repeats the same text over and over, so it was cut off"
+    elif raw.count("{") > raw.count("}") or raw.count('"') % 2:
+        why = "it was cut off before the JSON closed"
+    else:
+        why = "it is not valid JSON"
+    seen = f"; keys seen: {', '.join(keys)}" if keys else ""
+    return (
+        f"the arguments for {name} are not valid JSON ({len(raw):,} characters; {why}{seen})."
+        " Send one short, complete JSON object; to change a file, prefer edit with a small"
+        " old_string over rewriting it."
+    )
 
 
 def unknown_tool(name: str, available: Collection[str]) -> str:

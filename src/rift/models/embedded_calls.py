@@ -33,6 +33,10 @@ _FINAL_PREFIX = re.compile(
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _FENCED = re.compile(r"```[a-zA-Z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
 _HEX = frozenset("0123456789abcdefABCDEF")
+REFUSED_REPEAT = "ERROR: repeated identical tool call refused"
+"""How the turn loop's refusal of a repeated call starts (core/hardening.REPEAT_REFUSAL)."""
+REFUSED_WRITE = "ERROR: write refused:"
+"""How tools/write.py's guard refusals start: the small model is steered to edit at once."""
 
 
 # ------------------------------------------------------------------ the schema
@@ -47,19 +51,21 @@ def _closed(schema: dict[str, Any]) -> dict[str, Any]:
     return params
 
 
-def tool_choice_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
+def tool_choice_schema(tools: list[dict[str, Any]], final: bool = True) -> dict[str, Any]:
     """The JSON schema of one step: a call to one of `tools`, or the final answer.
 
     One `anyOf` branch per tool pins `name` to the tool and `arguments` to that
     tool's own parameters, so the model cannot pair `read` with `command`.
-    `final_answer` carries the reply in `arguments.text`.
+    `final_answer` carries the reply in `arguments.text`; it is left out when
+    `final` is False (see `final_admitted`), unless no tool is left at all.
     """
     branches: list[dict[str, Any]] = []
     for tool in tools:
         function = tool.get("function", tool)
         branches.append(_branch(function["name"], _closed(function.get("parameters") or {})))
     answer = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
-    branches.append(_branch(FINAL_ANSWER, _closed(answer)))
+    if final or not branches:
+        branches.append(_branch(FINAL_ANSWER, _closed(answer)))
     return {"anyOf": branches}
 
 
@@ -80,11 +86,15 @@ def step_tools(tools: list[dict[str, Any]], messages: Sequence[Message]) -> list
     - look first: until a tool has answered since the task arrived, only the
       observing tools (read, ls, grep) and the final answer are admitted;
     - edit only what you read: `edit`'s path is limited to paths that `read`
-      returned successfully in this conversation, and `edit` is absent before.
+      returned successfully in this conversation, and `edit` is absent before;
+    - do something else: after a call refused as a repeat, or two failures in a
+      row of the same tool, that tool is left out for one step (`blocked_tool`).
     """
     names = {_tool_name(tool) for tool in tools}
     if not _answered_since_task(messages) and names & set(OBSERVE):
         tools = [tool for tool in tools if _tool_name(tool) in OBSERVE]
+    blocked = blocked_tool(messages)
+    tools = [tool for tool in tools if _tool_name(tool) != blocked]
     seen = _read_paths(messages)
     admitted: list[dict[str, Any]] = []
     for tool in tools:
@@ -94,6 +104,62 @@ def step_tools(tools: list[dict[str, Any]], messages: Sequence[Message]) -> list
             tool = _path_enum(tool, seen)
         admitted.append(tool)
     return admitted
+
+
+_ACTION = re.compile(
+    r"\b(fix|add|change|rename|remove|delete|replace|update|set|make|create|write|edit|"
+    r"correct|insert|move|convert|implement|refactor|give|append|extend)\b",
+    re.IGNORECASE,
+)
+_CHAT = re.compile(r"without (using )?(any )?tools?|do not use|don't use|just (say|tell)", re.I)
+
+
+def final_admitted(messages: Sequence[Message]) -> bool:
+    """Whether this step may end the turn with a final answer.
+
+    Not on the first step of a task that asks for a change: asked to change a
+    constant, the 1.5B model answered "Changed TIMEOUT from 10 to 30" at once,
+    having touched nothing. A question, or a task that says to use no tools, may
+    still be answered straight away.
+    """
+    if _answered_since_task(messages):
+        return True
+    task = next(
+        (
+            m.get("content", "")
+            for m in reversed(messages)
+            if m["role"] == "user" and not m.get("content", "").startswith("[system]")
+        ),
+        "",
+    )
+    return not _ACTION.search(task) or bool(_CHAT.search(task))
+
+
+def blocked_tool(messages: Sequence[Message]) -> str:
+    """The tool the next step may not call ("" for none).
+
+    A 1.5B model told that its call was refused as a repeat sends it again, and
+    again, until the turn stops after 7 failures; a word in the prompt does not
+    stop it, leaving the tool out of the grammar does. The same goes for a tool
+    that failed twice running, and for write right after the guard refused a
+    whole-file write: seen on the task bench, the model's next step was the same
+    file written back again, never the edit the refusal asked for.
+    """
+    results: list[tuple[str, str]] = []
+    for message in reversed(messages):
+        if message["role"] == "tool":
+            results.append((message.get("tool_name", ""), message.get("content", "")))
+        elif message["role"] == "user" and not message.get("content", "").startswith("[system]"):
+            break
+        if len(results) == 2:
+            break
+    if not results:
+        return ""
+    name, text = results[0]
+    if text.startswith((REFUSED_REPEAT, REFUSED_WRITE)):
+        return name
+    failed = [tool for tool, content in results if content.startswith("ERROR")]
+    return name if len(failed) == 2 and failed[0] == failed[1] else ""
 
 
 def _tool_name(tool: dict[str, Any]) -> str:
@@ -137,10 +203,11 @@ def _path_enum(tool: dict[str, Any], paths: list[str]) -> dict[str, Any]:
     return narrowed
 
 
-def tool_names_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
+def tool_names_schema(tools: list[dict[str, Any]], final: bool = True) -> dict[str, Any]:
     """The looser schema (`name` from an enum, any `arguments` object), a fallback
     for parameter schemas the grammar converter cannot handle."""
-    names = [tool.get("function", tool)["name"] for tool in tools] + [FINAL_ANSWER]
+    names = [tool.get("function", tool)["name"] for tool in tools]
+    names += [FINAL_ANSWER] if final or not names else []
     return {
         "type": "object",
         "properties": {"name": {"enum": names}, "arguments": {"type": "object"}},

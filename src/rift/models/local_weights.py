@@ -8,7 +8,7 @@ extras pin exact versions and the assembled file is checked against the
 upstream sha256 before it is renamed into place.
 
 Everything here is cheap: chunks are found with `importlib.util.find_spec`
-(nothing is imported), and `llama_cpp` is only looked up, never loaded.
+(nothing is imported), and the runtime is only looked up, never loaded.
 """
 
 from __future__ import annotations
@@ -77,7 +77,9 @@ MODELS: dict[str, WeightSpec] = {
 }
 """Best first: a bare `embedded` picks the first one whose weights are present."""
 
-RUNTIME_MISSING = "llama-cpp-python (rift[local]) not installed"
+RUNTIME_MISSING = (
+    "a llama.cpp runtime (cyllama or llama-cpp-python, the 'local' extra) is not installed"
+)
 
 
 def install_command(extra: str = "local") -> str:
@@ -110,9 +112,13 @@ def _installed_from() -> str | None:
     return urllib.parse.unquote(url.removeprefix("file://"))
 
 
+RUNTIMES = ("cyllama", "llama_cpp")
+"""What can run the model (models/embedded_backends.py), preferred first."""
+
+
 def runtime_installed() -> bool:
-    """llama-cpp-python can be imported (looked up, not imported)."""
-    return importlib.util.find_spec("llama_cpp") is not None
+    """cyllama or llama-cpp-python can be imported (looked up, not imported)."""
+    return any(importlib.util.find_spec(name) is not None for name in RUNTIMES)
 
 
 def chunk_path(spec: WeightSpec, n: int) -> Path | None:

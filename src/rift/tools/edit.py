@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import bisect
 import re
+from pathlib import Path
 from typing import Any
 
 from rift.errors import ToolError
+from rift.tools import guard
 from rift.tools.base import (
     AppliedEdit,
     Tool,
@@ -113,8 +115,29 @@ def replace(raw: str, content: str, old: str, new: str, replace_all: bool) -> tu
     return content.replace(target, replacement, 1), 1
 
 
+def unnumbered(content: str, old: str, new: str) -> tuple[str, str]:
+    """old_string/new_string with the read tool's line numbers dropped, when old_string
+    carries them and only its unnumbered form is in the file (a small model's
+    commonest copying slip); otherwise both unchanged."""
+    if old in content or not guard.has_line_numbers(old):
+        return old, new
+    bare = guard.strip_line_numbers(old)
+    if bare not in content and _to_convention(bare, True) not in content:
+        return old, new
+    return bare, guard.strip_line_numbers(new) if guard.has_line_numbers(new) else new
+
+
+def refusal(raw: str, path: Path, content: str, new: str, updated: str) -> str | None:
+    """Why this edit must not be applied (tools/guard.py), as advice; None when it may."""
+    problem = guard.content_problem(new, content, "edit")
+    if problem is not None:
+        return problem
+    error = guard.breaks_syntax(path, content, updated)
+    return None if error is None else guard.syntax_refusal("edit", raw, path, error)
+
+
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    raw = require_str(args, "path")
+    raw, note = guard.project_relative(ctx.cwd, require_str(args, "path"))
     old = require_str(args, "old_string")
     new = require_str(args, "new_string")
     replace_all = optional_bool(args, "replace_all")
@@ -138,12 +161,16 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
             content = await fs.read_text(path)
         except OSError as exc:
             raise ToolError(f"cannot read {raw}: {exc.strerror or exc}") from exc
+    old, new = unnumbered(content, old, new)
     updated, count = replace(raw, content, old, new, replace_all)
+    refused = refusal(raw, path, content, new, updated)
+    if refused is not None:
+        return ToolOutput(ok=False, text=refused)
     verdict = await ctx.gate.authorize_write("edit", path, content, updated)
     if not verdict.allowed:
         return ToolOutput(ok=False, text=verdict.message)
     hooks = await apply_change(ctx, raw, path, prior, verdict)
-    text = f"Edited {raw} ({count} replacement{'' if count == 1 else 's'})"
+    text = f"Edited {raw} ({count} replacement{'' if count == 1 else 's'}){note}"
     if verdict.partial:
         text += PARTIAL_NOTE.format(path=raw)
     return ToolOutput(

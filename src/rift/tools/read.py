@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rift.errors import ToolError
-from rift.tools import _outline
+from rift.tools import _outline, guard
 from rift.tools.base import (
     Tool,
     ToolContext,
@@ -102,7 +102,9 @@ def _outline_instead(raw: str, path: Path, lines: list[str]) -> str | None:
 
 
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    raw = require_str(args, "path")
+    # `repo/x.py` inside `repo/` read as x.py, silently: a note here could be copied
+    # into the file by a model that writes read output back; edit and write say it.
+    raw, _ = guard.project_relative(ctx.cwd, require_str(args, "path"))
     unbounded = optional_int(args, "offset") is None and optional_int(args, "limit") is None
     offset = max(optional_int(args, "offset", 1) or 1, 1)
     limit = max(optional_int(args, "limit", DEFAULT_LIMIT) or DEFAULT_LIMIT, 1)

@@ -13,6 +13,7 @@ from typing import Any
 
 from rift.core.lsp import diagnostics_after_edit
 from rift.errors import ToolError
+from rift.tools import guard
 from rift.tools.base import (
     AppliedEdit,
     Tool,
@@ -71,20 +72,54 @@ def _diff_base(prior: bytes | None, old: str | None) -> str:
     return old
 
 
+def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: str) -> str | None:
+    """Why this whole-file write must not happen (tools/guard.py), as advice; None if it may.
+
+    On a small model (`ctx.extras["small_model"]`, the embedded one) an existing
+    file longer than a few lines is changed with edit: every file a 1.5B model
+    damaged on the task bench came from a whole-file write (the read output
+    written back, fences, lost lines), while its edits were right. Rewriting a
+    tiny file stays allowed, since retyping it is as cheap as an edit. A small
+    model also writes a file back unchanged and calls the task done; that write
+    is refused too, so it learns that nothing happened.
+    """
+    problem = guard.content_problem(content, old or "", "write")
+    if problem is not None:
+        return problem
+    small = bool(ctx.extras.get("small_model"))
+    if small and old is not None and content.rstrip("\n") == old.rstrip("\n"):
+        return (
+            f"write refused: the content is {raw}'s current text, so nothing would change. "
+            "Make the change the task asks for; for an existing file, use edit."
+        )
+    if small and old is not None and content != old and not guard.is_tiny(old):
+        return (
+            f"write refused: {raw} already exists ({old.count(chr(10))} lines), and write would "
+            "replace all of it. Use edit instead: old_string = the exact lines to change, copied "
+            "from read without the line numbers; new_string = those lines as they should be."
+        )
+    error = guard.breaks_syntax(path, old, content)
+    return None if error is None else guard.syntax_refusal("write", raw, path, error)
+
+
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    raw = require_str(args, "path")
+    raw, note = guard.project_relative(ctx.cwd, require_str(args, "path"))
     content = require_str(args, "content")
     path = ctx.resolve(raw)
     prior = snapshot(path, raw)
+    content = guard.strip_whole_fence(content, path)
     # A binary prior still reaches the gate decoded: its NUL bytes tell the gate
     # to ask plainly ("overwriting a binary file") instead of showing a diff.
     old = None if prior is None else prior.decode("utf-8", errors="replace")
+    refused = refusal(ctx, raw, path, None if prior is None or is_binary(prior) else old, content)
+    if refused is not None:
+        return ToolOutput(ok=False, text=refused)
     verdict = await ctx.gate.authorize_write("write", path, old, content)
     if not verdict.allowed:
         return ToolOutput(ok=False, text=verdict.message)
     hooks = await apply_change(ctx, raw, path, prior, verdict)
     size = len(verdict.content.encode("utf-8"))
-    text = f"Wrote {size} bytes to {raw}"
+    text = f"Wrote {size} bytes to {raw}{note}"
     if verdict.partial:
         text += PARTIAL_NOTE.format(path=raw)
     return ToolOutput(

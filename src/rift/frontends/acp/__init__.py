@@ -37,8 +37,10 @@ __all__ = ["run"]
 def run(env: Mapping[str, str], overrides: Overrides) -> int:
     """Serve ACP on stdin/stdout until the editor closes stdin; returns the exit status."""
     if importlib.util.find_spec("acp") is None:  # checked before stdout is taken
+        from rift.models.local_weights import install_command
+
         print(
-            "rift: --acp needs the Agent Client Protocol SDK: pip install 'rift[acp]'",
+            f"rift: --acp needs the Agent Client Protocol SDK: {install_command('acp')}",
             file=sys.stderr,
         )
         return 2

@@ -39,9 +39,11 @@ def run(config: Config, *, continue_last: bool = False, resume: Path | None = No
     except ModuleNotFoundError as exc:
         if not (exc.name or "").startswith(("textual", "rich")):
             raise
+        from rift.models.local_weights import install_command
+
         print(
-            f"rift: the terminal UI needs the 'tui' extra (no module {exc.name!r}):"
-            " pip install 'rift[tui]' — or use -p \"task\" for a one-shot run,"
+            f"rift: the terminal UI needs Textual (no module {exc.name!r}): "
+            f'{install_command("tui")} — or use -p "task" for a one-shot run,'
             " --serve for editors",
             file=sys.stderr,
         )

@@ -1,0 +1,11 @@
+def add(a, b):
+    """Return the sum of a and b."""
+    return a + b
+
+
+def sub(a, b):
+    return a - b
+
+
+def mul(a, b):
+    return a * b

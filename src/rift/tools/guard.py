@@ -1,0 +1,220 @@
+"""What write and edit refuse before a byte reaches disk, so a small model cannot damage a file.
+
+A 1.5B model, seen on real tasks, wrote the read tool's output back as the
+file (chat-template tags and line-number prefixes included), wrapped a whole
+file in markdown fences, broke a file's syntax with a wrong indent, and named
+`repo/x.py` from inside `repo/`. Each check here is a pure function of the
+proposed text (and the text it replaces) that returns the sentence the model
+reads instead of a success; nothing is written when one fires. Only what the
+change adds is judged: a file that already holds `<tool_call>` (a chat
+template, this very module) can still be edited.
+
+The syntax check covers the formats the standard library parses (Python,
+JSON, TOML) and YAML when PyYAML happens to be installed. A file that did not
+parse before the change may be changed freely: the model may be fixing it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import re
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+_TEMPLATE_TOKENS = re.compile(
+    r"<\|(?:im_start|im_end|endoftext|eot_id|start_header_id|end_header_id|fim_[a-z]+"
+    r"|file_sep|repo_name|begin_of_text|end_of_text|assistant|user|system)\|>"
+    r"|</?tool_(?:call|response|calls|result)>"
+)
+_NUMBERED = re.compile(r"^( *)(\d+)\t")
+"""The read tool's prefix: the line number right-aligned in 5 columns, then a tab."""
+_READ_WIDTH = 5
+_WHOLE_FENCE = re.compile(r"\A\s*```[A-Za-z0-9_+.-]*[ \t]*\n(.*?)\n?```[ \t]*\n?\s*\Z", re.DOTALL)
+_FENCED_TYPES = frozenset({".md", ".markdown", ".rst", ".txt", ".mdx"})
+TINY_FILE_LINES = 6
+"""An existing file this short may be rewritten whole even by a small model."""
+
+
+# ------------------------------------------------------------ content checks
+
+
+def template_tokens(new: str, old: str = "") -> list[str]:
+    """Chat-template tokens that `new` holds and `old` does not."""
+    found = dict.fromkeys(m.group() for m in _TEMPLATE_TOKENS.finditer(new))
+    return [token for token in found if token not in old]
+
+
+def _numbered_lines(text: str) -> int:
+    """Lines that carry the read tool's `    12\\t` prefix (padded to its width)."""
+    count = 0
+    for line in text.split("\n"):
+        match = _NUMBERED.match(line)
+        if match and len(match.group(1)) + len(match.group(2)) >= _READ_WIDTH:
+            count += 1
+    return count
+
+
+def has_line_numbers(text: str) -> bool:
+    """Most non-blank lines start with the read tool's line-number prefix."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    return bool(lines) and _numbered_lines(text) * 2 >= len(lines)
+
+
+def strip_line_numbers(text: str) -> str:
+    """`text` without the read tool's prefixes (only lines that carry one are changed)."""
+    out = []
+    for line in text.split("\n"):
+        match = _NUMBERED.match(line)
+        padded = match and len(match.group(1)) + len(match.group(2)) >= _READ_WIDTH
+        out.append(line[match.end() :] if match and padded else line)
+    return "\n".join(out)
+
+
+def content_problem(new: str, old: str, tool: str) -> str | None:
+    """Why `new` must not replace `old`, as advice to the model; None when it may.
+
+    `tool` is "write" or "edit": the advice names what that tool should be sent.
+    """
+    field = "content" if tool == "write" else "new_string"
+    tokens = template_tokens(new, old)
+    if tokens:
+        shown = ", ".join(tokens[:3])
+        return (
+            f"{tool} refused: {field} contains chat-template markup ({shown}) copied from a "
+            "tool result; it is not part of the file. Send only the file's own text"
+            + (", and prefer edit to change an existing file." if tool == "write" else ".")
+        )
+    if has_line_numbers(new) and not has_line_numbers(old):
+        return (
+            f"{tool} refused: {field} starts its lines with the read tool's line numbers "
+            "(like `    1<TAB>`); they are not part of the file. Send the code without them"
+            + (", and prefer edit to change an existing file." if tool == "write" else ".")
+        )
+    return None
+
+
+def strip_whole_fence(text: str, path: Path) -> str:
+    """Whole-file content wrapped in one markdown fence, unwrapped (not for markdown files)."""
+    if path.suffix.lower() in _FENCED_TYPES:
+        return text
+    match = _WHOLE_FENCE.match(text)
+    if match is None or "```" in match.group(1):
+        return text
+    body = match.group(1)
+    return body + "\n" if body and not body.endswith("\n") else body
+
+
+# ------------------------------------------------------------- syntax check
+
+
+def _check_python(text: str, name: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # invalid escapes etc. are not our business here
+        compile(text, name, "exec", dont_inherit=True)
+
+
+def _check_json(text: str, name: str) -> None:
+    json.loads(text)
+
+
+def _check_toml(text: str, name: str) -> None:
+    importlib.import_module("tomllib").loads(text)
+
+
+def _check_yaml(text: str, name: str) -> None:
+    yaml = importlib.import_module("yaml")
+    list(yaml.safe_load_all(text))
+
+
+_CHECKERS: dict[str, Callable[[str, str], None]] = {
+    ".py": _check_python,
+    ".pyi": _check_python,
+    ".json": _check_json,
+    ".toml": _check_toml,
+    ".yaml": _check_yaml,
+    ".yml": _check_yaml,
+}
+_LANGUAGE = {".py": "Python", ".pyi": "Python", ".json": "JSON", ".toml": "TOML"}
+
+
+def _checker(path: Path) -> Callable[[str, str], None] | None:
+    suffix = path.suffix.lower()
+    if suffix in (".yaml", ".yml") and importlib.util.find_spec("yaml") is None:
+        return None
+    return _CHECKERS.get(suffix)
+
+
+def syntax_error(path: Path, text: str) -> str | None:
+    """One line saying why `text` does not parse as `path`'s format; None when it does
+    (or the format is not one rift knows)."""
+    check = _checker(path)
+    if check is None:
+        return None
+    try:
+        check(text, path.name)
+    except SyntaxError as exc:
+        where = f"line {exc.lineno}: " if exc.lineno else ""
+        return f"{where}{exc.msg}"
+    except ValueError as exc:  # JSONDecodeError, TOMLDecodeError
+        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    except Exception as exc:  # YAML's errors share no stdlib base class
+        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return None
+
+
+def language(path: Path) -> str:
+    return _LANGUAGE.get(path.suffix.lower(), path.suffix.lstrip(".").upper() or "its format")
+
+
+def breaks_syntax(path: Path, old: str | None, new: str) -> str | None:
+    """The parse error `new` introduces, when `old` parsed (or the file is new); else None."""
+    error = syntax_error(path, new)
+    if error is None:
+        return None
+    if old is not None and syntax_error(path, old) is not None:
+        return None  # it was broken already: the model may be mending it step by step
+    return error
+
+
+def syntax_refusal(tool: str, raw: str, path: Path, error: str) -> str:
+    """The refusal the model reads when a change would leave `raw` unparseable."""
+    hint = (
+        "Check the indentation of new_string against the lines around it and that every "
+        "bracket and quote is closed."
+        if tool == "edit"
+        else "Send the complete, valid file, or use edit to change only the lines that need it."
+    )
+    return (
+        f"{tool} refused: after this change {raw} would no longer parse as {language(path)} "
+        f"({error}); the file was left unchanged. {hint}"
+    )
+
+
+# ----------------------------------------------------------------- paths
+
+
+def project_relative(cwd: Path, raw: str) -> tuple[str, str]:
+    """`raw` with a leading copy of the project folder's own name dropped, and a note.
+
+    Inside `repo/`, a small model asked for `x.py` often writes `repo/x.py`. When
+    the project has no `repo/` of its own, that path can only mean `x.py`; keeping
+    it would create a nested `repo/repo/` folder. Returns (path to use, note for
+    the model, "" when unchanged).
+    """
+    parts = Path(raw).parts
+    if len(parts) < 2 or Path(raw).is_absolute() or parts[0] != cwd.name:
+        return raw, ""
+    if (cwd / parts[0]).exists():
+        return raw, ""
+    fixed = str(Path(*parts[1:]))
+    return fixed, (
+        f" (note: paths are relative to the project folder {cwd.name}/, so {raw} means {fixed};"
+        f" write {fixed} next time)"
+    )
+
+
+def is_tiny(text: str) -> bool:
+    return text.count("\n") <= TINY_FILE_LINES

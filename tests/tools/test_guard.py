@@ -1,0 +1,120 @@
+"""tools/guard.py through the write and edit tools: what a small model may not do to a file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tooldoubles import RecordingGate, call
+
+from rift.models.repetition import cut_repetition, repeating_period
+from rift.tools import guard
+from rift.tools.base import ToolContext
+from rift.tools.edit import TOOL as EDIT
+from rift.tools.write import TOOL as WRITE
+
+LONG = "".join(f"def f{n}():\n    return {n}\n\n\n" for n in range(8))
+
+
+@pytest.fixture
+def small(ctx: ToolContext) -> ToolContext:
+    ctx.extras["small_model"] = True
+    return ctx
+
+
+def test_a_small_model_may_not_rewrite_an_existing_file_whole(
+    proj: Path, small: ToolContext, gate: RecordingGate
+) -> None:
+    (proj / "m.py").write_text(LONG)
+    out = call(WRITE, small, path="m.py", content=LONG.replace("return 3", "return 33"))
+    assert not out.ok
+    assert out.text.startswith("write refused: m.py already exists (32 lines)")
+    assert "Use edit instead" in out.text
+    assert (proj / "m.py").read_text() == LONG
+    assert gate.writes == []  # refused before anyone was asked
+
+
+def test_a_small_model_may_rewrite_a_tiny_file_and_create_new_ones(
+    proj: Path, small: ToolContext
+) -> None:
+    (proj / "t.py").write_text("X = 1\n")
+    assert call(WRITE, small, path="t.py", content="X = 2\n").ok
+    assert call(WRITE, small, path="new.py", content=LONG).ok
+    assert (proj / "new.py").read_text() == LONG
+
+
+def test_a_small_models_write_that_changes_nothing_says_so(proj: Path, small: ToolContext) -> None:
+    (proj / "m.py").write_text(LONG)
+    out = call(WRITE, small, path="m.py", content=LONG.rstrip("\n"))
+    assert not out.ok
+    assert "nothing would change" in out.text
+
+
+def test_other_models_may_rewrite_an_existing_file(proj: Path, ctx: ToolContext) -> None:
+    (proj / "m.py").write_text(LONG)
+    assert call(WRITE, ctx, path="m.py", content=LONG.replace("return 3", "return 33")).ok
+
+
+def test_edit_drops_line_numbers_copied_from_read(proj: Path, ctx: ToolContext) -> None:
+    (proj / "m.py").write_text("def f():\n    return 1\n")
+    out = call(
+        EDIT, ctx, path="m.py", old_string="    2\t    return 1", new_string="    2\t    return 2"
+    )
+    assert out.ok, out.text
+    assert (proj / "m.py").read_text() == "def f():\n    return 2\n"
+
+
+def test_edit_refuses_new_text_with_line_numbers(proj: Path, ctx: ToolContext) -> None:
+    (proj / "m.py").write_text("def f():\n    return 1\n")
+    with_numbers = "    2\t    return 2\n    3\t"
+    out = call(EDIT, ctx, path="m.py", old_string="    return 1", new_string=with_numbers)
+    assert not out.ok
+    assert "line numbers" in out.text
+    assert (proj / "m.py").read_text() == "def f():\n    return 1\n"
+
+
+def test_only_new_template_tokens_count() -> None:
+    assert guard.template_tokens("a <|im_end|> <tool_call>", "<tool_call>") == ["<|im_end|>"]
+    assert guard.template_tokens("x = '<|not a token|>'") == []
+
+
+def test_line_numbers_are_the_read_tools_padded_form_only() -> None:
+    assert guard.has_line_numbers("    1\tx = 1\n    2\ty = 2\n")
+    assert not guard.has_line_numbers("1\tAlice\n2\tBob\n")  # a TSV file is not read output
+    assert guard.strip_line_numbers("   10\tx\n   11\t\n") == "x\n\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("```python\nx = 1\n```", "x = 1\n"),
+        ("```\nx = 1\n```\n", "x = 1\n"),
+        ("x = 1\n", "x = 1\n"),
+        ("```\na\n```\nmiddle\n```\nb\n```", "```\na\n```\nmiddle\n```\nb\n```"),
+    ],
+)
+def test_whole_file_fences(text: str, expected: str) -> None:
+    assert guard.strip_whole_fence(text, Path("a.py")) == expected
+
+
+def test_yaml_is_checked_only_when_a_parser_is_installed() -> None:
+    import importlib.util
+
+    error = guard.syntax_error(Path("a.yaml"), "a: [1, 2\n")
+    if importlib.util.find_spec("yaml") is None:
+        assert error is None
+    else:
+        assert error
+
+
+def test_python_warnings_are_not_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    assert guard.syntax_error(Path("a.py"), 'x = "\\d"\n') is None
+    assert capsys.readouterr().err == ""
+
+
+def test_repetition_is_found_at_the_end_only() -> None:
+    loop = "same line\n" * 60
+    assert repeating_period("start\n" + loop) == len("same line\n")
+    assert repeating_period(loop + "and then something new entirely, as real text goes on") == 0
+    assert repeating_period("".join(f"line {n}\n" for n in range(200))) == 0
+    assert cut_repetition("start\n" + loop, 10) == "start\nsame line\n"
