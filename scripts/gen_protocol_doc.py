@@ -81,7 +81,8 @@ COMMAND_DOCS: dict[str, tuple[str, str]] = {
         " edit_review instead of ask; approve sets the approval mode before anything can"
         " prompt; auto_continue:true (additive) starts a turn on its own when a background"
         " task finishes while idle (its notification is the prompt; a `cancel` holds it"
-        " until the next prompt). Answered with capabilities. Idempotent.",
+        " until the next prompt; missing = the user config's `auto_continue`, default"
+        " false). Answered with capabilities. Idempotent.",
     ),
     "prompt": (
         "text: string",
@@ -217,9 +218,13 @@ RULES = """\
 7. A dropped reply means deny: an ask or review that is never answered, or that
    is pending when stdin closes, refuses the action.
 8. Without `hello`, write/edit approvals are `ask` events with the choices
-   `allow`, `always allow <kind> this session`, `always allow '<rule>'`, `deny`
-   and the diff preview in `detail`; bash approvals offer `allow once`,
-   `always allow '<pattern>'`, `allow all bash this session`, `deny`. After
+   `allow`, `always allow <kind> this session`,
+   `always allow '<rule>' in this project`, `always allow '<rule>' everywhere`,
+   `deny` and the diff preview in `detail`; bash approvals offer `allow once`,
+   `always allow '<pattern>' in this project`, `always allow '<pattern>'
+   everywhere`, `allow all bash this session`, `deny` ("in this project" saves
+   the rule under the user config's `projects.<real path>.permissions.allow`,
+   "everywhere" under `permissions.allow`). After
    `hello {"edit_review": true}` write/edit approvals are `edit_review` events
    raised before the file is touched.
 9. With approval off (`hello {"approve": false}`, `set_approval`), write, edit

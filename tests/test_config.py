@@ -296,3 +296,30 @@ def test_malformed_rules_warn_once_each_with_their_file(tmp_path: Path, cwd: Pat
     assert len(bad) == 2
     assert str(user_file(tmp_path)) in bad[0] and "'Read('" in bad[0]
     assert str(cwd / ".rift.json") in bad[1] and "'Bash(git push'" in bad[1]
+
+
+def test_per_project_allow_rules_apply_only_in_that_project_and_only_from_the_user_config(
+    tmp_path: Path, cwd: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    mine = {"permissions": {"allow": ["Bash(make *)"]}}
+    _write(user_file(tmp_path), {"projects": {str(cwd.resolve()): mine}})
+    # A repository naming itself in its own file grants nothing.
+    _write(
+        cwd / ".rift.json",
+        {"projects": {str(cwd.resolve()): {"permissions": {"allow": ["Bash(rm *)"]}}}},
+    )
+    allow = load_config(_env(tmp_path), cwd).permissions.allow
+    assert "Bash(make *)" in allow and "Bash(rm *)" not in allow
+    assert "Bash(make *)" not in load_config(_env(tmp_path), other).permissions.allow
+
+
+def test_auto_continue_comes_from_the_user_config_only(tmp_path: Path, cwd: Path) -> None:
+    assert load_config(_env(tmp_path), cwd).auto_continue is False
+    _write(cwd / ".rift.json", {"auto_continue": True})
+    config = load_config(_env(tmp_path), cwd)
+    assert config.auto_continue is False
+    assert any("ignoring 'auto_continue'" in w for w in config.warnings)
+    _write(user_file(tmp_path), {"auto_continue": True})
+    assert load_config(_env(tmp_path), cwd).auto_continue is True

@@ -37,3 +37,17 @@ def test_a_read_denied_mention_is_never_attached(tmp_path: Path) -> None:
     assert out.attached == []
     assert "hunter2" not in out.text
     assert out.problems == ["@secret.env: not attached: blocked by permission rule 'Read(*.env)'"]
+
+
+def test_an_image_mention_rides_on_the_message_only_for_a_vision_model(tmp_path: Path) -> None:
+    png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
+    (tmp_path / "shot.png").write_bytes(png)
+    seen = expand("what is @shot.png", tmp_path, _allow_all, vision=True)
+    assert seen.attached == ["shot.png"] and seen.problems == []
+    assert seen.text == "what is @shot.png"  # the image is not text in the prompt
+    assert seen.images == ("data:image/png;base64,iVBORw0KGgoAAAAAAAAAAAAAAAAAAAAA",)
+    blind = expand("what is @shot.png", tmp_path, _allow_all)
+    assert blind.images == () and blind.attached == []
+    assert blind.problems == [
+        "@shot.png: not attached: the model does not report vision (use a vision model)"
+    ]

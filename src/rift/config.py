@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -197,6 +198,10 @@ class Config:
     lsp: LspConfig = field(default_factory=LspConfig)
     editor: str | None = None
     theme: str | None = None
+    auto_continue: bool = False
+    """A background task that finishes while idle starts a turn on its own (user config
+    only: a repository must not make rift run turns unasked); the TUI's and serve's
+    `hello` default."""
     read_timeout: float = DEFAULT_READ_TIMEOUT
     """Streaming read-idle timeout in seconds; 0 means none."""
     tool_schema: str = "rich"
@@ -357,6 +362,7 @@ class _Merger:
         self.sandbox: str | None = None
         self.sandbox_network = False
         self.allow_credentials = False
+        self.auto_continue = False
         self.hooks: list[str] = []
         self.project_hooks: list[str] = []
         self.pricing: dict[str, Price] = dict(BUILTIN_PRICING)
@@ -397,6 +403,8 @@ class _Merger:
         self._scalars(data)
         if isinstance(data.get("editor"), str):
             self.values["editor"] = data["editor"]
+        if isinstance(data.get("auto_continue"), bool):
+            self.auto_continue = data["auto_continue"]
         perms = _dict(data.get("permissions"))
         self._permission_lists(perms, where)
         allow = _str_list(perms.get("allow"))
@@ -427,6 +435,15 @@ class _Merger:
             if server:
                 self.mcp[name] = server
 
+    def user_project(self, data: dict[str, Any], cwd: Path, path: Path | None = None) -> None:
+        """The user config's allow rules for this project (`projects.<real path>.permissions.
+        allow`): what "always allow … in this project" saved. Read from the user config only,
+        so a repository can never grant itself anything."""
+        entry = _dict(_dict(data.get("projects")).get(project_path_key(cwd)))
+        allow = _str_list(_dict(entry.get("permissions")).get("allow"))
+        _malformed_rules(allow, f"config {path}" if path else "config", self.warnings)
+        self.allow += allow
+
     def project(self, data: dict[str, Any], path: Path) -> None:
         """Overlay the project file, tighten-only; every refused key is one warning."""
         host = data.pop("host", None)
@@ -434,7 +451,7 @@ class _Merger:
             self.project_host = _normalize_base_url(host)
         self._scalars(data)
         where = f"project config {path}"
-        for key in ("editor", "typesafe"):
+        for key in ("editor", "typesafe", "auto_continue", "projects"):
             if key in data:
                 self.warnings.append(f"{where}: ignoring '{key}' (allowed in the user config only)")
         perms = _dict(data.get("permissions"))
@@ -535,6 +552,7 @@ def load_config(
     user_path = paths.user_config
     user_data = read_json_file(user_path, warnings)
     merger.user(user_data, user_path)
+    merger.user_project(user_data, cwd, user_path)
     project_path = cwd / PROJECT_FILE
     project_data = read_json_file(project_path, warnings)
     merger.project(project_data, project_path)
@@ -604,6 +622,7 @@ def load_config(
         lsp=lsp,
         editor=values.get("editor") if isinstance(values.get("editor"), str) else None,
         theme=values.get("theme") if isinstance(values.get("theme"), str) else None,
+        auto_continue=merger.auto_continue,
         read_timeout=_parse_read_timeout(env.get("RIFT_READ_TIMEOUT")),
         tool_schema="lean" if env.get("RIFT_TOOL_SCHEMA") == "lean" else "rich",
         trace_file=Path(trace) if trace else None,
@@ -715,6 +734,31 @@ def persist_setting(config: Config, key: str, value: Any) -> Path:
     if key == "host" and target == project and isinstance(value, str):
         _trust_chosen_host(config, value)
     return target
+
+
+def project_path_key(cwd: Path) -> str:
+    """How the user config's `projects` map names a project: its real path, so a
+    symlinked checkout is the same project (as in the trust store)."""
+    return os.path.realpath(cwd)
+
+
+def persist_allow_rule(config: Config, rule: str, *, everywhere: bool) -> None:
+    """Append an "always allow" rule to the user config: `permissions.allow`, or this
+    project's `projects.<real path>.permissions.allow` (read back by `user_project`)."""
+    from rift.paths import atomic_write
+
+    path = config.user_config_path or config.paths.user_config
+    data = read_json_file(path, [])
+    keys = ["permissions", "allow"]
+    if not everywhere:
+        keys = ["projects", project_path_key(config.cwd), *keys]
+    holder: Any = data
+    for key in keys[:-1]:
+        holder = holder.setdefault(key, {}) if isinstance(holder, dict) else None
+    allow = holder.setdefault(keys[-1], []) if isinstance(holder, dict) else None
+    if isinstance(allow, list) and rule not in allow:
+        allow.append(rule)
+        atomic_write(path, json.dumps(data, indent=2) + "\n")
 
 
 def _trust_chosen_host(config: Config, host: str) -> None:

@@ -27,18 +27,31 @@ def _table(choices: list[str], tool: str | None) -> list[tuple[str, str, str]]:
 
 
 def test_bash_ask_offers_all_four_kinds() -> None:
-    choices = ["allow once", "always allow 'git status*'", "allow all bash this session", "deny"]
+    choices = [
+        "allow once",
+        "always allow 'git status*' in this project",
+        "always allow 'git status*' everywhere",
+        "allow all bash this session",
+        "deny",
+    ]
     assert _table(choices, "bash") == [
         ("allow_once", "allow_once", "allow once"),
-        ("allow_always", "allow_always", "always allow 'git status*'"),
-        ("allow_always_1", "allow_always", "allow all bash this session"),
+        ("allow_always", "allow_always", "always allow 'git status*' in this project"),
+        ("allow_always_1", "allow_always", "always allow 'git status*' everywhere"),
+        ("allow_always_2", "allow_always", "allow all bash this session"),
         ("reject_once", "reject_once", "deny"),
         ("reject_always", "reject_always", "deny"),
     ]
 
 
 def test_write_ask_prefers_the_session_rule_for_allow_always() -> None:
-    choices = ["allow", "always allow write this session", "always allow 'Edit(src/**)'", "deny"]
+    choices = [
+        "allow",
+        "always allow write this session",
+        "always allow 'Edit(src/**)' in this project",
+        "always allow 'Edit(src/**)' everywhere",
+        "deny",
+    ]
     table = _table(choices, "write")
     assert table[1] == ("allow_always", "allow_always", "always allow write this session")
     assert table[0] == ("allow_once", "allow_once", "allow")

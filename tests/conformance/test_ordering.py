@@ -11,7 +11,13 @@ from .serve_session import ServeSession, edit_call, tool_call
 
 BUSY = "turn in progress — cancel it or wait for done"
 TURN_EVENTS = {"iteration", "thinking", "content", "tool_start", "tool_result", "edit_diff", "plan"}
-EDIT_CHOICES = ["allow", "always allow edit this session", "always allow 'Edit(f.txt)'", "deny"]
+EDIT_CHOICES = [
+    "allow",
+    "always allow edit this session",
+    "always allow 'Edit(f.txt)' in this project",
+    "always allow 'Edit(f.txt)' everywhere",
+    "deny",
+]
 
 
 def _sessions_dir() -> Path:
@@ -301,7 +307,8 @@ def test_without_hello_write_approval_is_an_ask_with_diff(fake_server, serve, pr
     assert ask["choices"] == [
         "allow",
         "always allow write this session",
-        "always allow 'Edit(g.txt)'",
+        "always allow 'Edit(g.txt)' in this project",
+        "always allow 'Edit(g.txt)' everywhere",
         "deny",
     ]
     session.send({"cmd": "answer", "id": ask["id"], "text": "deny"})

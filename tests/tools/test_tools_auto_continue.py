@@ -7,6 +7,8 @@ really finishes while the conversation is idle.
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -132,3 +134,25 @@ def test_a_cancel_holds_the_automatic_turn(project: Path, fake_server: Any) -> N
     assert len(requests) == 3
     assert _last_user(requests[2]).endswith("\n\nand now?")
     assert _last_user(requests[2]).startswith("[task notification]")
+
+
+def test_the_user_configs_auto_continue_is_the_hello_default(
+    project: Path, fake_server: Any
+) -> None:
+    user = Path(os.environ["XDG_CONFIG_HOME"]) / "rift" / "config.json"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(json.dumps({"auto_continue": True}))
+    server = fake_server({"turns": [*_background_turns(), {"content": "the task is done"}]})
+    serve = ServeProcess(project, "--host", server.url, "-m", MODEL)
+    try:
+        serve.until("ready")
+        serve.send({"cmd": "hello", "approve": False})  # no auto_continue: the config's
+        serve.until("capabilities")
+        serve.send({"cmd": "prompt", "text": "run it in the background"})
+        serve.until("done")
+        (project / "go").write_text("")
+        serve.until("info", text="background task finished — continuing")
+        serve.until("done")
+    finally:
+        serve.close()
+    assert len(server.chat_requests()) == 3

@@ -184,7 +184,7 @@ def test_asks_by_default_and_remembers_an_always_allow(proj: Path) -> None:
 
     async def scenario() -> list[str | None]:
         results: list[str | None] = []
-        for answer in ("deny", "always allow 'Fetch(docs.example.com)'", None):
+        for answer in ("deny", "always allow 'Fetch(docs.example.com)' everywhere", None):
             before = len(events)
             call = asyncio.create_task(gate.authorize_fetch("https://docs.example.com/a", None))
             if answer is not None:
@@ -195,7 +195,8 @@ def test_asks_by_default_and_remembers_an_always_allow(proj: Path) -> None:
                 assert ask.question == "Allow fetch: https://docs.example.com/a"
                 assert ask.choices == [
                     "allow once",
-                    "always allow 'Fetch(docs.example.com)'",
+                    "always allow 'Fetch(docs.example.com)' in this project",
+                    "always allow 'Fetch(docs.example.com)' everywhere",
                     "allow all fetch this session",
                     "deny",
                 ]

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import os
+from pathlib import Path
 from typing import Any
 
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
+from rift.config import load_config
 from rift.core.hunks import diff_segments, preview_diff
 from rift.frontends.tui.screens.picker import PickerScreen
 from rift.frontends.tui.screens.review import ReviewScreen
@@ -175,9 +179,9 @@ def test_permissions_show_the_rules_granted_in_this_session(tui: Any) -> None:
         picker = await until(
             pilot, lambda: isinstance(app.screen, PickerScreen) and app.screen, "the picker"
         )
-        assert picker.choices[1] == "always allow 'git status *'"
+        assert picker.choices[1] == "always allow 'git status *' in this project"
         label = str(picker.query_one(OptionList).get_option_at_index(1).prompt)
-        assert label.startswith("2. always allow Bash(git status *) · saved to your config")
+        assert label.startswith("2. always allow Bash(git status *) in this project · saved")
         await pilot.press("2")
         picker = await until(
             pilot,
@@ -188,13 +192,60 @@ def test_permissions_show_the_rules_granted_in_this_session(tui: Any) -> None:
             ),
             "the second picker",
         )
-        await pilot.press("3")  # allow all bash this session
+        await pilot.press("4")  # allow all bash this session
         await idle(pilot)
         await send(pilot, "/permissions")
         await until(pilot, lambda: "Bash(git status *)" in transcript_text(app), "the grant")
         assert "this session: bash" in transcript_text(app)
 
     drive(app, scenario)
+
+
+def test_always_allow_is_saved_for_this_project_unless_the_user_picks_everywhere(
+    tui: Any, project: Path
+) -> None:
+    app, _ = tui(
+        [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "git status"}}]},
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "ls -la"}}]},
+            {"content": "both ran"},
+        ]
+    )
+    labels: list[str] = []
+
+    async def scenario(pilot: Pilot[Any]) -> None:
+        await connected(pilot)
+        await send(pilot, "look around")
+        picker = await until(
+            pilot, lambda: isinstance(app.screen, PickerScreen) and app.screen, "the picker"
+        )
+        options = picker.query_one(OptionList)
+        labels.extend(str(options.get_option_at_index(i).prompt) for i in (1, 2))
+        await pilot.press("2")  # in this project
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, PickerScreen) and "ls -la" in app.screen.question,
+            "the second picker",
+        )
+        await pilot.press("3")  # everywhere
+        await idle(pilot)
+
+    drive(app, scenario)
+    assert labels == [
+        "2. always allow Bash(git status *) in this project · saved to your config",
+        "3. always allow Bash(git status *) everywhere · saved to your config",
+    ]
+    saved = json.loads((project.parent / "home/.config/rift/config.json").read_text())
+    assert saved["permissions"]["allow"] == ["Bash(ls *)"]
+    here = saved["projects"][os.path.realpath(project)]["permissions"]["allow"]
+    assert here == ["Bash(git status *)"]
+    other = project.parent / "other"
+    other.mkdir()
+    # The next run in this project allows both; any other project only the "everywhere" one.
+    assert {"Bash(git status *)", "Bash(ls *)"} <= set(
+        load_config(os.environ, project).permissions.allow
+    )
+    assert "Bash(git status *)" not in load_config(os.environ, other).permissions.allow
 
 
 def test_a_review_can_allow_edits_for_the_rest_of_the_session(tui: Any, project: Any) -> None:

@@ -88,8 +88,11 @@ def test_an_approval_picker_denies(tui: Any, project: Path) -> None:
     async def scenario(pilot: Pilot[Any]) -> None:
         await connected(pilot)
         await send(pilot, "make the file")
-        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the picker")
-        await pilot.press("down", "down", "down", "enter")  # the last choice: deny
+        picker = await until(
+            pilot, lambda: isinstance(app.screen, PickerScreen) and app.screen, "the picker"
+        )
+        downs = picker.choices.index("deny")
+        await pilot.press(*["down"] * downs, "enter")  # walk down to plain "deny"
         await idle(pilot)
         rows = list(app.activity.log_view.query(ToolRow))
         assert rows[0].has_class("failed")

@@ -11,14 +11,13 @@ turn a client saw end is on disk even if rift is killed the next instant.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rift.config import Config, read_json_file
+from rift.config import Config, persist_allow_rule
 from rift.core.checkpoints import NothingToUndo, UndoJournal, format_undo_message
 from rift.core.context import TokenMeter, enforce_budget
 from rift.core.events import (
@@ -50,7 +49,6 @@ from rift.models.attachments import images_for
 from rift.models.base import Message, Provider
 from rift.models.registry import Preflight, Route, connect, list_all_models, with_thinking
 from rift.models.thinking import describe as describe_thinking
-from rift.paths import atomic_write
 from rift.tools import builtin_tools
 from rift.tools.agent import TOOL as AGENT_TOOL
 from rift.tools.base import Tool, ToolContext
@@ -403,14 +401,8 @@ class Agent:
     def _notice(self, kind: str, text: str) -> None:
         self.emit(Info(text=text) if kind == "info" else Warning(text=text))
 
-    def _persist_allow_rule(self, rule: str) -> None:
-        path = self.config.user_config_path or self.config.paths.user_config
-        data = read_json_file(path, [])
-        perms = data.setdefault("permissions", {})
-        allow = perms.setdefault("allow", [])
-        if isinstance(allow, list) and rule not in allow:
-            allow.append(rule)
-            atomic_write(path, json.dumps(data, indent=2) + "\n")
+    def _persist_allow_rule(self, rule: str, everywhere: bool) -> None:
+        persist_allow_rule(self.config, rule, everywhere=everywhere)
 
 
 def _uncancel() -> None:

@@ -47,7 +47,7 @@ from rift.core.gate import MODES
 from rift.core.mentions import expand
 from rift.core.replay import Prompt, replay
 from rift.core.session import SessionStore, history_for, turn_starts
-from rift.errors import RiftError
+from rift.errors import RiftError, ToolError
 from rift.extend.skills import Skill, split_invocation
 
 if TYPE_CHECKING:
@@ -188,9 +188,8 @@ class Conversation:
         if prepared is None:
             return False
         if attachments is not None:
-            prepared = Prepared(
-                prepared.text + attachments.text, prepared.words, attachments.images
-            )
+            images = prepared.images + attachments.images
+            prepared = Prepared(prepared.text + attachments.text, prepared.words, images)
         self._agent.offer_trust()  # the project's plugins/hooks/servers ask once, no wait
         self._held = False
         self._begin_turn(prepared)
@@ -333,6 +332,16 @@ class Conversation:
         self._start(self._compact(), "compaction")
         return True
 
+    def remember(self, fact: str) -> bool:
+        """Save `fact` to the project memory as the `remember` tool would (`/remember`):
+        gated as an edit of `.rift/memory.md`, so it is asked or reviewed like one; busy
+        while it runs. The outcome arrives as `info` or `warning`."""
+        if self._refused_busy():
+            return False
+        self._agent.busy = True
+        self._start(self._remember(fact), "remember")
+        return True
+
     def new_conversation(self) -> bool:
         """What `/clear` means: the old session stays saved and resumable; the
         conversation starts empty in a new session file."""
@@ -396,12 +405,13 @@ class Conversation:
                 self._agent.emit(Warning(f"unknown skill '{invocation[0]}'", code="unknown_skill"))
                 return None
             text = skill.expand(invocation[1])
-        expanded = expand(text, self._agent.config.cwd, self._agent.gate.check_read)
+        cwd, check_read = self._agent.config.cwd, self._agent.gate.check_read
+        expanded = expand(text, cwd, check_read, vision=self.sees)
         for problem in expanded.problems:
             self._agent.emit(Warning(problem))
         if expanded.attached:
             self._agent.emit(Info("attached: " + ", ".join(expanded.attached)))
-        return Prepared(text=expanded.text, words=text)
+        return Prepared(text=expanded.text, words=text, images=expanded.images)
 
     def _start(self, body: Coroutine[Any, Any, object], kind: str = "turn") -> None:
         self._started = False
@@ -511,6 +521,25 @@ class Conversation:
             agent.emit(Warning(f"compaction failed: {exc}"))
         finally:
             agent.busy = False
+
+    async def _remember(self, fact: str) -> None:
+        from rift.tools.remember import TOOL  # the tool's own rules: caps, duplicates, gate
+
+        agent = self._agent
+        refusals = agent.gate.refusals
+        try:
+            output = await TOOL.run({"fact": fact}, agent.ctx)
+        except ToolError as exc:
+            agent.emit(Warning(f"not remembered: {exc}"))
+            return
+        finally:
+            agent.busy = False
+        if output.ok:
+            agent.emit(Info(output.text))
+        elif agent.gate.refusals > refusals:
+            agent.emit(Warning("not remembered: the change to the memory file was rejected"))
+        else:
+            agent.emit(Warning(f"not remembered: {output.text}"))
 
 
 def _discard_if_empty(path: Path) -> None:

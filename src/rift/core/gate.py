@@ -101,8 +101,9 @@ class PermissionGate:
     approval: Approval
     broker: InteractionBroker
     cwd: Path
-    persist_rule: Callable[[str], None] | None = None
-    """Saves an "always allow '<rule>'" answer to the user config; failures are ignored."""
+    persist_rule: Callable[[str, bool], None] | None = None
+    """Saves an "always allow '<rule>' …" answer to the user config, for this project only
+    unless the second argument says everywhere; failures are ignored."""
     protected: tuple[Path, ...] = ()
     """rift's own config and data directories: never written by write/edit."""
     writable_roots: tuple[Path, ...] | None = None
@@ -208,13 +209,13 @@ class PermissionGate:
         if verdict.kind == "allow" or "bash" in self._session_kinds or not self.broker.attached:
             return None
         pattern = suggest_bash_pattern(command)
-        always = f"always allow '{pattern}'" if pattern else ""
-        choices = ["allow once", always, "allow all bash this session", "deny"]
-        answer = await self.broker.ask(f"Allow bash: {head}", [], [c for c in choices if c])
+        always = always_choices(pattern) if pattern else None
+        choices = ["allow once", *(always or ()), "allow all bash this session", "deny"]
+        answer = await self.broker.ask(f"Allow bash: {head}", [], choices)
         if answer == "allow once":
             return None
-        if always and answer == always:
-            self._remember(f"Bash({pattern})")
+        if always and answer in always:
+            self._remember(f"Bash({pattern})", everywhere=answer == always[1])
             return None
         if answer == "allow all bash this session":
             self._session_kinds.add("bash")
@@ -253,14 +254,15 @@ class PermissionGate:
         if verdict.kind == "allow" or "fetch" in self._session_kinds or not self.broker.attached:
             return None
         rule = f"Fetch({host})"
-        choices = ["allow once", f"always allow '{rule}'", "allow all fetch this session", "deny"]
+        always = always_choices(rule)
+        choices = ["allow once", *always, "allow all fetch this session", "deny"]
         answer = await self.broker.ask(f"Allow fetch: {url}", [], choices)
-        if answer == choices[0]:
+        if answer == "allow once":
             return None
-        if answer == choices[1]:
-            self._remember(rule)
+        if answer in always:
+            self._remember(rule, everywhere=answer == always[1])
             return None
-        if answer == choices[2]:
+        if answer == "allow all fetch this session":
             self._session_kinds.add("fetch")
             return None
         return denied_by_user("fetch")
@@ -282,13 +284,15 @@ class PermissionGate:
         else:
             question = f"Allow edit: {shown}"
         rule = suggest_edit_rule(path, self.cwd)
-        choices = ["allow", f"always allow {tool} this session", f"always allow '{rule}'", "deny"]
+        session = f"always allow {tool} this session"
+        always = always_choices(rule)
+        choices = ["allow", session, *always, "deny"]
         answer = await self.broker.ask(question, self._detail(old, new), choices)
-        if answer == choices[1]:
+        if answer == session:
             self._session_kinds.add(tool)
             answer = "allow"
-        elif answer == choices[2]:
-            self._remember(rule)
+        elif answer in always:
+            self._remember(rule, everywhere=answer == always[1])
             answer = "allow"
         return self._write_answer(tool, path, new, answer)
 
@@ -306,12 +310,12 @@ class PermissionGate:
                 refusal += f" The user's reason: {reason}"
         return refusal
 
-    def _remember(self, rule: str) -> None:
+    def _remember(self, rule: str, *, everywhere: bool) -> None:
         self.rules.add_allow(rule)
         if self.persist_rule is not None:
             # The live rule applies either way; persisting is best effort (reference 5.3).
             with contextlib.suppress(OSError):
-                self.persist_rule(rule)
+                self.persist_rule(rule, everywhere)
 
     def _display(self, path: Path) -> str:
         try:
@@ -324,6 +328,12 @@ class PermissionGate:
         if _is_binary(old):
             return ["(overwriting a binary file)"]
         return preview_diff(old or "", new, ASK_DIFF_LINES)
+
+
+def always_choices(rule: str) -> tuple[str, str]:
+    """The two "always allow" answers for `rule`: saved for this project only (first, the
+    narrower default a careless Enter lands nearer to) or for every project."""
+    return (f"always allow '{rule}' in this project", f"always allow '{rule}' everywhere")
 
 
 def url_host(url: str) -> str:

@@ -5,7 +5,9 @@ path relative to the project. The conversation owner appends each mentioned
 text file (capped) after the prompt, so the model sees it without a `read`
 call. A mention is a read on the user's behalf, so it obeys the same Read
 rules a `read` tool call would: a denied file is named as a problem, never
-attached.
+attached. An image (`@shot.png`) rides on the prompt's message as `--attach`
+would send it, when the model reports vision; otherwise it is a problem that
+says so, since a text-only model would error on it or silently ignore it.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from rift.models.attachments import IMAGE_TYPES, AttachmentError, image_data_url
 
 ATTACH_CAP_BYTES = 48_000
 _MENTION = re.compile(r"(?:(?<=\s)|^)@([^\s@]+)")
@@ -26,6 +30,8 @@ class Expanded:
     text: str
     attached: list[str]
     problems: list[str]
+    images: tuple[str, ...] = ()
+    """Mentioned images as `data:` URLs, for the prompt's message."""
 
 
 def mentions(text: str) -> list[str]:
@@ -33,15 +39,19 @@ def mentions(text: str) -> list[str]:
     return list(dict.fromkeys(m.group(1).rstrip(".,;:!?)") for m in _MENTION.finditer(text)))
 
 
-def expand(text: str, cwd: Path, check_read: Callable[[Path], str | None]) -> Expanded:
-    """Append each mentioned file's content to the prompt.
+def expand(
+    text: str, cwd: Path, check_read: Callable[[Path], str | None], *, vision: bool = False
+) -> Expanded:
+    """Append each mentioned file's content to the prompt; collect mentioned images.
 
     `check_read` is the permission gate's read check: it returns the refusal for
-    a denied path, None when the file may be read.
+    a denied path, None when the file may be read. `vision`: the model can be
+    sent images (`Conversation.sees`).
     """
     blocks: list[str] = []
     attached: list[str] = []
     problems: list[str] = []
+    images: list[str] = []
     for name in mentions(text):
         path = (cwd / name).resolve()
         if not path.is_file():
@@ -52,10 +62,24 @@ def expand(text: str, cwd: Path, check_read: Callable[[Path], str | None]) -> Ex
         if refusal is not None:
             problems.append(f"@{name}: not attached: {refusal}")
             continue
+        image = path.suffix.lower() in IMAGE_TYPES
+        if image and not vision:
+            problems.append(
+                f"@{name}: not attached: the model does not report vision (use a vision model)"
+            )
+            continue
         try:
             data = path.read_bytes()
         except OSError as exc:
             problems.append(f"@{name}: {exc.strerror or exc}")
+            continue
+        if image:
+            try:
+                images.append(image_data_url(Path(name), data))
+            except AttachmentError as exc:
+                problems.append(f"@{name}: not attached: {exc}")
+                continue
+            attached.append(name)
             continue
         if b"\x00" in data[:8192]:
             problems.append(f"@{name}: binary file, not attached")
@@ -65,6 +89,6 @@ def expand(text: str, cwd: Path, check_read: Callable[[Path], str | None]) -> Ex
             body += f"\n[… truncated: {len(data)} bytes, first {ATTACH_CAP_BYTES} shown]"
         blocks.append(f'<file path="{name}">\n{body}\n</file>')
         attached.append(name)
-    if not blocks:
-        return Expanded(text, attached, problems)
-    return Expanded(text + "\n\nAttached files:\n" + "\n".join(blocks), attached, problems)
+    if blocks:
+        text += "\n\nAttached files:\n" + "\n".join(blocks)
+    return Expanded(text, attached, problems, tuple(images))

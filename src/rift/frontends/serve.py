@@ -211,11 +211,12 @@ class ServeLoop:
         if approve is not None and not isinstance(approve, bool):
             self.warn("hello: 'approve' must be a boolean")
             approve = None
-        auto_continue = cmd.get("auto_continue", False)  # additive: opt-in auto-turns
+        conversation = self.conversation
+        # additive: opt-in auto-turns, defaulting to the user config's `auto_continue`
+        auto_continue = cmd.get("auto_continue", conversation.config.auto_continue)
         if not isinstance(auto_continue, bool):
             self.warn("hello: 'auto_continue' must be a boolean")
             auto_continue = False
-        conversation = self.conversation
         conversation.edit_review = edit_review
         conversation.auto_continue = auto_continue
         if approve is not None:

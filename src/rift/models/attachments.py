@@ -44,7 +44,12 @@ class Attachments:
         return text + self.text
 
 
-def _image(path: Path, data: bytes) -> str:
+def image_data_url(path: Path, data: bytes) -> str:
+    """An image file's bytes as the `data:` URL messages carry (also `@image` mentions).
+
+    Raises:
+        AttachmentError: over the 10 MB cap.
+    """
     if len(data) > IMAGE_CAP_BYTES:
         raise AttachmentError(
             f"attachment {path} is {len(data) / 1e6:.1f} MB; images are capped at 10 MB"
@@ -85,7 +90,7 @@ def load_attachments(paths: Sequence[str], cwd: Path) -> Attachments:
                 f"cannot attach {raw}: {exc.strerror or exc.__class__.__name__}"
             ) from exc
         if full.suffix.lower() in IMAGE_TYPES:
-            images.append(_image(path, data))
+            images.append(image_data_url(path, data))
         else:
             text.append(_text(path, data))
     return Attachments("".join(text), tuple(images))

@@ -70,7 +70,8 @@ class ChatScreen(Screen[None]):
         with Horizontal(id="panes"):
             yield Transcript(id="transcript", banner=(__version__, model))
             yield ActivityPane(id="activity")
-        yield Composer(self._owner._command_hints, self._owner._file_index, id="composer")
+        owner = self._owner
+        yield Composer(owner._command_hints, owner._file_index, paste=owner._pasted, id="composer")
         yield StatusBar(id="status", model=model)
 
     def on_mount(self) -> None:
@@ -240,7 +241,7 @@ class RiftApp(App[int]):
     async def after_bind(self, started: Started, *, fresh: bool) -> None:
         """A new conversation is in charge: status, resumed history, startup notices."""
         conversation = started.conversation
-        self.status_bar.set(model=conversation.model, approve=conversation.approve, text="ready")
+        self.status_bar.set(model=conversation.model, mode=conversation.mode, text="ready")
         self.emit(conversation.context_gauge())
         if started.resumed and fresh:
             items = [(m.role, m.text) for m in conversation.history()]
@@ -464,6 +465,11 @@ class RiftApp(App[int]):
         conversation = self.driver.conversation
         skills = conversation.skills if conversation is not None else {}
         return hints(sorted(skills))
+
+    def _pasted(self, text: str) -> str | None:
+        from rift.frontends.tui.mentions import pasted_image
+
+        return pasted_image(text, self.driver.config.cwd)
 
     def _file_index(self) -> list[str]:
         if self._files is None:

@@ -122,12 +122,50 @@ async def _yolo(app: RiftApp, arg: str) -> None:
 
 
 async def _set_approval(app: RiftApp, on: bool) -> None:
-    app.require_conversation().set_approval(on)
-    app.status_bar.set(approve=on)
+    conversation = app.require_conversation()
+    conversation.set_approval(on)
+    app.status_bar.set(mode=conversation.mode)
     if on:
         app.say("approval on: writes, edits and bash commands ask first", "info")
     else:
         app.say("approval off (yolo): writes, edits and bash run without asking", "warning")
+
+
+MODE_HELP = {
+    "ask": "writes, edits and bash commands ask first",
+    "accept-edits": "writes and edits run without asking; bash still asks",
+    "plan": "read-only: writes, edits and bash are refused until you switch mode",
+    "auto": "everything runs without asking (yolo); deny rules still refuse",
+}
+
+
+async def _mode(app: RiftApp, arg: str) -> None:
+    from rift.core.gate import MODES
+
+    conversation = app.require_conversation()
+    word = arg.strip().lower()
+    if not word:
+        lines = [f"approval mode: {conversation.mode}"]
+        lines += [f"  {name:<13}{MODE_HELP[name]}" for name in MODES]
+        app.say("\n".join(lines))
+        return
+    if not conversation.set_mode(word):
+        raise RiftError(f"usage: /mode {'|'.join(MODES)} (not '{arg.strip()}')")
+    app.status_bar.set(mode=word)
+    app.say(f"mode {word}: {MODE_HELP[word]}", "warning" if word == "auto" else "info")
+
+
+async def _autocontinue(app: RiftApp, arg: str) -> None:
+    conversation = app.require_conversation()
+    word = arg.strip().lower()
+    if word in ("on", "off"):
+        conversation.auto_continue = word == "on"
+    elif word:
+        raise RiftError(f"usage: /autocontinue [on|off] (not '{arg.strip()}')")
+    if conversation.auto_continue:
+        app.say("auto-continue on: a background task that finishes while idle starts a turn")
+    else:
+        app.say("auto-continue off: a finished task's note leads your next prompt")
 
 
 async def _permissions(app: RiftApp, arg: str) -> None:
@@ -136,8 +174,7 @@ async def _permissions(app: RiftApp, arg: str) -> None:
     conversation = app.require_conversation()
     config = conversation.config
     rules = conversation.permissions()  # in force now: granted in this session included
-    mode = "on" if conversation.approve else "off (yolo)"
-    text = Text.assemble(("approval: ", "bold"), mode, "\n")
+    text = Text.assemble(("approval mode: ", "bold"), conversation.mode, "\n")
     for kind in ("allow", "ask", "deny"):
         texts = rules.get(kind, ())
         text.append(f"{kind}: ", style="bold")
@@ -184,6 +221,19 @@ async def _stats(app: RiftApp, arg: str) -> None:
         f"model: {conversation.model if conversation else '(offline)'}\n"
         f"session: {conversation.session_path if conversation else '-'}"
     )
+
+
+async def _cost(app: RiftApp, arg: str) -> None:
+    t = app.driver.totals
+    turns = f"{t.turns} turn{'s' if t.turns != 1 else ''}"
+    lines = [
+        f"this session: {turns} · {t.billed_prompt_tokens:,} prompt tokens billed"
+        f" · {t.output_tokens:,} output tokens",
+        f"estimated cost: ${t.cost_usd:.4f}",
+    ]
+    if not t.cost_usd:
+        lines[-1] += " (local or unpriced model: the config's `pricing` table sets rates)"
+    app.say("\n".join(lines))
 
 
 async def _plan(app: RiftApp, arg: str) -> None:
@@ -264,6 +314,13 @@ async def _copy(app: RiftApp, arg: str) -> None:
     app.say(f"copied {len(text)} characters to the clipboard (OSC 52)")
 
 
+async def _remember(app: RiftApp, arg: str) -> None:
+    if not arg.strip():
+        raise RiftError("usage: /remember <fact> (saved to .rift/memory.md for later sessions)")
+    if app.require_conversation().remember(arg):
+        await app.driver.wait()  # the edit review comes and goes meanwhile
+
+
 async def _quit(app: RiftApp, arg: str) -> None:
     app.exit(0)
 
@@ -276,12 +333,16 @@ COMMANDS: dict[str, Command] = {
     "temp": Command(session.temp, "<0.0-2.0>", "sampling temperature", idle_only=True),
     "approve": Command(_approve, "[on|off]", "approval mode: ask before writes and bash"),
     "yolo": Command(_yolo, "[off]", "approval off: run everything without asking"),
+    "mode": Command(_mode, "[ask|accept-edits|plan|auto]", "show or switch the approval mode"),
+    "autocontinue": Command(_autocontinue, "[on|off]", "a finished background task starts a turn"),
     "permissions": Command(_permissions, "", "show the allow/ask/deny rules"),
+    "remember": Command(_remember, "<fact>", "save a fact for later sessions", idle_only=True),
     "undo": Command(_undo, "", "restore files changed by the last turn", idle_only=True),
     "rewind": Command(session.rewind, "[n]", "undo n turns: files and conversation", True, True),
     "compact": Command(session.compact, "", "summarize earlier conversation now", True, True),
     "tokens": Command(_tokens, "", "context budget and estimate"),
     "stats": Command(_stats, "", "session totals", needs_model=False),
+    "cost": Command(_cost, "", "session tokens and estimated cost", needs_model=False),
     "clear": Command(session.clear, "", "new conversation (the old one is kept)", True, True),
     "sessions": Command(session.sessions, "", "resume another session", False, True),
     "save": Command(session.save, "<name>", "save the session under a name"),

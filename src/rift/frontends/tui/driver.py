@@ -35,20 +35,26 @@ if TYPE_CHECKING:
 
 @dataclass
 class Totals:
-    """Session totals for /stats, summed from `done` events."""
+    """Session totals for /stats and /cost, summed from `done` events."""
 
     turns: int = 0
     prompt_tokens: int = 0
+    billed_prompt_tokens: int = 0
+    """Every call's prompt, as a provider bills a tool loop (`prompt_tokens` is the last's)."""
     output_tokens: int = 0
     tools: int = 0
     tool_failures: int = 0
     seconds: float = 0.0
+    cost_usd: float = 0.0
+    """Estimated, each turn priced at the model it ran on (models/pricing.py)."""
 
-    def add_turn(self, stats: TurnStats) -> None:
+    def add_turn(self, stats: TurnStats, cost_usd: float = 0.0) -> None:
         self.turns += 1
         self.prompt_tokens += stats.prompt_tokens
+        self.billed_prompt_tokens += stats.billed_prompt_tokens
         self.output_tokens += stats.output_tokens
         self.seconds += stats.duration_ms / 1000
+        self.cost_usd += cost_usd
 
     @property
     def rate(self) -> float:
@@ -117,8 +123,10 @@ class Driver:
         started = await start_agent(config, self.emit, options)
         conversation = started.conversation
         conversation.edit_review = True  # the TUI reviews edits hunk by hunk
+        conversation.auto_continue = config.auto_continue
         if old is not None:
-            conversation.set_approval(old.approve)
+            conversation.set_mode(old.mode)
+            conversation.auto_continue = old.auto_continue
             await old.close()
         self._config = config
         self.conversation = conversation
@@ -139,6 +147,18 @@ class Driver:
         if self.conversation is None:
             return None
         return await self.conversation.wait()
+
+    def record_turn(self, stats: TurnStats) -> None:
+        """Add a finished turn to the totals, priced at the model it ran on."""
+        from rift.models.pricing import estimated_cost_usd
+
+        cost = 0.0
+        if self.conversation is not None:
+            model = self.conversation.model
+            cost = estimated_cost_usd(
+                self.config, model, stats.billed_prompt_tokens, stats.output_tokens
+            )
+        self.totals.add_turn(stats, cost)
 
     def cancel(self) -> bool:
         """Cancel the running work; True when there was some."""

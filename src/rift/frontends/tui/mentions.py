@@ -1,4 +1,4 @@
-"""`@path` mentions in the composer: completion candidates.
+"""`@path` mentions in the composer: completion candidates, pasted image paths.
 
 Attaching the mentioned files happens in the core (`rift.core.mentions`), when
 the conversation owner takes the prompt, so every face attaches them the same way.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from rift.gitcmd import git_argv
 
@@ -64,3 +65,30 @@ def complete(partial: str, index: list[str], limit: int = 12) -> list[str]:
     names = [p for p in index if os.path.basename(p).lower().startswith(needle)]
     rest = [p for p in index if needle in p.lower()]
     return list(dict.fromkeys([*first, *names, *rest]))[:limit]
+
+
+def pasted_image(text: str, cwd: Path) -> str | None:
+    """A paste that is one image file's path (as a terminal pastes a dragged file:
+    quoted, `file://`, backslash-escaped) as the `@mention` that attaches it, relative
+    to the project when inside it; None for anything else, which is pasted as is.
+    A path with whitespace cannot be a mention, so it stays text too."""
+    from rift.models.attachments import IMAGE_TYPES  # not before the first frame
+
+    raw = text.strip()
+    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\"":
+        raw = raw[1:-1]
+    if raw.startswith("file://"):
+        raw = unquote(urlsplit(raw).path)
+    raw = raw.replace("\\ ", " ")
+    if not raw or "\n" in raw or Path(raw).suffix.lower() not in IMAGE_TYPES:
+        return None
+    path = (cwd / Path(raw).expanduser()).resolve()
+    if not path.is_file():
+        return None
+    try:
+        shown = str(path.relative_to(cwd.resolve()))
+    except ValueError:
+        shown = str(path)
+    if any(c.isspace() for c in shown):
+        return None
+    return f"@{shown} "

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from rift.frontends.tui.widgets.toolcall import ToolCallLine
 
 Handler = Callable[[Any], Awaitable[None] | None]
-_ALWAYS = re.compile(r"always allow '(.+)'")
+_ALWAYS = re.compile(r"always allow '(.+)' (in this project|everywhere)")
 DENY_WHY = "deny, and tell rift why"
 """Offered beside every "deny": the typed reason reaches the model (gate.DENY_WITH_REASON)."""
 
@@ -168,7 +168,7 @@ class EventView:
             if screen in self.app.screen_stack:
                 screen.dismiss(None)  # the turn is over (cancelled): its approvals are moot
         self._tool_asks.clear()
-        self.app.driver.totals.add_turn(event.stats)
+        self.app.driver.record_turn(event.stats)
         stats = event.stats
         rate = rate_to_show(stats.tokens_per_sec, stats.output_tokens) or self.rate.rate()
         self.rate.reset()
@@ -302,7 +302,7 @@ def choice_label(choice: str) -> str:
     match = _ALWAYS.fullmatch(choice)
     if match is None:
         return choice
-    rule = match.group(1)
+    rule, scope = match.groups()
     if "(" not in rule:  # a bash pattern: the gate saves it as Bash(pattern)
         rule = f"Bash({rule})"
-    return f"always allow {rule} · saved to your config, for every project"
+    return f"always allow {rule} {scope} · saved to your config"

@@ -7,7 +7,8 @@ a bracketed paste is inserted as text, never sent. PageUp/PageDown always,
 and Home/End when the box is empty, scroll the transcript instead of moving
 the cursor. Typing `/` at the start opens the command palette and `@word`
 the file palette; ↑↓ move, Tab completes, Enter completes (and runs an
-argument-less command), Esc closes. Prompts sent while a turn runs wait in
+argument-less command), Esc closes. A pasted image file path becomes its
+`@mention`, so the image is attached. Prompts sent while a turn runs wait in
 the queue strip above the input.
 """
 
@@ -82,6 +83,8 @@ class PromptInput(TextArea):
             placeholder="Ask rift to do something…  (/ commands · @ files)",
         )
         self.palette_open = False
+        self.paste_filter: Callable[[str], str | None] = lambda _text: None
+        """What a paste becomes instead of itself (an image path's `@mention`), or None."""
         self.prompt_history: list[str] = []
         self._history_pos: int | None = None
         self._draft = ""
@@ -106,6 +109,15 @@ class PromptInput(TextArea):
         elif key == "down" and self._history_pos is not None and self._on_last_line():
             self._claim(event)
             self.action_history(1)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        mention = self.paste_filter(event.text)
+        if mention is None:
+            return  # Textual goes on to TextArea's own handler (it walks the MRO)
+        event.stop()
+        event.prevent_default()
+        self.insert(mention)
+        self.focus()
 
     def _walking_from_top(self) -> bool:
         return self._history_pos is not None and self.cursor_location[0] == 0
@@ -159,11 +171,13 @@ class Composer(Vertical):
         commands: Callable[[], Sequence[CommandHint]],
         files: Callable[[], list[str]],
         *,
+        paste: Callable[[str], str | None] | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
         self._commands = commands
         self._files = files
+        self._paste = paste
         self._choices: list[str] = []
         self._kind = ""
         self._needs_arg: dict[str, bool] = {}
@@ -176,7 +190,10 @@ class Composer(Vertical):
         queue = Static("", id="queue")
         queue.display = False
         yield queue
-        yield PromptInput(id="prompt")
+        prompt = PromptInput(id="prompt")
+        if self._paste is not None:
+            prompt.paste_filter = self._paste
+        yield prompt
 
     @property
     def queue_view(self) -> Static:

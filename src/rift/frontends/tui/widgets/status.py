@@ -1,4 +1,4 @@
-"""The status bar: model, context gauge, live tok/s, background tasks, approval, turn phase.
+"""The status bar: model, context gauge, live tok/s, background tasks, approval mode, phase.
 
 While a turn runs the right-hand text is a spinner, the seconds since the
 prompt was sent and the phase (waiting for the first token, thinking,
@@ -19,6 +19,12 @@ from rift.frontends.tui.format import gauge
 
 LEVEL_STYLES = {"green": "green", "amber": "yellow", "red": "bold red"}
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+MODE_LABELS = {
+    "ask": ("approve: on", ""),
+    "auto": ("yolo: approval off", "magenta"),
+    "plan": ("mode: plan", "cyan"),
+    "accept-edits": ("mode: accept-edits", "yellow"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,13 +34,19 @@ class StatusState:
     limit: int = 0
     rate: float = 0.0
     tasks: int = 0
-    approve: bool = True
+    mode: str = "ask"
+    """The approval mode (core/gate.py MODES)."""
     text: str = "starting…"
     phase: str = ""
     """What the running turn is doing; empty when no turn runs."""
     started: float | None = None
     """`time.monotonic()` when the running turn was sent."""
     queued: int = 0
+
+    @property
+    def approve(self) -> bool:
+        """Something still asks or refuses: every mode but "auto" (yolo)."""
+        return self.mode != "auto"
 
 
 class StatusBar(Static):
@@ -77,7 +89,7 @@ class StatusBar(Static):
             parts += [sep, (f"{s.rate:.1f} tok/s", "")]
         if s.tasks:
             parts += [sep, (f"{s.tasks} bg task{'s' if s.tasks != 1 else ''} running", "cyan")]
-        parts += [sep, ("approve: on", "") if s.approve else ("yolo: approval off", "magenta")]
+        parts += [sep, MODE_LABELS.get(s.mode, (f"mode: {s.mode}", "yellow"))]
         if s.queued:
             parts += [sep, (f"{s.queued} queued", "cyan")]
         if s.started is not None:
