@@ -280,3 +280,13 @@ async def request_json(
     except ValueError as exc:
         preview = body[:200].decode("utf-8", errors="replace")
         raise StreamError(f"malformed answer from the model server: {preview}") from exc
+
+
+async def model_entries(
+    client: httpx.AsyncClient, url: str, *, base_url: str, headers: dict[str, str]
+) -> list[dict[str, Any]]:
+    """The `data` list of an OpenAI-style model listing (OpenAI, Anthropic), keeping only
+    entries with a string `id`, so a server's odd entries never reach a picker."""
+    data = await request_json(client, "GET", url, base_url=base_url, headers=headers)
+    entries = data.get("data") if isinstance(data, dict) else None
+    return [e for e in entries or () if isinstance(e, dict) and isinstance(e.get("id"), str)]

@@ -45,7 +45,7 @@ from rift.models.http import (
     iter_lines,
     json_request,
     make_client,
-    request_json,
+    model_entries,
     send_with_retry,
 )
 from rift.models.thinking import openai_effort
@@ -333,15 +333,10 @@ class OpenAIProvider:
         return self._base_url
 
     async def _entries(self) -> list[dict[str, Any]]:
-        data = await request_json(
-            self._client,
-            "GET",
-            f"{self._base_url}/models",
-            base_url=self._base_url,
-            headers=self._headers,
+        url = f"{self._base_url}/models"
+        return await model_entries(
+            self._client, url, base_url=self._base_url, headers=self._headers
         )
-        entries = data.get("data") if isinstance(data, dict) else None
-        return [e for e in entries or () if isinstance(e, dict) and isinstance(e.get("id"), str)]
 
     async def list_models(self) -> list[str]:
         return list(dict.fromkeys(e["id"] for e in await self._entries()))
