@@ -21,7 +21,7 @@ import pytest
 
 from rift.core.agent import SMALL_TOOLSET
 from rift.core.prompt import build_system_prompt
-from rift.models import embedded, local_weights
+from rift.models import embedded, embedded_backends, local_weights
 from rift.models.base import ChatRequest, ContentDelta, Message, ModelEvent, ToolCall, Usage
 from rift.tools import builtin_tools
 
@@ -72,6 +72,22 @@ def test_the_assembled_model_matches_the_upstream_hash(embedded_model: Any) -> N
     assert digest.hexdigest() == spec.sha256
     assert [p.name for p in embedded_model.path.parent.iterdir()] == [spec.filename]
     print(f"\n[embedded] assembled {spec.size} bytes in {embedded_model.assemble_seconds:.1f} s")
+
+
+def test_characters_split_across_tokens_stream_whole(embedded_model: Any) -> None:
+    """Byte-level tokens can end inside a UTF-8 character; streamed one token at a time,
+    the text must still come out whole, with no U+FFFD."""
+    backend: Any = embedded._runtime(embedded_model.path, NUM_CTX)  # loaded once, shared
+    if backend.name != "cyllama":
+        pytest.skip("llama-cpp-python decodes its own stream")
+    text = "中文字符 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ⟦x⟧ naïve <tool_call>"
+    tokens = backend.tokenize(text)
+    single = [str(backend.vocab.token_to_piece(t, special=True)) for t in tokens]
+    assert any("\ufffd" in piece for piece in single)  # the case this guards against
+    pieces = embedded_backends.Pieces(backend.vocab)
+    streamed = [pieces.decode(t) for t in tokens]
+    assert "".join(streamed) + pieces.flush() == text
+    assert not any("\ufffd" in piece for piece in streamed)
 
 
 @pytest.mark.timeout(300)

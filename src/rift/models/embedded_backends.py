@@ -1,14 +1,15 @@
 """The two runtimes that can run the embedded model, behind one small interface.
 
-- `cyllama` (Python 3.12+): prebuilt manylinux wheels of llama.cpp, so
+- `cyllama`: prebuilt manylinux wheels of llama.cpp (0.7 on Python 3.12+,
+  0.2.18 on 3.11; the API used here is the same in both), so
   `pip install '.[local]'` takes seconds instead of a 12 to 30 minute compile.
   Its low-level API is used directly: the model's chat template is rendered
   with its vendored Jinja2, tool calls are sampled under a GBNF grammar made
   by its JSON-schema converter, and the KV cache keeps the longest common
   prefix of the previous prompt, so each agent iteration evaluates only the
   new tokens (the high-level `cyllama.LLM` clears the cache on every call).
-- `llama-cpp-python` (any Python, compiled from source by pip): the fallback,
-  and what Python 3.11 gets. `Llama` reuses the cached prefix on its own.
+- `llama-cpp-python` (any Python, compiled from source by pip): the fallback
+  where cyllama has no wheel. `Llama` reuses the cached prefix on its own.
 
 `load` takes cyllama when it is installed, else llama-cpp-python. Both are
 imported only here, on the worker thread, when the embedded model runs.
@@ -172,6 +173,44 @@ class LlamaCppPython:
 # ------------------------------------------------------------------ cyllama
 
 
+class Pieces:
+    """The text of sampled tokens, one token at a time, without broken characters.
+
+    A byte-level BPE token can end inside a multibyte UTF-8 character, and its
+    piece alone decodes to U+FFFD. So tokens are held back while their text
+    ends in U+FFFD, at most `HOLD` of them (a character is at most 4 bytes), and
+    then detokenized together. llama.cpp drops the leading space of the first
+    token it detokenizes, so each call starts with a plain-ASCII anchor token
+    whose text is cut off again. Written here because cyllama 0.2.18 has no
+    incremental decoder.
+    """
+
+    HOLD = 4
+
+    def __init__(self, vocab: Any) -> None:
+        self.vocab = vocab
+        self.anchor = int(vocab.tokenize("a", add_special=False, parse_special=False)[0])
+        self.skip = len(self._text([]))
+        self.pending: list[int] = []
+
+    def _text(self, tokens: list[int]) -> str:
+        return str(self.vocab.detokenize([self.anchor, *tokens], unparse_special=True))
+
+    def decode(self, token: int) -> str:
+        self.pending.append(token)
+        text = self._text(self.pending)[self.skip :]
+        if text.endswith("\ufffd") and len(self.pending) < self.HOLD:
+            return ""
+        self.pending.clear()
+        return text
+
+    def flush(self) -> str:
+        """What is still held back (a character the model never finished)."""
+        text = self._text(self.pending)[self.skip :] if self.pending else ""
+        self.pending.clear()
+        return text
+
+
 class Cyllama:
     """cyllama's low-level API, with the prompt-prefix reuse its `LLM` class does not do."""
 
@@ -276,7 +315,7 @@ class Cyllama:
     ) -> Iterator[str]:
         self._prefill(prompt)
         sampler = self._sampler(temperature, schema)
-        decoder = _module("cyllama.llama.token_decoder").TokenDecoder(self.vocab)
+        decoder = Pieces(self.vocab)
         for _ in range(max_tokens):
             token = sampler.sample(self.ctx, -1)
             if self.vocab.is_eog(token):
