@@ -149,6 +149,9 @@ def _main(argv: list[str] | None) -> tuple[int, bool]:
     from pathlib import Path  # past --version: pathlib imports re, fnmatch, urllib
 
     config = load_config(os.environ, Path.cwd(), overrides)
+    from rift.logs import log_to_file  # logging is imported by the core anyway
+
+    log_to_file(config.paths.log_file)
     resume = Path(args.resume).expanduser().resolve() if args.resume else None
     if not args.serve and args.prompt is None:
         from rift.frontends import tui  # paints its first frame before loading the core

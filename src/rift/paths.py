@@ -26,6 +26,12 @@ class Paths:
     cache_dir: Path
     """`$XDG_CACHE_HOME/rift` (default `~/.cache/rift`): assembled models."""
     home: Path
+    state_dir: Path = Path()
+    """`$XDG_STATE_HOME/rift` (default `~/.local/state/rift`): the log file."""
+
+    @property
+    def log_file(self) -> Path:
+        return self.state_dir / "rift.log"
 
     @property
     def user_config(self) -> Path:
@@ -57,6 +63,7 @@ class Paths:
             data_dir=xdg("XDG_DATA_HOME", ".local/share"),
             cache_dir=xdg("XDG_CACHE_HOME", ".cache"),
             home=home,
+            state_dir=xdg("XDG_STATE_HOME", ".local/state"),
         )
 
 

@@ -9,6 +9,8 @@ call answered (`load_session` in conftest checks that).
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -161,3 +163,16 @@ def test_server_failing_mid_turn_serve(harness: Any, serve: Any, fault: str) -> 
     assert client.proc.wait(timeout=10) == 0
     messages = client.session()["messages"]
     assert [m["content"] for m in messages if m["role"] == "user"] == ["hi", "again"]
+
+
+def test_a_failing_mcp_server_leaves_no_traceback_on_screen(harness: Any) -> None:
+    """Internal failures are logged to a file, never dumped on the user's terminal; the user
+    sees the one-line notice (and the model still answers)."""
+    harness.write_config({"mcp": {"broken": {"command": "/nonexistent/mcp-server"}}})
+    server = harness.server([{"content": "fine"}])
+    run = harness.run("hello", server)
+    assert run.code == 0, run.describe()
+    assert "Traceback" not in run.stderr, run.stderr
+    assert "mcp 'broken' failed to start" in run.stderr
+    logs = Path(os.environ["XDG_STATE_HOME"]) / "rift" / "rift.log"
+    assert "Traceback" in logs.read_text(encoding="utf-8")  # kept where a bug report can use it

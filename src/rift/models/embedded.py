@@ -281,8 +281,8 @@ def _unload() -> None:
 def _generate(runtime: Backend, job: _Job, put: Any, stop: threading.Event) -> None:
     request = job.request
     tools = [*request.tools, _FINAL_TOOL] if job.constrain else request.tools
-    rendered = runtime.render(_template_messages(request.messages), tools or None)
-    prompt = runtime.tokenize(rendered)
+    messages = _template_messages(request.messages)
+    prompt = runtime.tokenize(runtime.render(messages, tools or None))
     room = runtime.n_ctx() - len(prompt)
     if room < 16:
         raise StreamError(
@@ -296,7 +296,9 @@ def _generate(runtime: Backend, job: _Job, put: Any, stop: threading.Event) -> N
         schema = (tool_choice_schema(admitted, final), tool_names_schema(admitted, final))
     max_tokens = min(room, request.num_predict or MAX_OUTPUT_TOKENS)
     temperature = 0.2 if request.temperature is None else request.temperature
-    pieces = runtime.stream(prompt, max_tokens, temperature, schema)
+    pieces = runtime.stream(
+        prompt, max_tokens, temperature, schema, _opening(runtime, messages, tools, prompt)
+    )
     output: list[str] = []
     started, first = time.monotonic(), 0.0
     reason = "stop"
@@ -331,6 +333,20 @@ def _generate(runtime: Backend, job: _Job, put: Any, stop: threading.Event) -> N
     )
     put("usage", Usage(prompt_tokens=len(prompt), output_tokens=produced, eval_duration_s=seconds))
     put("done", reason)
+
+
+def _opening(
+    runtime: Backend, messages: list[dict[str, Any]], tools: list[Any], prompt: list[int]
+) -> int:
+    """How many tokens of `prompt` are its system message and tools: the part that the next
+    task, in another process, will very likely start with too (see PrefixStore)."""
+    if not messages or messages[0]["role"] != "system":
+        return 0
+    head = runtime.tokenize(runtime.render(messages[:1], tools or None))
+    common = 0
+    while common < min(len(head), len(prompt)) and head[common] == prompt[common]:
+        common += 1
+    return common
 
 
 class _RepeatWatch:

@@ -65,9 +65,18 @@ class Backend(Protocol):
     def n_ctx(self) -> int: ...
 
     def stream(
-        self, prompt: list[int], max_tokens: int, temperature: float, schema: Schemas | None
+        self,
+        prompt: list[int],
+        max_tokens: int,
+        temperature: float,
+        schema: Schemas | None,
+        keep: int = 0,
     ) -> Iterator[str]:
-        """Text pieces as they are sampled; `schema` constrains the output (see `Schemas`)."""
+        """Text pieces as they are sampled; `schema` constrains the output (see `Schemas`).
+
+        The first `keep` tokens of `prompt` are what every task starts with (the system
+        prompt and the tools); a runtime may keep their KV state on disk for the next
+        process, which then skips most of its first prefill."""
         ...
 
     def close(self) -> None: ...
@@ -83,7 +92,7 @@ def load(path: Path, n_ctx: int) -> Backend:
     started = time.monotonic()
     backend: Backend
     if installed() == "cyllama":
-        backend = Cyllama(path, n_ctx, threads)
+        backend = Cyllama(path, n_ctx, threads, PrefixStore.beside(path, n_ctx))
     else:
         backend = LlamaCppPython(path, n_ctx, threads)
     backend.load_seconds = time.monotonic() - started
@@ -145,8 +154,14 @@ class LlamaCppPython:
         return grammar.LlamaGrammar.from_string(gbnf, verbose=False)
 
     def stream(
-        self, prompt: list[int], max_tokens: int, temperature: float, schema: Schemas | None
+        self,
+        prompt: list[int],
+        max_tokens: int,
+        temperature: float,
+        schema: Schemas | None,
+        keep: int = 0,
     ) -> Iterator[str]:
+        del keep  # `Llama` keeps its cache in memory only
         chunks = self.llama.create_completion(
             prompt=prompt,
             max_tokens=max_tokens,
@@ -211,13 +226,84 @@ class Pieces:
         return text
 
 
+def _common_prefix(a: list[int], b: list[int], limit: int) -> int:
+    """How many leading tokens `a` and `b` share, at most `limit`."""
+    limit = min(limit, len(a), len(b))
+    common = 0
+    while common < limit and a[common] == b[common]:
+        common += 1
+    return common
+
+
+class PrefixStore:
+    """The KV state of the prompt every task starts with, kept on disk between processes.
+
+    Each `rift -p` is a new process, and its first request used to spend most of
+    its time evaluating the same ~800 tokens of system prompt and tool schemas
+    (about 16 s on two idle cores; a server like llama.cpp's keeps that in memory
+    between clients). So once evaluated they are saved (about 28 KB a token)
+    beside the model, and a later process loads them instead when its prompt
+    starts the same way. A file that cannot be loaded is deleted and the prompt
+    evaluated as if it were absent. Written through a temp file and a rename, so a
+    reader never sees half of one.
+    """
+
+    MIN_TOKENS = 64
+    """Below this a load costs about what it saves."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.tokens: list[int] | None = None
+        """What the file holds, once looked at (None: not yet)."""
+
+    @classmethod
+    def beside(cls, model: Path, n_ctx: int) -> PrefixStore:
+        return cls(model.parent.parent / "kv" / f"{model.stem}.ctx{n_ctx}.kv")
+
+    def load(self, ctx: Any, prompt: list[int]) -> list[int]:
+        """Fill `ctx` from the file when the file's tokens begin `prompt`; the tokens now held."""
+        if self.tokens is not None or not self.path.is_file():
+            self.tokens = self.tokens or []
+            return []
+        try:
+            tokens = [int(t) for t in ctx.load_state_seq_file(str(self.path), 0, len(prompt))]
+        except Exception:  # a torn or foreign file: forget it, evaluate from scratch
+            ctx.memory_seq_rm(0, 0, -1)
+            self.path.unlink(missing_ok=True)
+            self.tokens = []
+            return []
+        self.tokens = tokens
+        if _common_prefix(tokens, prompt, len(tokens)) < min(len(tokens), self.MIN_TOKENS):
+            ctx.memory_seq_rm(0, 0, -1)  # another prompt's state: of no use here
+            return []
+        return tokens
+
+    def wants(self, prefix: list[int]) -> bool:
+        """Whether `prefix` is worth saving: long enough and not what the file holds."""
+        return len(prefix) >= self.MIN_TOKENS and prefix != self.tokens
+
+    def save(self, ctx: Any, tokens: list[int]) -> None:
+        """Save the state of `tokens` (all `ctx` holds now); a failure only costs speed."""
+        self.tokens = list(tokens)
+        part = self.path.with_name(f"{self.path.name}.{os.getpid()}.part")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            ctx.save_state_seq_file(str(part), 0, list(tokens))
+            os.replace(part, self.path)
+        except (OSError, ValueError):
+            part.unlink(missing_ok=True)
+
+
 class Cyllama:
     """cyllama's low-level API, with the prompt-prefix reuse its `LLM` class does not do."""
 
     name = "cyllama"
 
-    def __init__(self, path: Path, n_ctx: int, threads: int) -> None:
+    def __init__(
+        self, path: Path, n_ctx: int, threads: int, store: PrefixStore | None = None
+    ) -> None:
         self.cy = _module("cyllama.llama.llama_cpp")
+        self.store = store
         self.load_seconds = 0.0
         self.cy.disable_logging()
         self.cy.ggml_backend_load_all()
@@ -295,25 +381,39 @@ class Cyllama:
         chain.add_dist(int(time.time()) & 0x7FFFFFFF)
         return chain
 
-    def _prefill(self, prompt: list[int]) -> None:
+    def _prefill(self, prompt: list[int], keep: int) -> None:
         """Evaluate what of `prompt` the cache does not hold yet (at least its last token,
-        whose logits the first sample needs)."""
-        common = 0
-        limit = min(len(prompt), len(self.cached)) - 1
-        while common < limit and prompt[common] == self.cached[common]:
-            common += 1
+        whose logits the first sample needs); the first `keep` tokens go to the store
+        when it holds something else."""
+        if not self.cached and self.store is not None:
+            self.cached = self.store.load(self.ctx, prompt)
+        common = _common_prefix(prompt, self.cached, len(prompt) - 1)
         self.ctx.memory_seq_rm(0, common, -1)
         del self.cached[common:]
         self.reused = common
-        for start in range(common, len(prompt), PREFILL_BATCH):
-            batch = prompt[start : start + PREFILL_BATCH]
-            self.ctx.decode(self.cy.llama_batch_get_one(batch, start))
+        save = self.store is not None and common <= keep and self.store.wants(prompt[:keep])
+        if save and common < keep:
+            self._decode(prompt[common:keep], common)
+            common = keep
+        if save and self.store is not None:
+            self.store.save(self.ctx, self.cached)
+        self._decode(prompt[common:], common)
+
+    def _decode(self, tokens: list[int], at: int) -> None:
+        for start in range(0, len(tokens), PREFILL_BATCH):
+            batch = tokens[start : start + PREFILL_BATCH]
+            self.ctx.decode(self.cy.llama_batch_get_one(batch, at + start))
             self.cached.extend(batch)
 
     def stream(
-        self, prompt: list[int], max_tokens: int, temperature: float, schema: Schemas | None
+        self,
+        prompt: list[int],
+        max_tokens: int,
+        temperature: float,
+        schema: Schemas | None,
+        keep: int = 0,
     ) -> Iterator[str]:
-        self._prefill(prompt)
+        self._prefill(prompt, keep)
         sampler = self._sampler(temperature, schema)
         decoder = Pieces(self.vocab)
         for _ in range(max_tokens):
