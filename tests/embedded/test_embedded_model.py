@@ -90,6 +90,59 @@ def test_characters_split_across_tokens_stream_whole(embedded_model: Any) -> Non
     assert not any("\ufffd" in piece for piece in streamed)
 
 
+def _greedy(backend: Any, prompt: list[int], keep: int) -> str:
+    return "".join(backend.stream(prompt, 8, 0.0, None, keep))
+
+
+@pytest.mark.timeout(300)
+def test_the_opening_of_a_prompt_is_kept_on_disk_for_the_next_process(
+    embedded_model: Any, tmp_path: Path
+) -> None:
+    """A new process (a new backend) loads the system prompt's evaluated state from disk
+    instead of evaluating it again, and samples exactly what a cold start samples; a torn
+    file is dropped and rewritten."""
+    if embedded_backends.installed() != "cyllama":
+        pytest.skip("llama-cpp-python keeps its cache in memory only")
+    store = tmp_path / "kv" / "opening.kv"
+
+    def fresh(with_store: bool) -> Any:
+        kept = embedded_backends.PrefixStore(store) if with_store else None
+        return embedded_backends.Cyllama(embedded_model.path, 2048, 2, kept)
+
+    def prompt_for(backend: Any, task: str) -> tuple[list[int], int]:
+        head = [{"role": "system", "content": system()["content"]}]
+        whole = [*head, {"role": "user", "content": task}]
+        prompt = backend.tokenize(backend.render(whole, TOOLS))
+        opening = backend.tokenize(backend.render(head, TOOLS))
+        keep = next(i for i, (a, b) in enumerate(zip(prompt, opening, strict=False)) if a != b)
+        return prompt, keep
+
+    first = fresh(True)
+    prompt, keep = prompt_for(first, "What does calc.py do?")
+    assert keep > 300  # the system prompt and the tool schemas
+    _greedy(first, prompt, keep)
+    first.close()
+    assert first.reused == 0 and store.stat().st_size > keep * 1000
+
+    cold = fresh(False)
+    other, _ = prompt_for(cold, "Fix the bug in stats.py.")
+    expected = _greedy(cold, other, keep)
+    cold.close()
+    warm = fresh(True)
+    started = time.monotonic()
+    assert _greedy(warm, other, keep) == expected
+    print(f"\n[embedded] warm start: {time.monotonic() - started:.1f} s, {warm.reused} tok loaded")
+    warm.close()
+    assert warm.reused >= keep
+
+    store.write_bytes(store.read_bytes()[: len(store.read_bytes()) // 2])  # torn
+    torn = fresh(True)
+    assert _greedy(torn, other, keep) == expected
+    torn.close()
+    assert torn.reused == 0
+    assert embedded_backends._unpack(store.read_bytes())[0] == other[:keep]  # rewritten whole
+
+
 @pytest.mark.timeout(300)
 def test_a_constrained_call_reads_the_named_file(embedded_model: Any) -> None:
     messages: list[Message] = [

@@ -19,10 +19,11 @@ change, make it. Read a file before you edit it. Prefer `edit` for small changes
 when that is cheap. When the task is done, reply briefly with what you changed."""
 
 SMALL_MODEL_PROMPT = """\
-You are rift, a coding agent working in {cwd}. Work step by step with the tools, one call \
-per step. Always read a file before you edit or write it. Use edit with old_string copied \
-exactly from what read showed (leave out the line-number prefix). When the work is done, \
-give your final answer: one short sentence saying what you changed."""
+You are rift, a coding agent working in the user's project, the current directory; give \
+paths relative to it. Work step by step with the tools, one call per step. Always read a \
+file before you edit or write it. Use edit with old_string copied exactly from what read \
+showed (leave out the line-number prefix). When the work is done, give your final answer: \
+one short sentence saying what you changed."""
 
 SUBAGENT_SUFFIX = (
     "\n\nYou are a sub-agent working on one delegated task. When you finish, reply with a "
@@ -41,7 +42,9 @@ def build_system_prompt(
     persona: str = "",
 ) -> str:
     """Assemble the system prompt from its parts; empty parts leave no trace."""
-    parts = [(SMALL_MODEL_PROMPT if small_model else BASE_PROMPT).format(cwd=cwd)]
+    # The small model's prompt names no directory: it is then the same in every project,
+    # and the embedded model loads its evaluated state from disk (embedded_backends).
+    parts = [SMALL_MODEL_PROMPT if small_model else BASE_PROMPT.format(cwd=cwd)]
     if skills:
         listing = "\n".join(f"- {name}: {desc}" for name, desc in skills)
         parts.append(f"Skills (load one with the `skill` tool when it fits the task):\n{listing}")

@@ -343,10 +343,7 @@ def _opening(
     if not messages or messages[0]["role"] != "system":
         return 0
     head = runtime.tokenize(runtime.render(messages[:1], tools or None))
-    common = 0
-    while common < min(len(head), len(prompt)) and head[common] == prompt[common]:
-        common += 1
-    return common
+    return embedded_backends.common_prefix(head, prompt, len(prompt))
 
 
 class _RepeatWatch:

@@ -20,7 +20,9 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import logging
 import os
+import struct
 import time
 from collections.abc import Iterator
 from datetime import datetime
@@ -29,6 +31,9 @@ from typing import Any, Protocol
 
 from rift.errors import ModelNotUsable
 from rift.models.local_weights import RUNTIMES
+from rift.paths import atomic_write
+
+log = logging.getLogger("rift.embedded")
 
 PREFILL_BATCH = 512
 TOP_K, TOP_P, MIN_P = 40, 0.95, 0.05
@@ -226,7 +231,7 @@ class Pieces:
         return text
 
 
-def _common_prefix(a: list[int], b: list[int], limit: int) -> int:
+def common_prefix(a: list[int], b: list[int], limit: int) -> int:
     """How many leading tokens `a` and `b` share, at most `limit`."""
     limit = min(limit, len(a), len(b))
     common = 0
@@ -262,21 +267,25 @@ class PrefixStore:
 
     def load(self, ctx: Any, prompt: list[int]) -> list[int]:
         """Fill `ctx` from the file when the file's tokens begin `prompt`; the tokens now held."""
-        if self.tokens is not None or not self.path.is_file():
-            self.tokens = self.tokens or []
+        if self.tokens is not None:
+            return []
+        self.tokens = []
+        try:
+            raw = self.path.read_bytes()
+        except OSError:
             return []
         try:
-            tokens = [int(t) for t in ctx.load_state_seq_file(str(self.path), 0, len(prompt))]
+            tokens, state = _unpack(raw)
+            if common_prefix(tokens, prompt, len(tokens)) < min(len(tokens), self.MIN_TOKENS):
+                self.tokens = tokens
+                return []  # another prompt's state: of no use here
+            ctx.set_state_seq_data(state, 0)
         except Exception:  # a torn or foreign file: forget it, evaluate from scratch
             ctx.memory_seq_rm(0, 0, -1)
             self.path.unlink(missing_ok=True)
-            self.tokens = []
             return []
         self.tokens = tokens
-        if _common_prefix(tokens, prompt, len(tokens)) < min(len(tokens), self.MIN_TOKENS):
-            ctx.memory_seq_rm(0, 0, -1)  # another prompt's state: of no use here
-            return []
-        return tokens
+        return list(tokens)
 
     def wants(self, prefix: list[int]) -> bool:
         """Whether `prefix` is worth saving: long enough and not what the file holds."""
@@ -285,13 +294,31 @@ class PrefixStore:
     def save(self, ctx: Any, tokens: list[int]) -> None:
         """Save the state of `tokens` (all `ctx` holds now); a failure only costs speed."""
         self.tokens = list(tokens)
-        part = self.path.with_name(f"{self.path.name}.{os.getpid()}.part")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            ctx.save_state_seq_file(str(part), 0, list(tokens))
-            os.replace(part, self.path)
-        except (OSError, ValueError):
-            part.unlink(missing_ok=True)
+            atomic_write(self.path, _pack(tokens, bytes(ctx.get_state_seq_data(0))))
+        except Exception:  # best effort: the next process evaluates the prompt itself
+            log.debug("could not save the prompt cache", exc_info=True)
+
+
+_MAGIC = b"rift-kv 1\n"
+
+
+def _pack(tokens: list[int], state: bytes) -> bytes:
+    """The file: a magic line, the token count, the tokens (int32), then the runtime's state."""
+    return _MAGIC + struct.pack(f"<I{len(tokens)}i", len(tokens), *tokens) + state
+
+
+def _unpack(raw: bytes) -> tuple[list[int], bytes]:
+    if not raw.startswith(_MAGIC):
+        raise ValueError("not a rift prompt cache")
+    at = len(_MAGIC)
+    (count,) = struct.unpack_from("<I", raw, at)
+    at += 4
+    tokens = list(struct.unpack_from(f"<{count}i", raw, at))
+    at += 4 * count
+    if at >= len(raw):
+        raise ValueError("prompt cache without state")
+    return tokens, raw[at:]
 
 
 class Cyllama:
@@ -387,16 +414,15 @@ class Cyllama:
         when it holds something else."""
         if not self.cached and self.store is not None:
             self.cached = self.store.load(self.ctx, prompt)
-        common = _common_prefix(prompt, self.cached, len(prompt) - 1)
+        common = common_prefix(prompt, self.cached, len(prompt) - 1)
         self.ctx.memory_seq_rm(0, common, -1)
         del self.cached[common:]
         self.reused = common
-        save = self.store is not None and common <= keep and self.store.wants(prompt[:keep])
-        if save and common < keep:
-            self._decode(prompt[common:keep], common)
-            common = keep
-        if save and self.store is not None:
-            self.store.save(self.ctx, self.cached)
+        if common < keep:  # split there whether or not it is saved: the same batches give
+            self._decode(prompt[common:keep], common)  # the same numbers, so a warm start
+            common = keep  # samples exactly what a cold one does
+            if self.store is not None and self.store.wants(prompt[:keep]):
+                self.store.save(self.ctx, self.cached)
         self._decode(prompt[common:], common)
 
     def _decode(self, tokens: list[int], at: int) -> None:
