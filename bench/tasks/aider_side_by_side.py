@@ -54,10 +54,15 @@ SERVER_START_TIMEOUT = 180
 # ------------------------------------------------------------------ server
 
 
-def start_server(gguf: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
-    """llama_cpp.server on `gguf` with rift's embedded settings; returns once it answers."""
+def start_server(
+    gguf: Path, port: int, log: Path, python: str = sys.executable
+) -> subprocess.Popen[bytes]:
+    """llama_cpp.server on `gguf` with rift's embedded settings; returns once it answers.
+
+    `python` is an interpreter with `llama-cpp-python[server]`: rift's own venv runs
+    cyllama, so the server usually lives in a venv of its own."""
     cmd = [
-        sys.executable,
+        python,
         "-m",
         "llama_cpp.server",
         "--model",
@@ -250,6 +255,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--gguf", type=Path, required=True, help="the embedded model's GGUF")
     parser.add_argument("--aider", default="/tmp/aider-venv/bin/aider", help="aider command")
     parser.add_argument("--port", type=int, default=8765, help="llama_cpp.server port")
+    parser.add_argument(
+        "--server-python",
+        default=sys.executable,
+        help="python with llama-cpp-python[server] (default: this one)",
+    )
     parser.add_argument("--tier", choices=sorted(run_tasks.TIERS), default="tiny")
     parser.add_argument("--tasks", help="comma-separated task names (default: all, sorted)")
     parser.add_argument("--timeout", type=float, default=600, help="seconds per task, each")
@@ -285,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     start_load = load_average()
     work = Path(tempfile.mkdtemp(prefix="aider-side-by-side-"))
-    server = start_server(args.gguf, args.port, work / "llama_cpp.server.log")
+    server = start_server(args.gguf, args.port, work / "llama_cpp.server.log", args.server_python)
     settings = aider_settings(work)
     upstream = f"http://127.0.0.1:{args.port}/v1"
     pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []
