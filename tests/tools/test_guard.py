@@ -118,3 +118,52 @@ def test_repetition_is_found_at_the_end_only() -> None:
     assert repeating_period(loop + "and then something new entirely, as real text goes on") == 0
     assert repeating_period("".join(f"line {n}\n" for n in range(200))) == 0
     assert cut_repetition("start\n" + loop, 10) == "start\nsame line\n"
+
+
+STATS = 'def max_of(items):\n    """The largest item."""\n    return min(items)\n'
+
+
+def test_a_small_models_edit_may_not_leave_code_unreachable(proj: Path, small: ToolContext) -> None:
+    """Seen on the README's own example: a new `return` inserted above the docstring and
+    the old return, so the function "worked" with its old body left dead below it."""
+    (proj / "stats.py").write_text(STATS)
+    out = call(
+        EDIT,
+        small,
+        path="stats.py",
+        old_string="def max_of(items):",
+        new_string="def max_of(items):\n    return max(items)",
+    )
+    assert not out.ok
+    assert "edit refused: it would leave 2 statements of stats.py unreachable" in out.text
+    assert "line 3" in out.text and "replace the old line" in out.text
+    assert (proj / "stats.py").read_text() == STATS
+    fixed = call(
+        EDIT, small, path="stats.py", old_string="return min(items)", new_string="return max(items)"
+    )
+    assert fixed.ok
+
+
+def test_a_small_models_write_may_not_leave_code_unreachable(
+    proj: Path, small: ToolContext
+) -> None:
+    (proj / "stats.py").write_text(STATS)
+    dead = STATS.replace("    return min", "    return max(items)\n    return min")
+    out = call(WRITE, small, path="stats.py", content=dead)
+    assert not out.ok and "unreachable" in out.text
+    code = "def f():\n    return 1\n    x = 2\n"  # dead code the file already had may stay
+    (proj / "old.py").write_text(code)
+    assert call(WRITE, small, path="old.py", content=code.replace("2", "3")).ok
+
+
+def test_other_models_may_return_early(proj: Path, ctx: ToolContext) -> None:
+    """ "Make f a no-op: return at the top" is a fair request of a capable model."""
+    (proj / "stats.py").write_text(STATS)
+    out = call(
+        EDIT,
+        ctx,
+        path="stats.py",
+        old_string="def max_of(items):",
+        new_string="def max_of(items):\n    return None",
+    )
+    assert out.ok

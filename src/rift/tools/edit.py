@@ -127,11 +127,17 @@ def unnumbered(content: str, old: str, new: str) -> tuple[str, str]:
     return bare, guard.strip_line_numbers(new) if guard.has_line_numbers(new) else new
 
 
-def refusal(raw: str, path: Path, content: str, new: str, updated: str) -> str | None:
-    """Why this edit must not be applied (tools/guard.py), as advice; None when it may."""
+def refusal(
+    raw: str, path: Path, content: str, new: str, updated: str, small: bool = False
+) -> str | None:
+    """Why this edit must not be applied (tools/guard.py), as advice; None when it may.
+    `small`: the model is a small one (`ctx.extras["small_model"]`), held to more rules."""
     problem = guard.content_problem(new, content, "edit")
     if problem is not None:
         return problem
+    dead = guard.dead_code("edit", raw, path, content, updated) if small else None
+    if dead is not None:
+        return dead
     error = guard.breaks_syntax(path, content, updated)
     return None if error is None else guard.syntax_refusal("edit", raw, path, error)
 
@@ -163,7 +169,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
             raise ToolError(f"cannot read {raw}: {exc.strerror or exc}") from exc
     old, new = unnumbered(content, old, new)
     updated, count = replace(raw, content, old, new, replace_all)
-    refused = refusal(raw, path, content, new, updated)
+    refused = refusal(raw, path, content, new, updated, bool(ctx.extras.get("small_model")))
     if refused is not None:
         return ToolOutput(ok=False, text=refused)
     verdict = await ctx.gate.authorize_write("edit", path, content, updated)

@@ -196,6 +196,60 @@ def syntax_refusal(tool: str, raw: str, path: Path, error: str) -> str:
     )
 
 
+# ------------------------------------------------------------- dead code
+
+_ENDS_BLOCK = ("Return", "Raise", "Break", "Continue")
+
+
+def unreachable_lines(text: str) -> list[int] | None:
+    """Lines of Python statements that follow a return, raise, break or continue in the
+    same block; None when `text` does not parse."""
+    ast = importlib.import_module("ast")  # only when a small model changes a .py file
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    lines: list[int] = []
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            for at, statement in enumerate(block):
+                if type(statement).__name__ in _ENDS_BLOCK:
+                    lines.extend(later.lineno for later in block[at + 1 :])
+                    break
+    return sorted(lines)
+
+
+def dead_code(tool: str, raw: str, path: Path, old: str | None, new: str) -> str | None:
+    """The refusal when a change leaves more Python code unreachable than there was.
+
+    A small model asked to change what a function returns was seen adding a new
+    `return` at the top of the body, above the docstring and the old `return`:
+    the tests pass, and the function's old body lies dead below. Judged only for
+    small models (tools/write.py, tools/edit.py): "return at the top, make it a
+    no-op" is a fair request of a capable one.
+    """
+    if path.suffix.lower() not in (".py", ".pyi"):
+        return None
+    after = unreachable_lines(new)
+    before = [] if old is None else unreachable_lines(old)
+    if not after or before is None or len(after) <= len(before):
+        return None
+    count = len(after) - len(before)
+    line = after[0]
+    code = new.split("\n")[line - 1].strip()
+    return (
+        f"{tool} refused: it would leave {count} statement{'' if count == 1 else 's'} of {raw} "
+        f"unreachable after a return, raise, break or continue (line {line}: `{code}`); the "
+        "file was left unchanged. To change what the code does, replace the old line instead "
+        "of adding a new one above it."
+    )
+
+
 # ----------------------------------------------------------------- paths
 
 
