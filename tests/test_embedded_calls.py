@@ -331,3 +331,17 @@ def test_a_task_phrased_with_give_is_a_change_request() -> None:
     task = [{"role": "user", "content": "Give the parameter `n` of repeat() a default of 1"}]
     assert not final_admitted(task)
     assert final_admitted([{"role": "user", "content": "What does repeat() return?"}])
+
+
+def test_after_rifts_own_read_the_model_may_edit_at_once_but_not_answer() -> None:
+    """core/preread.py reads the named file before the first step: edit is admitted on
+    that path at once, while a change request still cannot be answered untouched."""
+    from rift.models.base import PREREAD_ID
+
+    task: list[Message] = [*TASK[:1], {"role": "user", "content": "Change TIMEOUT to 30."}]
+    pre = f"{PREREAD_ID}1"
+    messages = [*task, read_call(pre, "config.py"), result(pre, "    1\tTIMEOUT = 10")]
+    assert "edit" in names(step_tools(SMALL, messages))
+    assert not final_admitted(messages)
+    own = [*messages, read_call("c2", "config.py"), result("c2", "    1\tTIMEOUT = 10")]
+    assert final_admitted(own)

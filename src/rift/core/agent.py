@@ -213,6 +213,7 @@ class Agent:
             lean_schema=self.config.tool_schema == "lean",
             detect_truncation=b.route.traits.reports_truncation,
             headless=not self.attached,
+            preread=b.route.traits.small_model,
         )
 
     # ---------------------------------------------------------------- a turn

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from rift.core import hardening, salvage
+from rift.core import hardening, preread, salvage
 from rift.core.context import (
     TokenMeter,
     enforce_budget,
@@ -69,6 +69,8 @@ class TurnSetup:
     detect_truncation: bool = False
     headless: bool = False
     """Nobody is watching: a turn that never calls a tool gets one greedy retry."""
+    preread: bool = False
+    """Read the files the task names before the model's first step (core/preread.py)."""
 
 
 class TurnStopped(Exception):
@@ -92,6 +94,7 @@ class Turn:
         self._failures = 0
         self._changed = self._nudged = self._stuck_nudge_due = self._greedy = False
         self._open_calls: list[tuple[str, str]] = []
+        self._prereads = 0
         self.cancelled = False
         self.outcome = "answered"
         self.reason = ""
@@ -139,10 +142,29 @@ class Turn:
             salvage.report_unparseable(self.s.ctx.journal, self.s.ctx.cwd, self.emit)
         return self._finish(started)
 
+    async def _preread(self) -> None:
+        """Run `read` on the files the task names, as if the model had asked for them."""
+        if "read" not in self.s.tools:
+            return
+        ctx = self.s.ctx
+        paths = preread.named_files(self._words, ctx.cwd, ctx.gate.check_read)
+        calls = [
+            ToolCall(id=f"{preread.PREREAD_ID}{i}", name="read", arguments={"path": path})
+            for i, path in enumerate(paths, 1)
+        ]
+        if not calls:
+            return
+        self._record_assistant(Reply(calls=calls))
+        for call in calls:
+            await self._execute(call)
+        self._prereads = len(calls)
+
     async def _step(self, n: int) -> bool:
         """One iteration; True when the model gave its final answer."""
         self._iterations = n
         self.emit(Iteration(n=n))
+        if n == 1 and self.s.preread:
+            await self._preread()
         last_round = n == self.s.max_iterations and n >= 3
         if n == self.s.max_iterations - 2 and self.s.max_iterations >= 3:
             self.messages.append({"role": "user", "content": hardening.WRAP_UP_WARNING})
@@ -180,7 +202,9 @@ class Turn:
         """Headless, once per turn: the apply nudge got no tool call either, so the turn is
         cut back to its prompt and re-run at temperature 0 (reference 7.5: sampling noise
         is a common reason a small model answers in prose instead of acting)."""
-        if not self.s.headless or not self._nudged or self._greedy or self.tool_log:
+        if not self.s.headless or not self._nudged or self._greedy:
+            return False
+        if len(self.tool_log) > self._prereads:  # the model itself called a tool
             return False
         at = [i for i, m in enumerate(self.messages) if m is self._prompt_message]
         if not at:

@@ -12,6 +12,10 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, NotRequired, Protocol, TypedDict
 
+PREREAD_ID = "preread_"
+"""Call-id prefix of the reads rift makes for a small model before its first step
+(core/preread.py); models/embedded_calls.py tells them from the model's own calls."""
+
 
 class FunctionCall(TypedDict):
     name: str

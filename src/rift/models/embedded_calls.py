@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from rift.models.base import Message, ToolCall
+from rift.models.base import PREREAD_ID, Message, ToolCall
 
 FINAL_ANSWER = "final_answer"
 OBSERVE = ("read", "ls", "grep")
@@ -122,7 +122,7 @@ def final_admitted(messages: Sequence[Message]) -> bool:
     having touched nothing. A question, or a task that says to use no tools, may
     still be answered straight away.
     """
-    if _answered_since_task(messages):
+    if _answered_since_task(messages, by_model=True):
         return True
     task = next(
         (
@@ -166,10 +166,13 @@ def _tool_name(tool: dict[str, Any]) -> str:
     return str(tool.get("function", tool)["name"])
 
 
-def _answered_since_task(messages: Sequence[Message]) -> bool:
-    """A tool result came after the last user message that was not a `[system]` nudge."""
+def _answered_since_task(messages: Sequence[Message], by_model: bool = False) -> bool:
+    """A tool result came after the last user message that was not a `[system]` nudge.
+    `by_model`: count only calls the model made, not rift's reads before its first step."""
     for message in reversed(messages):
         if message["role"] == "tool":
+            if by_model and message.get("tool_call_id", "").startswith(PREREAD_ID):
+                continue
             return True
         content = message.get("content", "")
         if message["role"] == "user" and not (
