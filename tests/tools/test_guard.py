@@ -167,3 +167,28 @@ def test_other_models_may_return_early(proj: Path, ctx: ToolContext) -> None:
         new_string="def max_of(items):\n    return None",
     )
     assert out.ok
+
+
+CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
+
+
+def test_a_small_models_edit_may_not_define_a_function_twice(
+    proj: Path, small: ToolContext
+) -> None:
+    """Seen on the tiny tier: asked for a docstring on add, the model replaced mul with a
+    second add; the file still parsed, and mul was gone."""
+    (proj / "calc.py").write_text(CALC)
+    out = call(
+        EDIT,
+        small,
+        path="calc.py",
+        old_string="def mul(a, b):\n    return a * b",
+        new_string="def add(a, b):\n    return a + b",
+    )
+    assert not out.ok
+    assert "1 statement of calc.py defined twice" in out.text and "line 5" in out.text
+    assert (proj / "calc.py").read_text() == CALC
+    setter = "class C:\n    @property\n    def x(self):\n        return 1\n"
+    (proj / "c.py").write_text(setter)
+    more = setter + "\n    @x.setter\n    def x(self, v):\n        pass\n"
+    assert call(WRITE, small, path="c.py", content=more).ok  # decorated: a setter, not damage

@@ -135,7 +135,7 @@ def refusal(
     problem = guard.content_problem(new, content, "edit")
     if problem is not None:
         return problem
-    dead = guard.dead_code("edit", raw, path, content, updated) if small else None
+    dead = guard.code_defects("edit", raw, path, content, updated) if small else None
     if dead is not None:
         return dead
     error = guard.breaks_syntax(path, content, updated)

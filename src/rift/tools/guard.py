@@ -23,6 +23,7 @@ import re
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 _TEMPLATE_TOKENS = re.compile(
     r"<\|(?:im_start|im_end|endoftext|eot_id|start_header_id|end_header_id|fim_[a-z]+"
@@ -199,55 +200,98 @@ def syntax_refusal(tool: str, raw: str, path: Path, error: str) -> str:
 # ------------------------------------------------------------- dead code
 
 _ENDS_BLOCK = ("Return", "Raise", "Break", "Continue")
+_DEFINES = ("FunctionDef", "AsyncFunctionDef", "ClassDef")
 
 
-def unreachable_lines(text: str) -> list[int] | None:
-    """Lines of Python statements that follow a return, raise, break or continue in the
-    same block; None when `text` does not parse."""
+def _parse_python(text: str) -> Any:
+    """The module's AST, or None when `text` does not parse."""
     ast = importlib.import_module("ast")  # only when a small model changes a .py file
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(text)
+            return ast.parse(text)
     except (SyntaxError, ValueError):
         return None
-    lines: list[int] = []
+
+
+def _blocks(tree: Any) -> list[list[Any]]:
+    ast = importlib.import_module("ast")
+    found: list[list[Any]] = []
     for node in ast.walk(tree):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
-            if not isinstance(block, list):
-                continue
-            for at, statement in enumerate(block):
-                if type(statement).__name__ in _ENDS_BLOCK:
-                    lines.extend(later.lineno for later in block[at + 1 :])
-                    break
+            if isinstance(block, list) and block:
+                found.append(block)
+    return found
+
+
+def unreachable_lines(tree: Any) -> list[int]:
+    """Lines of statements that follow a return, raise, break or continue in their block."""
+    lines: list[int] = []
+    for block in _blocks(tree):
+        for at, statement in enumerate(block):
+            if type(statement).__name__ in _ENDS_BLOCK:
+                lines.extend(later.lineno for later in block[at + 1 :])
+                break
     return sorted(lines)
 
 
-def dead_code(tool: str, raw: str, path: Path, old: str | None, new: str) -> str | None:
-    """The refusal when a change leaves more Python code unreachable than there was.
+def redefined_lines(tree: Any) -> list[int]:
+    """Lines of undecorated functions and classes whose name the same block defined above
+    (decorated ones are left alone: property setters, overloads, registrations)."""
+    lines: list[int] = []
+    for block in _blocks(tree):
+        seen: set[str] = set()
+        for statement in block:
+            if type(statement).__name__ not in _DEFINES:
+                continue
+            if statement.name in seen and not statement.decorator_list:
+                lines.append(statement.lineno)
+            seen.add(statement.name)
+    return sorted(lines)
 
-    A small model asked to change what a function returns was seen adding a new
-    `return` at the top of the body, above the docstring and the old `return`:
-    the tests pass, and the function's old body lies dead below. Judged only for
-    small models (tools/write.py, tools/edit.py): "return at the top, make it a
-    no-op" is a fair request of a capable one.
+
+_DEFECTS: tuple[tuple[Callable[[Any], list[int]], str, str], ...] = (
+    (
+        unreachable_lines,
+        "unreachable after a return, raise, break or continue",
+        "To change what the code does, replace the old line instead of adding a new one above it.",
+    ),
+    (
+        redefined_lines,
+        "defined twice (a second definition of a name defined above it)",
+        "Keep every other function as it is: old_string should hold only the lines to change.",
+    ),
+)
+
+
+def code_defects(tool: str, raw: str, path: Path, old: str | None, new: str) -> str | None:
+    """The refusal when a Python change leaves more dead or doubly-defined code than before.
+
+    Seen from the embedded 1.5B model: a new `return` added at the top of a body,
+    above the docstring and the old `return` (the tests pass, the old body lies
+    dead below); and asked for a docstring on `add`, an edit that replaced `mul`
+    with a second `add`. Both still parse, so the syntax check lets them through.
+    Judged only for small models (tools/write.py, tools/edit.py): "return at the
+    top, make it a no-op" is a fair request of a capable one.
     """
     if path.suffix.lower() not in (".py", ".pyi"):
         return None
-    after = unreachable_lines(new)
-    before = [] if old is None else unreachable_lines(old)
-    if not after or before is None or len(after) <= len(before):
-        return None
-    count = len(after) - len(before)
-    line = after[0]
-    code = new.split("\n")[line - 1].strip()
-    return (
-        f"{tool} refused: it would leave {count} statement{'' if count == 1 else 's'} of {raw} "
-        f"unreachable after a return, raise, break or continue (line {line}: `{code}`); the "
-        "file was left unchanged. To change what the code does, replace the old line instead "
-        "of adding a new one above it."
-    )
+    after = _parse_python(new)
+    before = None if old is None else _parse_python(old)
+    if after is None or (old is not None and before is None):
+        return None  # the syntax check speaks for unparseable text
+    for find, what, advice in _DEFECTS:
+        now = find(after)
+        count = len(now) - (0 if before is None else len(find(before)))
+        if count > 0:
+            code = new.split("\n")[now[0] - 1].strip()
+            return (
+                f"{tool} refused: it would leave {count} statement{'' if count == 1 else 's'} "
+                f"of {raw} {what} (line {now[0]}: `{code}`); the file was left unchanged. "
+                f"{advice}"
+            )
+    return None
 
 
 # ----------------------------------------------------------------- paths

@@ -98,7 +98,7 @@ def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: st
             "replace all of it. Use edit instead: old_string = the exact lines to change, copied "
             "from read without the line numbers; new_string = those lines as they should be."
         )
-    dead = guard.dead_code("write", raw, path, old, content) if small else None
+    dead = guard.code_defects("write", raw, path, old, content) if small else None
     if dead is not None:
         return dead
     error = guard.breaks_syntax(path, old, content)
