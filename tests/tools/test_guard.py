@@ -192,3 +192,30 @@ def test_a_small_models_edit_may_not_define_a_function_twice(
     (proj / "c.py").write_text(setter)
     more = setter + "\n    @x.setter\n    def x(self, v):\n        pass\n"
     assert call(WRITE, small, path="c.py", content=more).ok  # decorated: a setter, not damage
+
+
+def test_a_write_wrapped_in_the_templates_tool_response_tags_is_unwrapped(
+    proj: Path, small: ToolContext
+) -> None:
+    """The embedded model wraps the files it writes in the tags it sees around every tool
+    result; the wrapper is taken off, and anything else with markup is still refused."""
+    out = call(WRITE, small, path="new.py", content="<tool_response>\nX = 1\n</tool_response>")
+    assert out.ok and (proj / "new.py").read_text() == "X = 1\n"
+    out = call(WRITE, small, path="half.py", content="<tool_response>Y = 2")
+    assert out.ok and (proj / "half.py").read_text() == "Y = 2\n"
+    inner = "<tool_response>A = 1\n<tool_call>x</tool_call>\n</tool_response>"
+    assert not call(WRITE, small, path="bad.py", content=inner).ok
+    assert not (proj / "bad.py").exists()
+
+
+def test_an_edit_wrapped_in_tool_response_tags_is_unwrapped(proj: Path, small: ToolContext) -> None:
+    (proj / "c.py").write_text("X = 1\nY = 2\n")
+    out = call(
+        EDIT,
+        small,
+        path="c.py",
+        old_string="<tool_response>X = 1</tool_response>",
+        new_string="<tool_response>X = 10</tool_response>",
+    )
+    assert out.ok, out.text
+    assert (proj / "c.py").read_text() == "X = 10\nY = 2\n"

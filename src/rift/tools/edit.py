@@ -115,6 +115,17 @@ def replace(raw: str, content: str, old: str, new: str, replace_all: bool) -> tu
     return content.replace(target, replacement, 1), 1
 
 
+def unwrapped(content: str, old: str, new: str) -> tuple[str, str]:
+    """old_string/new_string without a `<tool_response>` wrapper a small model copied from
+    the chat template (guard.strip_template_wrapper), each only where it had one and
+    the file does not hold the wrapped text itself."""
+    bare_old = guard.strip_template_wrapper(old).rstrip("\n") if old not in content else old
+    bare_new = guard.strip_template_wrapper(new)
+    if bare_new != new:
+        bare_new = bare_new.rstrip("\n") if not new.endswith("\n") else bare_new
+    return (bare_old if bare_old in content else old), bare_new
+
+
 def unnumbered(content: str, old: str, new: str) -> tuple[str, str]:
     """old_string/new_string with the read tool's line numbers dropped, when old_string
     carries them and only its unnumbered form is in the file (a small model's
@@ -167,6 +178,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
             content = await fs.read_text(path)
         except OSError as exc:
             raise ToolError(f"cannot read {raw}: {exc.strerror or exc}") from exc
+    old, new = unwrapped(content, old, new)
     old, new = unnumbered(content, old, new)
     updated, count = replace(raw, content, old, new, replace_all)
     refused = refusal(raw, path, content, new, updated, bool(ctx.extras.get("small_model")))

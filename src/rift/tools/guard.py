@@ -100,6 +100,27 @@ def content_problem(new: str, old: str, tool: str) -> str | None:
     return None
 
 
+_WRAPPED = re.compile(
+    r"\A\s*<(tool_response|tool_call|tool_result)>[ \t]*\n?(.*?)\n?[ \t]*(?:</\1>\s*)?\Z", re.DOTALL
+)
+
+
+def strip_template_wrapper(text: str) -> str:
+    """Text wrapped whole in the chat template's `<tool_response>` tags, unwrapped.
+
+    The embedded model sees every tool result inside those tags and, asked to
+    write a file, often wraps the content the same way (seen on most tiny-tier
+    tasks, turn after turn, each refused). Only a wrapper around everything is
+    taken off, and only when what it holds has no other template markup; the
+    refusal in `content_problem` still answers anything else.
+    """
+    match = _WRAPPED.match(text)
+    if match is None or _TEMPLATE_TOKENS.search(match.group(2)):
+        return text
+    body = match.group(2)
+    return body + "\n" if body and not body.endswith("\n") else body
+
+
 def strip_whole_fence(text: str, path: Path) -> str:
     """Whole-file content wrapped in one markdown fence, unwrapped (not for markdown files)."""
     if path.suffix.lower() in _FENCED_TYPES:

@@ -110,7 +110,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     content = require_str(args, "content")
     path = ctx.resolve(raw)
     prior = snapshot(path, raw)
-    content = guard.strip_whole_fence(content, path)
+    content = guard.strip_whole_fence(guard.strip_template_wrapper(content), path)
     # A binary prior still reaches the gate decoded: its NUL bytes tell the gate
     # to ask plainly ("overwriting a binary file") instead of showing a diff.
     old = None if prior is None else prior.decode("utf-8", errors="replace")
