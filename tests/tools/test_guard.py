@@ -48,6 +48,10 @@ def test_a_small_models_write_that_changes_nothing_says_so(proj: Path, small: To
     out = call(WRITE, small, path="m.py", content=LONG.rstrip("\n"))
     assert not out.ok
     assert "nothing would change" in out.text
+    tiny = "def double(x):\n    return 2 * x\n\n\ndef half(x):\n    return x / 2\n"
+    (proj / "mathx.py").write_text(tiny)  # seen: one blank line dropped, "added square()"
+    out = call(WRITE, small, path="mathx.py", content=tiny.replace("\n\n\n", "\n\n"))
+    assert not out.ok and "nothing would change" in out.text
 
 
 def test_other_models_may_rewrite_an_existing_file(proj: Path, ctx: ToolContext) -> None:

@@ -72,6 +72,16 @@ def _diff_base(prior: bytes | None, old: str | None) -> str:
     return old
 
 
+def _same_code(new: str, old: str) -> bool:
+    """Equal but for blank lines and trailing spaces: a small model wrote the file back with
+    a blank line dropped and said it had added a function."""
+
+    def lines(text: str) -> list[str]:
+        return [line.rstrip() for line in text.split("\n") if line.strip()]
+
+    return lines(new) == lines(old)
+
+
 def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: str) -> str | None:
     """Why this whole-file write must not happen (tools/guard.py), as advice; None if it may.
 
@@ -87,10 +97,11 @@ def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: st
     if problem is not None:
         return problem
     small = bool(ctx.extras.get("small_model"))
-    if small and old is not None and content.rstrip("\n") == old.rstrip("\n"):
+    if small and old is not None and _same_code(content, old):
         return (
-            f"write refused: the content is {raw}'s current text, so nothing would change. "
-            "Make the change the task asks for; for an existing file, use edit."
+            f"write refused: the content is {raw}'s current text (at most blank lines or "
+            "spacing differ), so nothing would change. Make the change the task asks for; "
+            "for an existing file, use edit."
         )
     if small and old is not None and content != old and not guard.is_tiny(old):
         return (
