@@ -345,3 +345,20 @@ def test_after_rifts_own_read_the_model_may_edit_at_once_but_not_answer() -> Non
     assert not final_admitted(messages)
     own = [*messages, read_call("c2", "config.py"), result("c2", "    1\tTIMEOUT = 10")]
     assert final_admitted(own)
+
+
+def test_after_a_successful_change_write_is_gone_for_the_task() -> None:
+    """Seen: a right edit, then the edit's own result text written as the whole file."""
+    edited: Message = {
+        "role": "tool",
+        "content": "Edited config.py (1 replacement)",
+        "tool_name": "edit",
+        "tool_call_id": "c2",
+    }
+    messages = [*TASK, read_call("c1", "config.py"), result("c1", "TIMEOUT = 10"), edited]
+    assert "write" not in names(step_tools(SMALL, messages))
+    assert "edit" in names(step_tools(SMALL, messages))
+    failed = {**edited, "content": "ERROR: old_string not found"}
+    assert "write" in names(step_tools(SMALL, [*messages[:-1], failed]))
+    again = [*messages, {"role": "user", "content": "next"}, read_call("c3", "config.py")]
+    assert "write" in names(step_tools(SMALL, [*again, result("c3", "TIMEOUT = 30")]))

@@ -223,3 +223,10 @@ def test_an_edit_wrapped_in_tool_response_tags_is_unwrapped(proj: Path, small: T
     )
     assert out.ok, out.text
     assert (proj / "c.py").read_text() == "X = 10\nY = 2\n"
+
+
+def test_a_small_models_successful_change_says_to_finish(proj: Path, small: ToolContext) -> None:
+    (proj / "c.py").write_text("X = 1\n")
+    out = call(EDIT, small, path="c.py", old_string="X = 1", new_string="X = 2")
+    assert out.ok and out.text.endswith(guard.DONE_HINT)
+    assert call(WRITE, small, path="n.py", content="Y = 1\n").text.endswith(guard.DONE_HINT)

@@ -88,13 +88,22 @@ def step_tools(tools: list[dict[str, Any]], messages: Sequence[Message]) -> list
     - edit only what you read: `edit`'s path is limited to paths that `read`
       returned successfully in this conversation, and `edit` is absent before;
     - do something else: after a call refused as a repeat, or two failures in a
-      row of the same tool, that tool is left out for one step (`blocked_tool`).
+      row of the same tool, that tool is left out for one step (`blocked_tool`);
+    - no rewrite after a change: once a write or edit succeeded in this task,
+      `write` is gone for the rest of it. Seen on the tiny tier: a right edit,
+      then the tool's own result ("Edited config.py") written as the file, or
+      the edit reverted and redone, until the turn stopped.
     """
     names = {_tool_name(tool) for tool in tools}
     if not _answered_since_task(messages) and names & set(OBSERVE):
         tools = [tool for tool in tools if _tool_name(tool) in OBSERVE]
     blocked = blocked_tool(messages)
-    tools = [tool for tool in tools if _tool_name(tool) != blocked]
+    changed = _changed_since_task(messages)
+    tools = [
+        tool
+        for tool in tools
+        if _tool_name(tool) != blocked and not (changed and _tool_name(tool) == "write")
+    ]
     seen = _read_paths(messages)
     admitted: list[dict[str, Any]] = []
     for tool in tools:
@@ -179,6 +188,23 @@ def _answered_since_task(messages: Sequence[Message], by_model: bool = False) ->
             content.startswith("[system]") and "\n\n" not in content
         ):
             return False
+    return False
+
+
+def _changed_since_task(messages: Sequence[Message]) -> bool:
+    """A write or edit of the model's succeeded since the last task (not a nudge)."""
+    for message in reversed(messages):
+        content = message.get("content", "")
+        if message["role"] == "user" and not (
+            content.startswith("[system]") and "\n\n" not in content
+        ):
+            return False
+        if (
+            message["role"] == "tool"
+            and message.get("tool_name") in ("write", "edit")
+            and not content.startswith("ERROR")
+        ):
+            return True
     return False
 
 

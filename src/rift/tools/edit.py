@@ -189,6 +189,8 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         return ToolOutput(ok=False, text=verdict.message)
     hooks = await apply_change(ctx, raw, path, prior, verdict)
     text = f"Edited {raw} ({count} replacement{'' if count == 1 else 's'}){note}"
+    if ctx.extras.get("small_model"):
+        text += guard.DONE_HINT
     if verdict.partial:
         text += PARTIAL_NOTE.format(path=raw)
     return ToolOutput(

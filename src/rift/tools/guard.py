@@ -218,6 +218,11 @@ def syntax_refusal(tool: str, raw: str, path: Path, error: str) -> str:
     )
 
 
+DONE_HINT = " If that was the whole task, give your final answer now."
+"""Appended to a small model's successful write or edit: left to itself, the 1.5B model
+went on after a right edit and wrote the edit's own result text over the file."""
+
+
 # ------------------------------------------------------------- dead code
 
 _ENDS_BLOCK = ("Return", "Raise", "Break", "Continue")

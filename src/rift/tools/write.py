@@ -134,6 +134,8 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     hooks = await apply_change(ctx, raw, path, prior, verdict)
     size = len(verdict.content.encode("utf-8"))
     text = f"Wrote {size} bytes to {raw}{note}"
+    if ctx.extras.get("small_model"):
+        text += guard.DONE_HINT
     if verdict.partial:
         text += PARTIAL_NOTE.format(path=raw)
     return ToolOutput(
