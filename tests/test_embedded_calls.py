@@ -210,11 +210,13 @@ def test_the_first_step_of_a_task_only_looks() -> None:
     assert names(step_tools(SMALL, TASK)) == ["read", "ls", "grep"]
 
 
-def test_after_a_read_everything_is_admitted_and_edit_only_on_read_paths() -> None:
+def test_after_a_read_edit_replaces_write_and_only_on_read_paths() -> None:
+    """Offered write for a file it had just read, the 1.5B model copied the tool result
+    into it (once, a bare `<tool_response>` that emptied the file); its edits were right."""
     messages = [*TASK, read_call("c1", "calc.py"), result("c1", "1\tx = 1")]
     admitted = step_tools(SMALL, messages)
-    assert names(admitted) == ["read", "write", "edit", "bash", "ls", "grep"]
-    edit = admitted[2]["function"]["parameters"]
+    assert names(admitted) == ["read", "edit", "bash", "ls", "grep"]
+    edit = admitted[1]["function"]["parameters"]
     assert edit["properties"]["path"] == {"type": "string", "enum": ["calc.py"]}
     assert SMALL[2]["function"]["parameters"]["properties"]["path"] == {"type": "string"}
 
@@ -264,7 +266,7 @@ def test_a_tool_refused_as_a_repeat_is_left_out_of_the_next_step() -> None:
     messages += [read_call("c2", "calc.py"), result("c2", "1\tx = 1")]
     messages += [read_call("c3", "calc.py"), result("c3", REFUSED)]
     assert blocked_tool(messages) == "read"
-    assert names(step_tools(SMALL, messages)) == ["write", "edit", "bash", "ls", "grep"]
+    assert names(step_tools(SMALL, messages)) == ["edit", "bash", "ls", "grep"]
 
 
 def test_a_stuck_nudge_after_the_refusal_does_not_lift_the_block() -> None:
@@ -349,16 +351,20 @@ def test_after_rifts_own_read_the_model_may_edit_at_once_but_not_answer() -> Non
 
 def test_after_a_successful_change_write_is_gone_for_the_task() -> None:
     """Seen: a right edit, then the edit's own result text written as the whole file."""
-    edited: Message = {
+    listed: Message = {
         "role": "tool",
-        "content": "Edited config.py (1 replacement)",
-        "tool_name": "edit",
-        "tool_call_id": "c2",
+        "content": "calc.py",
+        "tool_name": "ls",
+        "tool_call_id": "c1",
     }
-    messages = [*TASK, read_call("c1", "config.py"), result("c1", "TIMEOUT = 10"), edited]
-    assert "write" not in names(step_tools(SMALL, messages))
-    assert "edit" in names(step_tools(SMALL, messages))
-    failed = {**edited, "content": "ERROR: old_string not found"}
-    assert "write" in names(step_tools(SMALL, [*messages[:-1], failed]))
-    again = [*messages, {"role": "user", "content": "next"}, read_call("c3", "config.py")]
-    assert "write" in names(step_tools(SMALL, [*again, result("c3", "TIMEOUT = 30")]))
+    ls_call: Message = {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"id": "c1", "function": {"name": "ls", "arguments": {}}}],
+    }
+    messages = [*TASK, ls_call, listed]
+    assert "write" in names(step_tools(SMALL, messages))  # nothing read: a new file is fine
+    wrote: Message = {"role": "tool", "content": "Wrote 6 bytes to new.py", "tool_name": "write"}
+    assert "write" not in names(step_tools(SMALL, [*messages, wrote]))
+    failed_write = {**wrote, "content": "ERROR: cannot write new.py: Permission denied"}
+    assert "write" in names(step_tools(SMALL, [*messages, failed_write]))

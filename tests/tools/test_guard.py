@@ -230,3 +230,14 @@ def test_a_small_models_successful_change_says_to_finish(proj: Path, small: Tool
     out = call(EDIT, small, path="c.py", old_string="X = 1", new_string="X = 2")
     assert out.ok and out.text.endswith(guard.DONE_HINT)
     assert call(WRITE, small, path="n.py", content="Y = 1\n").text.endswith(guard.DONE_HINT)
+
+
+def test_a_bare_template_tag_never_empties_a_file(proj: Path, small: ToolContext) -> None:
+    """Seen on the tiny tier: content "<tool_response>" alone, unwrapped to nothing, emptied
+    the file. A bare tag is refused, and so is an empty write over a file with lines."""
+    (proj / "avg.py").write_text("def average(n):\n    return sum(n) / len(n)\n")
+    before = (proj / "avg.py").read_text()
+    assert not call(WRITE, small, path="avg.py", content="<tool_response>").ok
+    out = call(WRITE, small, path="avg.py", content="\n")
+    assert not out.ok and "would erase" in out.text
+    assert (proj / "avg.py").read_text() == before

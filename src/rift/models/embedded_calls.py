@@ -89,6 +89,10 @@ def step_tools(tools: list[dict[str, Any]], messages: Sequence[Message]) -> list
       returned successfully in this conversation, and `edit` is absent before;
     - do something else: after a call refused as a repeat, or two failures in a
       row of the same tool, that tool is left out for one step (`blocked_tool`);
+    - edit what you read: once `read` showed a file, `write` is out of the
+      grammar. Offered a whole-file write of a file it had just read, the 1.5B
+      model copied the tool result into it, `<tool_response>` tags and all (the
+      whole file emptied once), where its edits were right;
     - no rewrite after a change: once a write or edit succeeded in this task,
       `write` is gone for the rest of it. Seen on the tiny tier: a right edit,
       then the tool's own result ("Edited config.py") written as the file, or
@@ -107,6 +111,8 @@ def step_tools(tools: list[dict[str, Any]], messages: Sequence[Message]) -> list
     seen = _read_paths(messages)
     admitted: list[dict[str, Any]] = []
     for tool in tools:
+        if _tool_name(tool) == "write" and seen:
+            continue  # a file was read: it is changed with edit (see the docstring)
         if _tool_name(tool) == "edit":
             if not seen:
                 continue

@@ -115,8 +115,8 @@ def strip_template_wrapper(text: str) -> str:
     refusal in `content_problem` still answers anything else.
     """
     match = _WRAPPED.match(text)
-    if match is None or _TEMPLATE_TOKENS.search(match.group(2)):
-        return text
+    if match is None or not match.group(2).strip() or _TEMPLATE_TOKENS.search(match.group(2)):
+        return text  # a bare tag holds no file: left for the refusal
     body = match.group(2)
     return body + "\n" if body and not body.endswith("\n") else body
 

@@ -97,6 +97,11 @@ def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: st
     if problem is not None:
         return problem
     small = bool(ctx.extras.get("small_model"))
+    if small and old and old.strip() and not content.strip():
+        return (
+            f"write refused: the content is empty, and {raw} has {old.count(chr(10))} lines; "
+            "write would erase them. To change the file, use edit."
+        )
     if small and old is not None and _same_code(content, old):
         return (
             f"write refused: the content is {raw}'s current text (at most blank lines or "
