@@ -93,12 +93,3 @@ def test_deny_rule_checked_first(proj: Path, ctx: ToolContext, gate: RecordingGa
     with pytest.raises(ToolError, match="blocked by permission rule"):
         call(READ, ctx, path=".env")  # the file does not even exist: the deny comes first
     assert gate.reads == [secret]
-
-
-def test_a_small_model_reads_without_line_numbers(proj: Path, ctx: ToolContext) -> None:
-    """A 1.5B model copied the `    1<TAB>` prefixes into the files it wrote (issue 22)."""
-    (proj / "m.py").write_text("def f():\n    return 1\n")
-    ctx.extras["small_model"] = True
-    assert call(READ, ctx, path="m.py").text == "def f():\n    return 1\n"
-    ctx.extras["small_model"] = False
-    assert call(READ, ctx, path="m.py").text == "    1\tdef f():\n    2\t    return 1\n"

@@ -57,10 +57,13 @@ async def load_text(raw: str, ctx: ToolContext) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def _render(lines: list[str], offset: int, limit: int, numbered: bool = True) -> str:
-    """Lines `offset`.. (at most `limit`, and OUTPUT_CAP bytes) with their numbers, unless
-    `numbered` is False: a small model copies the `    1<TAB>` prefixes into the files
-    it writes (issue 22), and edit matches text, not line numbers."""
+def _render(lines: list[str], offset: int, limit: int) -> str:
+    """Lines `offset`.. (at most `limit`, and OUTPUT_CAP bytes) with their numbers.
+
+    Tried on the embedded model's tiny tier: without the numbers its edits got worse
+    (one-word old_strings, 2 of 6 failing tasks passed again with them back), while the
+    prefixes it copied are now stripped by edit and write is out of its grammar once a
+    file was read (models/embedded_calls.step_tools)."""
     total = len(lines)
     end = min(offset - 1 + limit, total)
     parts: list[str] = []
@@ -71,7 +74,7 @@ def _render(lines: list[str], offset: int, limit: int, numbered: bool = True) ->
         line = lines[n - 1]
         if len(line) > LINE_CAP:
             line = line[:LINE_CAP] + "… [line cut]"
-        entry = f"{n:>5}\t{line}\n" if numbered else f"{line}\n"
+        entry = f"{n:>5}\t{line}\n"
         size += len(entry.encode("utf-8"))
         if size > OUTPUT_CAP and parts:
             capped = True
@@ -119,8 +122,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         return ToolOutput(ok=True, text=skeleton)
     if offset > len(lines):
         raise ToolError(f"offset {offset} is past the end of {raw} ({len(lines)} lines)")
-    numbered = not ctx.extras.get("small_model")
-    return ToolOutput(ok=True, text=_render(lines, offset, limit, numbered))
+    return ToolOutput(ok=True, text=_render(lines, offset, limit))
 
 
 TOOL = Tool(
