@@ -105,6 +105,14 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait()
 
 
+def runtime_name() -> str:
+    """The llama.cpp binding rift's embedded model runs on here, as the table names it."""
+    from rift.models.embedded_backends import installed
+
+    names = {"cyllama": "cyllama", "llama_cpp": "llama-cpp-python"}
+    return names.get(installed() or "", "no runtime")
+
+
 # ------------------------------------------------------------------- aider
 
 
@@ -321,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"tiny-tier side by side, started {started}, {os.cpu_count()} CPU cores",
                 f"model: {args.gguf.name} for both; n_ctx {N_CTX}, temperature {TEMPERATURE},"
                 f" max {MAX_OUTPUT} output tokens, {THREADS} threads",
-                "rift: run_tasks.py --embedded (in-process llama-cpp-python);"
+                f"rift: run_tasks.py --embedded (in-process {runtime_name()});"
                 " aider 'whole' format -> llama_cpp.server",
                 f"tasks: the first {len(pairs)} of {len(tasks)} in sorted order"
                 f" (per-task timeout {args.timeout:.0f} s, order alternating per task)",
