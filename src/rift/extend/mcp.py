@@ -153,6 +153,8 @@ class McpConnection:
 
     async def _connect(self, stack: contextlib.AsyncExitStack) -> ClientSession:
         # Imported here: the SDK is an optional extra and heavy (pydantic, anyio, httpx2).
+        # rift._httpx first, so the httpx the SDK imports skips its CLI (click, rich).
+        import rift._httpx  # noqa: F401, I001 (must come first)
         from mcp import ClientSession
 
         server = self.server

@@ -26,8 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-import httpx
-
 from rift.config import DEFAULT_READ_TIMEOUT
 from rift.errors import ModelNotUsable, ServerHTTPError, StreamError
 from rift.models.base import (
@@ -44,6 +42,7 @@ from rift.models.base import (
     Usage,
 )
 from rift.models.http import (
+    Client,
     drain,
     iter_lines,
     json_request,
@@ -344,7 +343,7 @@ class AnthropicProvider:
         base_url: str,
         api_key: str | None,
         read_timeout: float,
-        client: httpx.AsyncClient | None,
+        client: Client | None,
         cache_dir: Path | None,
     ) -> AnthropicProvider:
         """The registry's constructor; the hosted API without a key is refused here."""
@@ -359,7 +358,7 @@ class AnthropicProvider:
         base_url: str,
         api_key: str | None = None,
         read_timeout: float = DEFAULT_READ_TIMEOUT,
-        client: httpx.AsyncClient | None = None,
+        client: Client | None = None,
     ) -> None:
         self._base_url = base_url.rstrip("/")
         self._headers = {"anthropic-version": API_VERSION}

@@ -24,8 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-import httpx
-
 from rift.config import DEFAULT_READ_TIMEOUT
 from rift.errors import ServerHTTPError, StreamError
 from rift.models.base import (
@@ -41,6 +39,8 @@ from rift.models.base import (
     Usage,
 )
 from rift.models.http import (
+    Client,
+    Response,
     drain,
     iter_lines,
     json_request,
@@ -304,7 +304,7 @@ class OpenAIProvider:
         base_url: str,
         api_key: str | None,
         read_timeout: float,
-        client: httpx.AsyncClient | None,
+        client: Client | None,
         cache_dir: Path | None,
     ) -> OpenAIProvider:
         """The registry's constructor (every provider class has one of this shape)."""
@@ -315,7 +315,7 @@ class OpenAIProvider:
         base_url: str,
         api_key: str | None = None,
         read_timeout: float = DEFAULT_READ_TIMEOUT,
-        client: httpx.AsyncClient | None = None,
+        client: Client | None = None,
     ) -> None:
         """Args:
         base_url: e.g. `http://gpu-box:8000/v1`; a trailing `/` is dropped.
@@ -352,13 +352,13 @@ class OpenAIProvider:
             name=model, capabilities=_capabilities(entry), context_length=_context_length(entry)
         )
 
-    async def _open(self, body: dict[str, Any]) -> httpx.Response:
+    async def _open(self, body: dict[str, Any]) -> Response:
         request = json_request(
             self._client, "POST", f"{self._base_url}/chat/completions", body, self._headers
         )
         return await send_with_retry(self._client, request, base_url=self._base_url)
 
-    async def _open_stream(self, body: dict[str, Any]) -> httpx.Response:
+    async def _open_stream(self, body: dict[str, Any]) -> Response:
         """Open the stream; each optional key a 400/422 names is dropped and tried once more."""
         while True:
             try:
