@@ -33,7 +33,6 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -45,6 +44,7 @@ from rift.core.bash_forms import (
     split_bash_segments,
 )
 from rift.core.credentials import CredentialGuard, default_roots
+from rift.record import record
 
 if TYPE_CHECKING:
     from rift.config import PermissionsConfig
@@ -53,7 +53,7 @@ VerdictKind = Literal["deny", "ask", "allow", "none"]
 RuleList = Literal["allow", "ask", "deny"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Verdict:
     """What the rules say about one tool use; `rule` is the text that decided it."""
 
@@ -70,7 +70,7 @@ _FAMILIES: dict[str, frozenset[str]] = {
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_]+")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Rule:
     """One parsed rule: `tool` lowercased, `pattern` None for a bare tool name."""
 

@@ -24,11 +24,11 @@ import hashlib
 import json
 import os
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from rift.paths import Paths, atomic_write
+from rift.record import field, record
 
 _CHUNK = 1 << 16
 MAX_HASHED_BYTES = 64 << 20
@@ -130,7 +130,7 @@ def _load(path: Path, warnings: list[str]) -> list[str]:
     return [entry for entry in data if isinstance(entry, str)]
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class TrustStore:
     """Both trust arrays, loaded once at startup and extended as the user approves."""
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -51,6 +50,7 @@ from rift.models.http import (
     send_with_retry,
 )
 from rift.models.thinking import anthropic_budget
+from rift.record import field, record
 
 API_VERSION = "2023-06-01"
 HOSTED_URL = "https://api.anthropic.com"
@@ -93,7 +93,7 @@ def _signed_thinking(message: Message) -> list[dict[str, Any]]:
     return [b for b in blocks if isinstance(b, dict)] if isinstance(blocks, list) else []
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class _Ids:
     """Tool-use ids: kept when valid, synthesized (and remembered) when missing."""
 
@@ -209,14 +209,14 @@ def chat_body(request: ChatRequest) -> dict[str, Any]:
 # ------------------------------------------------------------ stream parsing
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class _Block:
     kind: str
     data: dict[str, Any]
     parts: list[str] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class _StreamState:
     """The blocks of one streamed message, by index."""
 

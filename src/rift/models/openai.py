@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -49,6 +48,7 @@ from rift.models.http import (
     send_with_retry,
 )
 from rift.models.thinking import openai_effort
+from rift.record import field, record
 
 OPENAI_API_URL = "https://api.openai.com"
 """OpenAI itself: it refuses `chat_template_kwargs`, so that key is never sent there."""
@@ -148,7 +148,7 @@ def chat_body(request: ChatRequest, template_kwargs: bool = True) -> dict[str, A
 # ------------------------------------------------------------ stream parsing
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class _PartialCall:
     id: str | None = None
     name: str = ""
@@ -165,7 +165,7 @@ class _PartialCall:
         return ToolCall(id=self.id, name=self.name, arguments=None, raw_arguments=text)
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class _StreamState:
     """What one SSE stream has delivered so far."""
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Protocol, cast
 
@@ -31,6 +30,7 @@ from rift.errors import ModelError, ModelNotUsable, ServerHTTPError, ServerUnrea
 from rift.models import thinking
 from rift.models.base import ModelInfo, Provider, ProviderTraits, Reasoning
 from rift.models.http import Client, make_client, request_json
+from rift.record import record, replace
 
 ProviderKind = str
 """A key of `PROVIDER_CLASSES`."""
@@ -83,7 +83,7 @@ def provider_class(kind: ProviderKind) -> type[_ProviderClass]:
     return cast(type[_ProviderClass], getattr(importlib.import_module(module), name))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Route:
     """Where a model name leads."""
 
@@ -108,7 +108,7 @@ class Route:
         return self.provider_name is None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Preflight:
     """What preflight settled: the model's info, the num_ctx to use, and why it changed."""
 

@@ -17,12 +17,12 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rift.errors import ToolError
 from rift.paths import atomic_write
+from rift.record import record
 from rift.tools import _outline
 from rift.tools.base import Tool, ToolContext, ToolOutput, optional_int, optional_str
 from rift.tools.grep import walk_files
@@ -48,7 +48,7 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _INDEX_STEMS = frozenset({"__init__", "index", "mod", "lib", "main"})
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FileInfo:
     rel: str
     mtime_ns: int
