@@ -83,6 +83,8 @@ EMBEDDED_ONLY = ("rift.models.embedded", "rift.models.local_weights", "importlib
 """Needed only by the embedded-model fallback, never by a run against a server."""
 HTTPX_STACK = ("httpx", "httpcore", "anyio", "sniffio", "certifi")
 """Needed only for https or proxied model servers (models/httpx_transport.py)."""
+FIRST_USE = ("hashlib", "rift.core.bash_forms", "rift.core.bash_words")
+"""Loaded on first use, never for a run that neither runs bash nor hashes a plugin."""
 
 
 def _modules_of_run(
@@ -147,6 +149,7 @@ def test_headless_run_imports_only_its_own_path(tmp_path: Path) -> None:
     assert "rift.frontends.printer" in loaded and "rift.models.wire" in loaded  # it really ran
     assert not _roots(loaded, HEAVY + HTTPX_STACK)
     assert not _named(loaded, ("rift.frontends.tui", "rift.frontends.acp", *EMBEDDED_ONLY))
+    assert not _named(loaded, FIRST_USE)
 
 
 def test_serve_up_to_ready_imports_only_its_own_path(tmp_path: Path) -> None:
@@ -157,7 +160,7 @@ def test_serve_up_to_ready_imports_only_its_own_path(tmp_path: Path) -> None:
     assert not _roots(loaded, HEAVY + HTTPX_STACK)
     assert not _named(
         loaded, ("rift.frontends.tui", "rift.frontends.acp", "rift.frontends.printer",
-                 *EMBEDDED_ONLY)
+                 *EMBEDDED_ONLY, *FIRST_USE)
     )  # fmt: skip
 
 
