@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rift.config import PermissionsConfig
+from rift.core.bash_forms import split_bash_segments
 from rift.core.permissions import (
     BUILTIN_BASH_DENY,
     Rule,
@@ -22,7 +23,6 @@ from rift.core.permissions import (
     parse_rule,
     parse_rules,
     path_candidates,
-    split_bash_segments,
     suggest_bash_pattern,
     suggest_edit_rule,
 )

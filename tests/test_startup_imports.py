@@ -1,7 +1,8 @@
 """Startup cost: each fast path imports only what it uses.
 
 `--version`/`--help` import no HTTP, model or UI code; `-p` and `--serve` (up to
-`ready`) import no UI, ACP or embedded-model code; `--acp` up to `initialize`
+`ready`) import no UI, ACP or embedded-model code, and against a plain-http server
+none of the httpx stack (models/wire.py carries those requests); `--acp` up to `initialize`
 imports no UI or embedded model; the TUI paints its first frame before the
 agent core or HTTP load. The whole-path checks run rift's `main` for real.
 """
@@ -80,6 +81,10 @@ RUN_AND_LIST = (
 
 EMBEDDED_ONLY = ("rift.models.embedded", "rift.models.local_weights", "importlib.metadata")
 """Needed only by the embedded-model fallback, never by a run against a server."""
+HTTPX_STACK = ("httpx", "httpcore", "anyio", "sniffio", "certifi")
+"""Needed only for https or proxied model servers (models/httpx_transport.py)."""
+FIRST_USE = ("hashlib", "rift.core.bash_forms", "rift.core.bash_words")
+"""Loaded on first use, never for a run that neither runs bash nor hashes a plugin."""
 
 
 def _modules_of_run(
@@ -141,19 +146,21 @@ def _named(modules: set[str], names: tuple[str, ...]) -> set[str]:
 def test_headless_run_imports_only_its_own_path(tmp_path: Path) -> None:
     with FakeModelServer({"turns": [{"content": "done"}]}) as fake:
         loaded = _modules_of_run(tmp_path, ["-p", "hi", "--host", fake.url, "-m", "fake-model"])
-    assert "rift.frontends.printer" in loaded and "httpx" in loaded  # the run really ran
-    assert not _roots(loaded, HEAVY)
+    assert "rift.frontends.printer" in loaded and "rift.models.wire" in loaded  # it really ran
+    assert not _roots(loaded, HEAVY + HTTPX_STACK)
     assert not _named(loaded, ("rift.frontends.tui", "rift.frontends.acp", *EMBEDDED_ONLY))
+    assert not _named(loaded, FIRST_USE)
 
 
 def test_serve_up_to_ready_imports_only_its_own_path(tmp_path: Path) -> None:
     with FakeModelServer({}) as fake:
         loaded = _modules_of_run(tmp_path, ["--serve", "--host", fake.url, "-m", "fake-model"])
     assert "rift.frontends.serve" in loaded and "rift.core.agent" in loaded
-    assert not _roots(loaded, HEAVY)
+    assert "rift.models.wire" in loaded  # the model probe behind `ready`'s num_ctx
+    assert not _roots(loaded, HEAVY + HTTPX_STACK)
     assert not _named(
         loaded, ("rift.frontends.tui", "rift.frontends.acp", "rift.frontends.printer",
-                 *EMBEDDED_ONLY)
+                 *EMBEDDED_ONLY, *FIRST_USE)
     )  # fmt: skip
 
 

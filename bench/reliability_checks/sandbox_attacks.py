@@ -8,7 +8,6 @@ as whoever runs the check, and with the sandbox's argv as an unprivileged user
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import pwd
 import shutil
@@ -70,6 +69,7 @@ def remount_attack_as(user: str, outside: Path) -> tuple[bool, bool] | None:
     """(the outside file landed, the in-project write landed) when `user` runs the attack
     in the sandbox's own argv (no Python needed on their side); None when rift's probe
     refuses bwrap here. `outside` must be world-writable."""
+    from rift.record import replace
     from rift.tools.sandbox import choose_sandbox
 
     entry = pwd.getpwnam(user)
@@ -79,7 +79,7 @@ def remount_attack_as(user: str, outside: Path) -> tuple[bool, bool] | None:
     box, _ = choose_sandbox("bwrap", network=False, project=project, has_wrapper=False)
     if box is None:
         return None
-    box = dataclasses.replace(box, root=entry.pw_uid == 0)  # the argv that user's rift builds
+    box = replace(box, root=entry.pw_uid == 0)  # the argv that user's rift builds
     subprocess.run(
         [*box.argv(box.project), "sh", "-c", REMOUNT_ATTACK.format(outside=outside)],
         user=entry.pw_uid,

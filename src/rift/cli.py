@@ -126,7 +126,7 @@ def _main(argv: list[str] | None) -> tuple[int, bool]:
     if args.version:
         print(f"rift {__version__}")
         return 0, False
-    from rift.config import Overrides, load_config  # cheap: stdlib json and dataclasses only
+    from rift.config import Overrides, load_config  # cheap: stdlib json and rift.record only
 
     overrides = Overrides(
         host=args.host,

@@ -23,11 +23,11 @@ import contextlib
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from rift.paths import Paths
+from rift.record import field, record, replace
 
 DEFAULT_HOST = "http://localhost:11434"
 DEFAULT_MODEL = "gemma4:26b"
@@ -39,7 +39,7 @@ EFFORT_LEVELS = ("minimal", "low", "medium", "high", "xhigh", "max")
 PROJECT_FILE = ".rift.json"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ProviderConfig:
     """A named model server reached as `name/model`."""
 
@@ -51,7 +51,7 @@ class ProviderConfig:
     """Resolved at load time from `api_key` or the variable named by `api_key_env`."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Price:
     """USD per million tokens for a model, as `pricing.<substring>` gives it."""
 
@@ -71,7 +71,7 @@ BUILTIN_PRICING: dict[str, Price] = {
 """Anthropic's list prices; anything else costs what the config's `pricing` says."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class McpServerConfig:
     """An MCP server: stdio (`command`) or streamable HTTP (`url`)."""
 
@@ -99,7 +99,7 @@ class McpServerConfig:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PermissionsConfig:
     """Rules are `Tool(pattern)` strings; see core/permissions.py."""
 
@@ -124,7 +124,7 @@ class PermissionsConfig:
 # ---------------------------------------------------------------- lsp (issue 18)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LspConfig:
     """`"lsp": false` turns diagnostics after edits off; a map overrides servers per
     language or file extension: `{"python": {"command": ["pylsp"]}, "go": {"disabled": true}}`.
@@ -164,7 +164,7 @@ def lsp_setting(user: dict[str, Any], project: dict[str, Any], warnings: list[st
     return LspConfig(enabled=enabled, servers=servers)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Config:
     """Everything rift's components need to know, merged from every layer."""
 
@@ -218,7 +218,7 @@ class Config:
     `warnings`); startup adds it to a failure to reach the model."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Overrides:
     """Values from command-line flags; None means the flag was not given."""
 

@@ -11,11 +11,12 @@ import contextlib
 import os
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
+from rift.record import record
 
-@dataclass(frozen=True, slots=True)
+
+@record
 class Paths:
     """The directories rift reads and writes."""
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -49,6 +48,7 @@ from rift.models.attachments import images_for
 from rift.models.base import Message, Provider
 from rift.models.registry import Preflight, Route, connect, list_all_models, with_thinking
 from rift.models.thinking import describe as describe_thinking
+from rift.record import field, record
 from rift.tools import builtin_tools
 from rift.tools.agent import TOOL as AGENT_TOOL
 from rift.tools.base import Tool, ToolContext
@@ -62,7 +62,7 @@ log = logging.getLogger("rift.agent")
 SMALL_TOOLSET = ("read", "write", "edit", "bash", "ls", "grep")
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class ModelBinding:
     """The model in use: where it lives, what it can do, and the budget rift adopted."""
 
@@ -80,7 +80,7 @@ async def bind_model(name: str, config: Config) -> ModelBinding:
     return ModelBinding(*await connect(name, config))
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class Agent:
     """One conversation with one model, driven by a front end."""
 

@@ -15,13 +15,13 @@ import json
 import logging
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, cast
 
 from rift.core.session import COMPACTED_PREFIX, turn_starts
 from rift.core.text import scrub
 from rift.errors import RiftError
 from rift.models.base import ChatRequest, ContentDelta, Message, Provider
+from rift.record import record
 
 log = logging.getLogger(__name__)
 
@@ -296,7 +296,7 @@ async def summarize(
 # ------------------------------------------------------------------ enforcing
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class CompactionCounts:
     """What one `enforce_budget` call did, for traces and /stats."""
 

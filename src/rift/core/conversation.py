@@ -22,9 +22,7 @@ still ends the way a cancelled turn does: `warning`, then `done`.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from collections.abc import Coroutine
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +47,7 @@ from rift.core.replay import Prompt, replay
 from rift.core.session import SessionStore, history_for, turn_starts
 from rift.errors import RiftError, ToolError
 from rift.extend.skills import Skill, split_invocation
+from rift.record import record, replace
 
 if TYPE_CHECKING:
     from rift.config import Config
@@ -58,7 +57,7 @@ if TYPE_CHECKING:
 BUSY_TEXT = "turn in progress — cancel it or wait for done"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Prepared:
     """A prompt ready for the model: `text` as sent, `words` as the person typed them."""
 
@@ -380,7 +379,7 @@ class Conversation:
             changes.update(host=host, host_explicit=True)
         if not changes:
             return False
-        config = dataclasses.replace(self._agent.config, **changes)  # type: ignore[arg-type]
+        config = replace(self._agent.config, **changes)
         if num_ctx is None and host is None:
             self._agent.config = config
             self._agent.emit(Info(f"temperature set to {temperature}"))

@@ -19,8 +19,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from rift.record import record
 
 HOME_STORES = (
     ".ssh",
@@ -44,7 +45,7 @@ def default_roots(home: Path, own_dirs: Sequence[Path] = ()) -> tuple[Path, ...]
     return (*(home / s for s in HOME_STORES), *own)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CredentialGuard:
     """Canonical guarded roots, and whether `.env*` outside the project is guarded too."""
 

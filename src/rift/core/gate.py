@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from rift.core.hunks import diff_segments, preview_diff
@@ -39,6 +38,7 @@ from rift.core.permissions import (
     suggest_edit_rule,
     url_candidates,
 )
+from rift.record import field, record
 from rift.tools.base import WriteVerdict
 
 ASK_DIFF_LINES = 40
@@ -48,7 +48,7 @@ MODES = ("ask", "accept-edits", "plan", "auto")
 """Approval modes, shared by every front end (ACP session modes, serve, the TUI)."""
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class Approval:
     """The approval mode shared by the root agent, its sub-agents and every front end.
 
@@ -93,7 +93,7 @@ def _no_user(rule: str) -> str:
     )
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class PermissionGate:
     """Implements `rift.tools.base.Gate` on top of the rule engine and the broker."""
 

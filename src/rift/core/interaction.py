@@ -22,9 +22,9 @@ import asyncio
 import itertools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from rift.core.events import Ask, EditReview, EditReviewClosed, Event
+from rift.record import record
 
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 """C0 (but tab), DEL, C1, and the bidirectional overrides that reorder what is shown."""
@@ -41,7 +41,7 @@ def _escape(char: str) -> str:
     return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ReviewDecision:
     """A reviewer's verdict on a proposed write."""
 
@@ -50,7 +50,7 @@ class ReviewDecision:
     """The accepted-hunk text; None means the proposal verbatim."""
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class _Pending:
     kind: str  # "ask" | "review"
     future: asyncio.Future[object]

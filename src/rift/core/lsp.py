@@ -28,9 +28,10 @@ import logging
 import os
 import shutil
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from rift.record import field, record
 
 if TYPE_CHECKING:
     from rift.config import LspConfig
@@ -316,7 +317,7 @@ def _start(diagnostic: dict[str, Any]) -> tuple[int, int]:
     return int(start.get("line", 0)), int(start.get("character", 0))
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class LspService:
     """The session's language servers, one per language, started on first need."""
 

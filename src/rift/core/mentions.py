@@ -14,16 +14,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from rift.models.attachments import IMAGE_TYPES, AttachmentError, image_data_url
+from rift.record import record
 
 ATTACH_CAP_BYTES = 48_000
 _MENTION = re.compile(r"(?:(?<=\s)|^)@([^\s@]+)")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Expanded:
     """A prompt with its mentions attached, plus one line per mention that failed."""
 

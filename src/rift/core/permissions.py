@@ -33,18 +33,11 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from rift.core.bash_forms import (
-    OPAQUE,
-    TOO_COMPLEX,
-    command_forms,
-    removes_root,
-    split_bash_segments,
-)
 from rift.core.credentials import CredentialGuard, default_roots
+from rift.record import record
 
 if TYPE_CHECKING:
     from rift.config import PermissionsConfig
@@ -53,7 +46,7 @@ VerdictKind = Literal["deny", "ask", "allow", "none"]
 RuleList = Literal["allow", "ask", "deny"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Verdict:
     """What the rules say about one tool use; `rule` is the text that decided it."""
 
@@ -70,7 +63,7 @@ _FAMILIES: dict[str, frozenset[str]] = {
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_]+")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Rule:
     """One parsed rule: `tool` lowercased, `pattern` None for a bare tool name."""
 
@@ -385,6 +378,16 @@ class Rules:
     def verdict_for_bash(self, command: str) -> Verdict:
         """Verdict for a shell command: built-ins, then deny/ask on ANY segment form,
         then allow only when EVERY plain segment is allowed."""
+        # Imported on the first shell command: ~30 regexes and a lexer that a run
+        # without bash never needs (bench/run.py, spawn -> first request).
+        from rift.core.bash_forms import (
+            OPAQUE,
+            TOO_COMPLEX,
+            command_forms,
+            removes_root,
+            split_bash_segments,
+        )
+
         segments = split_bash_segments(command)
         forms = command_forms(command)
         if TOO_COMPLEX in forms:
@@ -464,6 +467,8 @@ def suggest_bash_pattern(command: str) -> str:
     like `* x` or `git status;curl x` can never yield a catch-all or dead rule.
     An empty command gives "" (there is nothing worth allowing).
     """
+    from rift.core.bash_forms import split_bash_segments  # see verdict_for_bash
+
     segments = split_bash_segments(command)
     words = [_escape(word) for word in segments[0].split()] if segments else []
     if not words:

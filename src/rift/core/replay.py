@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from rift.core.events import (
@@ -33,11 +32,12 @@ from rift.core.hunks import count_changes, preview_diff
 from rift.core.session import prompt_text
 from rift.core.turn import EDIT_DIFF_LINES, RESULT_OUTPUT_CAP
 from rift.models.base import Message
+from rift.record import record
 
 _PLAN_LINE = re.compile(r"^\[( |x)\] \d+\. (.*)$")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Prompt:
     """A person's prompt that started a replayed turn (not a protocol event)."""
 

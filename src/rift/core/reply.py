@@ -19,7 +19,6 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rift.core import hardening
@@ -38,6 +37,7 @@ from rift.models.base import (
     ToolCallDict,
     Usage,
 )
+from rift.record import field, record, replace
 
 REPLY_WINDOWS = 2
 """A reply may be this many context windows long before it counts as runaway."""
@@ -50,7 +50,7 @@ class _Repeating(Exception):
     """The reply's content or thinking started repeating itself (models/repetition.py)."""
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class Reply:
     """What the model said in one call."""
 
@@ -63,7 +63,7 @@ class Reply:
     provider_data: Any = None
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class _Collector:
     emit: Callable[[Event], None]
     max_tokens: int

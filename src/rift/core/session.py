@@ -19,7 +19,6 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -27,6 +26,7 @@ from rift.core.events import HistoryMessage, SessionItem
 from rift.core.text import scrub
 from rift.models.base import FunctionCall, Message, ToolCallDict
 from rift.paths import atomic_write
+from rift.record import record
 
 INTERRUPT_NOTE = (
     "[system] The previous turn was cancelled by the user and deliberately abandoned;"
@@ -230,7 +230,7 @@ def _str_or(value: Any, default: str) -> str:
 # ---------------------------------------------------------------- loading
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class LoadedSession:
     """A resumed conversation plus what to tell the person about it."""
 

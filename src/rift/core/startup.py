@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from rift.config import Config
@@ -23,10 +22,11 @@ from rift.errors import ModelError, ServerUnreachable
 from rift.extend.loader import Extensions
 from rift.extend.skills import discover_skills
 from rift.models.registry import EMBEDDED, resolve
+from rift.record import field, record
 from rift.tools.sandbox import choose_sandbox
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class StartOptions:
     """How the front end wants the session opened."""
 
@@ -36,7 +36,7 @@ class StartOptions:
     resume: Path | None = None
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class Started:
     """What a front end gets: the conversation to drive, and what to show first."""
 

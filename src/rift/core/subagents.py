@@ -14,7 +14,6 @@ import asyncio
 import itertools
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from rift.config import Config
@@ -33,13 +32,14 @@ from rift.core.prompt import SUBAGENT_SUFFIX
 from rift.core.turn import Turn, TurnSetup
 from rift.errors import ModelError, ToolError
 from rift.models.base import Message
+from rift.record import field, record
 from rift.tools.base import PlanState, Tool, ToolContext
 
 MAX_TASKS = 4
 NO_REPORT = "(the sub-agent finished without a final report)"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ChildTask:
     description: str
     prompt: str
@@ -47,7 +47,7 @@ class ChildTask:
     agent: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Persona:
     """A named role from `.rift/agents/<name>.md`: extra instructions, a model, a tool list."""
 
@@ -87,7 +87,7 @@ def parse_tasks(args: dict[str, Any]) -> list[ChildTask]:
     return tasks
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class SubagentRunner:
     """Spawns children on behalf of one root agent; installed as ctx.extras["subagents"]."""
 

@@ -15,12 +15,12 @@ import contextlib
 import itertools
 import time
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rift.core.events import Event, TaskFinished, TaskStarted
 from rift.errors import ToolError
+from rift.record import field, record
 from rift.tools._proc import (
     kill_every_command,
     kill_tree,
@@ -38,7 +38,7 @@ PREVIEW_BYTES = 1000
 READ_CAP = 20_000
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class _Task:
     id: int
     label: str

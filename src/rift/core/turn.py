@@ -15,7 +15,6 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
 from rift.core import hardening, preread, salvage
 from rift.core.context import (
@@ -42,6 +41,7 @@ from rift.core.text import scrub
 from rift.core.trace import call_target
 from rift.errors import ToolError
 from rift.models.base import ChatRequest, Message, Provider, Reasoning, ToolCall, Usage
+from rift.record import record
 from rift.tools import canonical_name
 from rift.tools.base import Tool, ToolContext, ToolOutput
 
@@ -52,7 +52,7 @@ RESULT_OUTPUT_CAP = 16_000
 STUCK_NUDGE_AT, STUCK_STOP_AT = 4, 7
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class TurnSetup:
     """What a turn runs on; the agent rebuilds it when the model or tools change."""
 

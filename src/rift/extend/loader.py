@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +33,7 @@ from rift.extend.personas import discover_personas
 from rift.extend.plugins import Plugin, command_skills, discover_plugins, plugin_tools
 from rift.extend.skills import Skill
 from rift.extend.trust import TrustStore, hook_trust_key, mcp_trust_key
+from rift.record import field, record
 from rift.tools.base import Tool
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def _count(n: int, what: str) -> str:
     return f"{n} untrusted project {what}{'' if n == 1 else 's'}"
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class Extensions:
     """Plugins, personas, project hooks and MCP servers of one agent, and their trust."""
 

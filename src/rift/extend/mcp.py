@@ -19,12 +19,12 @@ import logging
 import re
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rift.config import McpServerConfig
 from rift.errors import ToolError
+from rift.record import field, record
 from rift.tools.base import Tool, ToolContext, ToolOutput, ToolRun, middle_truncate
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ def _render(result: Any) -> tuple[bool, str]:
     return not bool(getattr(result, "is_error", False)), text
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class McpConnection:
     """One server's session, owned by one task from connect to close."""
 
@@ -153,6 +153,8 @@ class McpConnection:
 
     async def _connect(self, stack: contextlib.AsyncExitStack) -> ClientSession:
         # Imported here: the SDK is an optional extra and heavy (pydantic, anyio, httpx2).
+        # rift._httpx first, so the httpx the SDK imports skips its CLI (click, rich).
+        import rift._httpx  # noqa: F401, I001 (must come first)
         from mcp import ClientSession
 
         server = self.server
@@ -234,7 +236,7 @@ class McpConnection:
         return ToolOutput(True, text)
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class McpManager:
     """Every started MCP connection of one agent."""
 

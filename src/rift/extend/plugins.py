@@ -24,13 +24,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rift.errors import ToolError
 from rift.extend.skills import DESCRIPTION_CAP, Skill
 from rift.extend.trust import plugin_trust_key
+from rift.record import record
 from rift.tools._proc import run_shell, strip_ansi
 from rift.tools.base import Tool, ToolContext, ToolOutput, ToolRun, middle_truncate
 
@@ -45,7 +45,7 @@ class ManifestError(ValueError):
     """A plugin.json that cannot be used; the plugin is skipped with a warning."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PluginTool:
     name: str
     description: str
@@ -54,7 +54,7 @@ class PluginTool:
     timeout: float = DEFAULT_TIMEOUT
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Plugin:
     name: str
     description: str

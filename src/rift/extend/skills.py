@@ -16,10 +16,10 @@ rules: a symlinked `leak.md -> ~/.ssh/id_rsa` is skipped, never read.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from rift.core.instructions import READ_LIMIT, contained_file
+from rift.record import record
 
 Readable = Callable[[Path], bool]
 """The Read rules' answer for a path; project files must pass it."""
@@ -29,7 +29,7 @@ DESCRIPTION_CAP = 120
 DEFAULT_TASK = "Apply this skill to the current project now."
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Skill:
     name: str
     description: str

@@ -20,15 +20,14 @@ so two rift processes trusting different things do not drop each other's entries
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from rift.paths import Paths, atomic_write
+from rift.record import field, record
 
 _CHUNK = 1 << 16
 MAX_HASHED_BYTES = 64 << 20
@@ -61,6 +60,8 @@ def plugin_trust_key(project: Path, plugin_dir: Path, manifest: bytes) -> str:
     `plugin_dir` is the directory as found under the project (not resolved), so a
     symlink to a plugin trusted elsewhere is keyed, and asked, on its own.
     """
+    import hashlib  # only with project plugins: _hashlib loads libcrypto (~4 ms)
+
     digest = hashlib.sha256(manifest)
     _hash_tree(digest, plugin_dir, "", [MAX_HASHED_BYTES, MAX_HASHED_ENTRIES])
     where = f"{project_key(project)}:{os.path.relpath(plugin_dir, project)}"
@@ -130,7 +131,7 @@ def _load(path: Path, warnings: list[str]) -> list[str]:
     return [entry for entry in data if isinstance(entry, str)]
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class TrustStore:
     """Both trust arrays, loaded once at startup and extended as the user approves."""
 

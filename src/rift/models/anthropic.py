@@ -22,11 +22,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
-
-import httpx
 
 from rift.config import DEFAULT_READ_TIMEOUT
 from rift.errors import ModelNotUsable, ServerHTTPError, StreamError
@@ -44,6 +41,7 @@ from rift.models.base import (
     Usage,
 )
 from rift.models.http import (
+    Client,
     drain,
     iter_lines,
     json_request,
@@ -52,6 +50,7 @@ from rift.models.http import (
     send_with_retry,
 )
 from rift.models.thinking import anthropic_budget
+from rift.record import field, record
 
 API_VERSION = "2023-06-01"
 HOSTED_URL = "https://api.anthropic.com"
@@ -94,7 +93,7 @@ def _signed_thinking(message: Message) -> list[dict[str, Any]]:
     return [b for b in blocks if isinstance(b, dict)] if isinstance(blocks, list) else []
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class _Ids:
     """Tool-use ids: kept when valid, synthesized (and remembered) when missing."""
 
@@ -210,14 +209,14 @@ def chat_body(request: ChatRequest) -> dict[str, Any]:
 # ------------------------------------------------------------ stream parsing
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class _Block:
     kind: str
     data: dict[str, Any]
     parts: list[str] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class _StreamState:
     """The blocks of one streamed message, by index."""
 
@@ -344,7 +343,7 @@ class AnthropicProvider:
         base_url: str,
         api_key: str | None,
         read_timeout: float,
-        client: httpx.AsyncClient | None,
+        client: Client | None,
         cache_dir: Path | None,
     ) -> AnthropicProvider:
         """The registry's constructor; the hosted API without a key is refused here."""
@@ -359,7 +358,7 @@ class AnthropicProvider:
         base_url: str,
         api_key: str | None = None,
         read_timeout: float = DEFAULT_READ_TIMEOUT,
-        client: httpx.AsyncClient | None = None,
+        client: Client | None = None,
     ) -> None:
         self._base_url = base_url.rstrip("/")
         self._headers = {"anthropic-version": API_VERSION}

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from rift.record import record
 
 IMAGE_CAP_BYTES = 10 * 1024 * 1024
 TEXT_CAP_BYTES = 1024 * 1024
@@ -32,7 +33,7 @@ class AttachmentError(ValueError):
     """An attachment that cannot be sent; the message is one line for the user."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Attachments:
     """What `--attach` contributed: text for the prompt, images for the message."""
 

@@ -9,8 +9,9 @@ an Ollama server and an OpenAI-compatible one without conversion.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, NotRequired, Protocol, TypedDict
+
+from rift.record import field, record
 
 PREREAD_ID = "preread_"
 """Call-id prefix of the reads rift makes for a small model before its first step
@@ -44,21 +45,21 @@ class Message(TypedDict):
 # ---------------------------------------------------------------- model events
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ContentDelta:
     """A piece of the assistant's reply text."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ThinkingDelta:
     """A piece of the model's reasoning (thinking models only)."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolCall:
     """One complete tool call, assembled from however many chunks carried it.
 
@@ -72,7 +73,7 @@ class ToolCall:
     raw_arguments: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Usage:
     """Token counts the server reported for this request."""
 
@@ -82,14 +83,14 @@ class Usage:
     """Seconds the server spent generating; 0 when it did not say (tok/s is then client-side)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class StreamDone:
     """The stream ended normally."""
 
     reason: str = "stop"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ProviderData:
     """Wire data the stored assistant message must carry back verbatim (its
     `provider_data`): Anthropic's signed thinking blocks."""
@@ -106,7 +107,7 @@ Reasoning = bool | str | None
 """The thinking control of one request: server default, off, on, or on at an effort level."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ChatRequest:
     """Everything one chat call needs; providers translate it to their wire format."""
 
@@ -123,7 +124,7 @@ class ChatRequest:
     num_predict: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ModelInfo:
     """What `show(model)` learned: capabilities are data, not probed elsewhere."""
 
@@ -133,7 +134,7 @@ class ModelInfo:
     context_length: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ProviderTraits:
     """What a kind of provider is like, declared by its class so the core asks instead
     of comparing kind names (models/registry.py maps kinds to classes)."""

@@ -7,15 +7,21 @@ Why these settings (reference notes, section 3.6):
   is therefore a read-*idle* timeout (`Config.read_timeout`, 0 = none).
 - TCP keepalive every 20 s: NAT boxes reaped idle connections during long
   prefills ("os error 110"); keepalive probes keep the mapping alive.
-- pooled connections idle out after 30 s.
+- pooled connections idle out after 30 s; a pooled connection the server closed
+  is replaced without the caller noticing (before its first byte only).
 - TCP_NODELAY: a request goes out at once even when the server leaves Nagle's
   algorithm on. asyncio already sets it on its own transports; naming it here
-  keeps it whatever backend httpcore picks.
+  keeps it whatever transport carries the request.
+
+Two transports carry requests (`transport.py` is their contract): plain-http URLs,
+the self-hosted common case, go over `wire.py` (h11 on asyncio streams, no httpx
+imported at all); https and proxied URLs over httpx (`httpx_transport.py`), so TLS
+and certificates behave exactly as before. `Client` picks one per origin.
 
 `send_with_retry` retries only what is safe to retry: a connection that never
 opened, or a server that never started answering. Once a single byte of a
 stream has arrived nothing is retried, because the model may already have
-acted on the request. Every httpx exception is mapped into `rift.errors` here,
+acted on the request. Every transport error is mapped into `rift.errors` here,
 so providers and front ends never see a foreign exception.
 """
 
@@ -25,12 +31,21 @@ import asyncio
 import json
 import socket
 from collections.abc import AsyncIterator, Sequence
+from types import TracebackType
 from typing import Any
-
-import httpx
+from urllib.parse import urlsplit
 
 from rift import __version__
 from rift.errors import ReadIdleTimeout, ServerHTTPError, ServerUnreachable, StreamError
+from rift.models.proxy_env import may_proxy
+from rift.models.transport import (
+    ConnectFailed,
+    ReadTimedOut,
+    Request,
+    Response,
+    Transport,
+    TransportError,
+)
 
 USER_AGENT = f"rift/{__version__}"
 CONNECT_TIMEOUT_S = 10.0
@@ -40,7 +55,19 @@ RETRY_BACKOFF_S: tuple[float, ...] = (0.4, 0.8)
 """Sleeps between the 3 attempts of `send_with_retry`."""
 ERROR_BODY_CHARS = 600
 
-_RETRYABLE = (httpx.ConnectError, httpx.ConnectTimeout, httpx.ReadTimeout)
+__all__ = [
+    "Client",
+    "Request",
+    "Response",
+    "drain",
+    "error_message",
+    "iter_lines",
+    "json_request",
+    "make_client",
+    "model_entries",
+    "request_json",
+    "send_with_retry",
+]
 
 
 def _socket_options() -> list[tuple[int, int, int]]:
@@ -56,47 +83,125 @@ def _socket_options() -> list[tuple[int, int, int]]:
     return options
 
 
+def _plain_http(url: str) -> bool:
+    """A URL `wire.py` can carry: http, no credentials in it, no proxy setting for it."""
+    parts = urlsplit(url)
+    if parts.scheme != "http" or not parts.hostname or "@" in parts.netloc:
+        return False
+    return not may_proxy(parts.hostname)
+
+
+class Client:
+    """rift's HTTP client: one per provider (or shared), two transports behind it.
+
+    Plain-http URLs go over `wire.py` (h11 on asyncio streams); https and proxied
+    ones over httpx (`httpx_transport.py`), each imported and built on first use,
+    so a run against a local server never loads httpx, and TLS behaves as before.
+    Which one an origin uses is settled once per client (httpx, too, reads the
+    proxy environment once, when a client is made).
+    """
+
+    def __init__(
+        self, read_timeout: float, connect_timeout: float, headers: dict[str, str], tls: bool
+    ) -> None:
+        self._read_timeout = read_timeout
+        self._connect_timeout = connect_timeout
+        self._headers = headers
+        self._tls = tls
+        self._wire: Transport | None = None
+        self._httpx: Transport | None = None
+        self._routes: dict[str, bool] = {}
+        """Origin (`scheme://netloc`) → True when it goes over `wire.py`."""
+
+    def build_request(
+        self,
+        method: str,
+        url: str,
+        *,
+        content: bytes = b"",
+        headers: dict[str, str] | None = None,
+    ) -> Request:
+        """A request carrying the client's default headers and read timeout."""
+        merged = {**self._headers, **headers} if headers else dict(self._headers)
+        return Request(method, url, merged, content, self._read_timeout)
+
+    async def send(self, request: Request) -> Response:
+        """The response once its head arrived; raises `transport`'s errors."""
+        return await self._transport_for(request.url).send(request)
+
+    def _transport_for(self, url: str) -> Transport:
+        origin = url.split("/", 3)[:3]
+        key = "/".join(origin)
+        wire = self._routes.get(key)
+        if wire is None:
+            wire = self._routes[key] = _plain_http(url)
+        if wire:
+            if self._wire is None:
+                from rift.models.wire import WirePool
+
+                self._wire = WirePool(
+                    connect_timeout=self._connect_timeout,
+                    read_timeout=self._read_timeout,
+                    socket_options=_socket_options(),
+                    idle_expiry=POOL_IDLE_S,
+                )
+            return self._wire
+        if self._httpx is None:
+            from rift.models.httpx_transport import HttpxTransport  # https, proxies: httpx
+
+            self._httpx = HttpxTransport(
+                connect_timeout=self._connect_timeout,
+                read_timeout=self._read_timeout,
+                socket_options=_socket_options(),
+                idle_expiry=POOL_IDLE_S,
+                tls=self._tls,
+            )
+        return self._httpx
+
+    async def aclose(self) -> None:
+        """Close every pooled connection of both transports."""
+        for transport in (self._wire, self._httpx):
+            if transport is not None:
+                await transport.aclose()
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
 def make_client(
     read_timeout: float,
     *,
     connect_timeout: float = CONNECT_TIMEOUT_S,
     headers: dict[str, str] | None = None,
     tls: bool = True,
-) -> httpx.AsyncClient:
-    """An AsyncClient with rift's timeouts, keepalive and user agent.
+) -> Client:
+    """A client with rift's timeouts, keepalive and user agent.
 
     Args:
         read_timeout: seconds of silence tolerated while reading; 0 means none.
         connect_timeout: seconds to wait for a connection to open.
         headers: extra default headers (an Authorization header, say).
-        tls: False for a plain-http server: skips loading the CA bundle, which
-            costs about 40 ms of startup and is never used without TLS.
+        tls: False for a plain-http server: then even a request that goes through
+            httpx (a proxied URL) skips loading the CA bundle (~40 ms of startup).
     """
-    timeout = httpx.Timeout(
-        connect=connect_timeout,
-        read=read_timeout if read_timeout > 0 else None,
-        write=None,
-        pool=None,
-    )
-    transport = httpx.AsyncHTTPTransport(
-        verify=tls,
-        limits=httpx.Limits(keepalive_expiry=POOL_IDLE_S),
-        socket_options=_socket_options(),
-    )
-    return httpx.AsyncClient(
-        timeout=timeout,
-        transport=transport,
-        headers={"User-Agent": USER_AGENT, **(headers or {})},
-    )
+    return Client(read_timeout, connect_timeout, {"User-Agent": USER_AGENT, **(headers or {})}, tls)
 
 
 def json_request(
-    client: httpx.AsyncClient,
+    client: Client,
     method: str,
     url: str,
     body: Any,
     headers: dict[str, str] | None = None,
-) -> httpx.Request:
+) -> Request:
     """A request with a JSON body encoded as httpx would (compact, UTF-8), except that a
     lone surrogate (a non-UTF-8 filename in a tool result, a `\\ud800` from a client)
     becomes a `\\udXXX` escape instead of an encoding error that kills the turn."""
@@ -129,22 +234,16 @@ def error_message(body: bytes | str) -> str:
     return text.strip()[:ERROR_BODY_CHARS]
 
 
-def _read_timeout_of(request: httpx.Request) -> float:
-    """The read timeout a request was built with, for the ReadIdleTimeout message."""
-    timeout = request.extensions.get("timeout")
-    value = timeout.get("read") if isinstance(timeout, dict) else None
-    return float(value) if isinstance(value, int | float) else 0.0
+def _base_of(request: Request) -> str:
+    parts = urlsplit(request.url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
-def _base_of(request: httpx.Request) -> str:
-    return f"{request.url.scheme}://{request.url.netloc.decode('ascii', errors='replace')}"
-
-
-async def _raise_for_status(response: httpx.Response) -> None:
+async def _raise_for_status(response: Response) -> None:
     """Close a non-2xx response and raise ServerHTTPError with the server's message."""
     try:
         body = await response.aread()
-    except httpx.HTTPError:
+    except TransportError:
         body = b""
     finally:
         await response.aclose()
@@ -153,12 +252,12 @@ async def _raise_for_status(response: httpx.Response) -> None:
 
 
 async def send_with_retry(
-    client: httpx.AsyncClient,
-    request: httpx.Request,
+    client: Client,
+    request: Request,
     *,
     base_url: str | None = None,
     backoff: Sequence[float] = RETRY_BACKOFF_S,
-) -> httpx.Response:
+) -> Response:
     """Send `request` as a stream and return the open 2xx response.
 
     Up to `len(backoff) + 1` attempts, sleeping `backoff[i]` between them, but
@@ -176,16 +275,16 @@ async def send_with_retry(
     attempt = 0
     while True:
         try:
-            response = await client.send(request, stream=True)
+            response = await client.send(request)
             break
-        except _RETRYABLE as exc:
+        except (ConnectFailed, ReadTimedOut) as exc:
             if attempt >= len(backoff):
-                if isinstance(exc, httpx.ReadTimeout):
-                    raise ReadIdleTimeout(_read_timeout_of(request)) from exc
+                if isinstance(exc, ReadTimedOut):
+                    raise ReadIdleTimeout(exc.seconds) from exc
                 raise ServerUnreachable(host, str(exc) or type(exc).__name__) from exc
             await asyncio.sleep(backoff[attempt])
             attempt += 1
-        except httpx.HTTPError as exc:
+        except TransportError as exc:
             raise StreamError(
                 f"the model server at {host} failed before answering: {exc or type(exc).__name__}"
             ) from exc
@@ -194,7 +293,7 @@ async def send_with_retry(
     return response
 
 
-async def iter_lines(response: httpx.Response) -> AsyncIterator[str]:
+async def iter_lines(response: Response) -> AsyncIterator[str]:
     """Stripped, non-blank lines of a streamed body, including a final unterminated one.
 
     Flushing the tail matters: servers that omit the trailing newline put their
@@ -213,9 +312,9 @@ async def iter_lines(response: httpx.Response) -> AsyncIterator[str]:
                 line = piece.strip()
                 if line:
                     yield line.decode("utf-8", errors="replace")
-    except httpx.ReadTimeout as exc:
-        raise ReadIdleTimeout(_read_timeout_of(response.request)) from exc
-    except httpx.HTTPError as exc:
+    except ReadTimedOut as exc:
+        raise ReadIdleTimeout(exc.seconds) from exc
+    except TransportError as exc:
         raise StreamError(
             f"the model server closed the stream mid-answer: {exc or type(exc).__name__}"
         ) from exc
@@ -248,13 +347,14 @@ async def drain(lines: AsyncIterator[str]) -> None:
 
 
 async def request_json(
-    client: httpx.AsyncClient,
+    client: Client,
     method: str,
     url: str,
     *,
     base_url: str | None = None,
     json_body: Any = None,
     headers: dict[str, str] | None = None,
+    backoff: Sequence[float] = RETRY_BACKOFF_S,
 ) -> Any:
     """A whole JSON answer (model lists, model details), with the retry rules above.
 
@@ -266,12 +366,12 @@ async def request_json(
         request = client.build_request(method, url, headers=headers)
     else:
         request = json_request(client, method, url, json_body, headers)
-    response = await send_with_retry(client, request, base_url=base_url)
+    response = await send_with_retry(client, request, base_url=base_url, backoff=backoff)
     try:
         body = await response.aread()
-    except httpx.ReadTimeout as exc:
-        raise ReadIdleTimeout(_read_timeout_of(request)) from exc
-    except httpx.HTTPError as exc:
+    except ReadTimedOut as exc:
+        raise ReadIdleTimeout(exc.seconds) from exc
+    except TransportError as exc:
         raise StreamError(f"the model server closed the connection mid-answer: {exc}") from exc
     finally:
         await response.aclose()
@@ -283,7 +383,7 @@ async def request_json(
 
 
 async def model_entries(
-    client: httpx.AsyncClient, url: str, *, base_url: str, headers: dict[str, str]
+    client: Client, url: str, *, base_url: str, headers: dict[str, str]
 ) -> list[dict[str, Any]]:
     """The `data` list of an OpenAI-style model listing (OpenAI, Anthropic), keeping only
     entries with a string `id`, so a server's odd entries never reach a picker."""

@@ -15,8 +15,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, ClassVar
 
-import httpx
-
 from rift.config import DEFAULT_READ_TIMEOUT
 from rift.errors import ServerHTTPError, StreamError
 from rift.models.base import (
@@ -32,6 +30,8 @@ from rift.models.base import (
     Usage,
 )
 from rift.models.http import (
+    Client,
+    Response,
     drain,
     iter_lines,
     json_request,
@@ -179,7 +179,7 @@ class OllamaProvider:
         base_url: str,
         api_key: str | None,
         read_timeout: float,
-        client: httpx.AsyncClient | None,
+        client: Client | None,
         cache_dir: Path | None,
     ) -> OllamaProvider:
         """The registry's constructor (every provider class has one of this shape)."""
@@ -189,7 +189,7 @@ class OllamaProvider:
         self,
         base_url: str,
         read_timeout: float = DEFAULT_READ_TIMEOUT,
-        client: httpx.AsyncClient | None = None,
+        client: Client | None = None,
     ) -> None:
         """Args:
         base_url: e.g. `http://localhost:11434`; a trailing `/` is dropped.
@@ -239,7 +239,7 @@ class OllamaProvider:
                     break
         return ModelInfo(name=model, capabilities=capabilities, context_length=context_length)
 
-    async def _open(self, body: dict[str, Any]) -> httpx.Response:
+    async def _open(self, body: dict[str, Any]) -> Response:
         """Open the stream; a server that refuses a graded `think` gets one retry with
         `think: true` (only some models take a level)."""
         url = f"{self._base_url}/api/chat"

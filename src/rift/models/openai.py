@@ -20,11 +20,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
-
-import httpx
 
 from rift.config import DEFAULT_READ_TIMEOUT
 from rift.errors import ServerHTTPError, StreamError
@@ -41,6 +38,8 @@ from rift.models.base import (
     Usage,
 )
 from rift.models.http import (
+    Client,
+    Response,
     drain,
     iter_lines,
     json_request,
@@ -49,6 +48,7 @@ from rift.models.http import (
     send_with_retry,
 )
 from rift.models.thinking import openai_effort
+from rift.record import field, record
 
 OPENAI_API_URL = "https://api.openai.com"
 """OpenAI itself: it refuses `chat_template_kwargs`, so that key is never sent there."""
@@ -148,7 +148,7 @@ def chat_body(request: ChatRequest, template_kwargs: bool = True) -> dict[str, A
 # ------------------------------------------------------------ stream parsing
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class _PartialCall:
     id: str | None = None
     name: str = ""
@@ -165,7 +165,7 @@ class _PartialCall:
         return ToolCall(id=self.id, name=self.name, arguments=None, raw_arguments=text)
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class _StreamState:
     """What one SSE stream has delivered so far."""
 
@@ -304,7 +304,7 @@ class OpenAIProvider:
         base_url: str,
         api_key: str | None,
         read_timeout: float,
-        client: httpx.AsyncClient | None,
+        client: Client | None,
         cache_dir: Path | None,
     ) -> OpenAIProvider:
         """The registry's constructor (every provider class has one of this shape)."""
@@ -315,7 +315,7 @@ class OpenAIProvider:
         base_url: str,
         api_key: str | None = None,
         read_timeout: float = DEFAULT_READ_TIMEOUT,
-        client: httpx.AsyncClient | None = None,
+        client: Client | None = None,
     ) -> None:
         """Args:
         base_url: e.g. `http://gpu-box:8000/v1`; a trailing `/` is dropped.
@@ -352,13 +352,13 @@ class OpenAIProvider:
             name=model, capabilities=_capabilities(entry), context_length=_context_length(entry)
         )
 
-    async def _open(self, body: dict[str, Any]) -> httpx.Response:
+    async def _open(self, body: dict[str, Any]) -> Response:
         request = json_request(
             self._client, "POST", f"{self._base_url}/chat/completions", body, self._headers
         )
         return await send_with_retry(self._client, request, base_url=self._base_url)
 
-    async def _open_stream(self, body: dict[str, Any]) -> httpx.Response:
+    async def _open_stream(self, body: dict[str, Any]) -> Response:
         """Open the stream; each optional key a 400/422 names is dropped and tried once more."""
         while True:
             try:

@@ -22,17 +22,15 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Protocol, cast
 
-import httpx
-
 from rift.config import Config
-from rift.errors import ModelError, ModelNotUsable, ServerHTTPError
+from rift.errors import ModelError, ModelNotUsable, ServerHTTPError, ServerUnreachable
 from rift.models import thinking
 from rift.models.base import ModelInfo, Provider, ProviderTraits, Reasoning
-from rift.models.http import make_client
+from rift.models.http import Client, make_client, request_json
+from rift.record import record, replace
 
 ProviderKind = str
 """A key of `PROVIDER_CLASSES`."""
@@ -74,7 +72,7 @@ class _ProviderClass(Protocol):
         base_url: str,
         api_key: str | None,
         read_timeout: float,
-        client: httpx.AsyncClient | None,
+        client: Client | None,
         cache_dir: Path | None,
     ) -> Provider: ...
 
@@ -85,7 +83,7 @@ def provider_class(kind: ProviderKind) -> type[_ProviderClass]:
     return cast(type[_ProviderClass], getattr(importlib.import_module(module), name))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Route:
     """Where a model name leads."""
 
@@ -110,7 +108,7 @@ class Route:
         return self.provider_name is None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Preflight:
     """What preflight settled: the model's info, the num_ctx to use, and why it changed."""
 
@@ -181,15 +179,14 @@ _DETECTED: dict[str, ProviderKind] = {}
 """Host base URL → the kind its probe found, so a host is probed (and noted) once."""
 
 
-async def _answers(client: httpx.AsyncClient, url: str, key: str) -> bool | None:
+async def _answers(client: Client, url: str, key: str) -> bool | None:
     """True when GET `url` gives a JSON object with a list under `key`; None when the
-    server cannot be reached at all (no point probing further)."""
+    server cannot be reached at all (no point probing further). Asked once, no retries."""
     try:
-        response = await client.get(url)
-        data: Any = response.json() if response.is_success else None
-    except (httpx.ConnectError, httpx.ConnectTimeout):
+        data: Any = await request_json(client, "GET", url, backoff=())
+    except ServerUnreachable:
         return None
-    except (httpx.HTTPError, ValueError):
+    except ModelError:
         return False
     return isinstance(data, dict) and isinstance(data.get(key), list)
 
@@ -232,7 +229,7 @@ async def detect_protocol(route: Route, config: Config) -> tuple[Route, str]:
 def make_provider(
     route: Route,
     read_timeout: float,
-    client: httpx.AsyncClient | None = None,
+    client: Client | None = None,
     cache_dir: Path | None = None,
 ) -> Provider:
     """The provider for a route; its class is imported only when chosen.

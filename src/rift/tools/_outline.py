@@ -16,10 +16,11 @@ from __future__ import annotations
 import ast
 import importlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from rift.record import record
 
 SIGNATURE_CAP = 200
 
@@ -122,7 +123,7 @@ _PASS_THROUGH = frozenset(
 """Non-symbol nodes searched for symbols: wrappers (exports, decorators) and container bodies."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Symbol:
     line: int
     """1-based."""

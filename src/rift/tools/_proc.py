@@ -17,9 +17,9 @@ import os
 import re
 import signal
 from collections.abc import Awaitable
-from dataclasses import dataclass
 from pathlib import Path
 
+from rift.record import record
 from rift.tools import _descendants
 
 _CAPTURE_HALF = 1 << 20
@@ -39,7 +39,7 @@ def strip_ansi(text: str) -> str:
     return _ANSI.sub("", text)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ShellResult:
     exit_code: int | None
     """None when the command was killed for running past its timeout."""

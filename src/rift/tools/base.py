@@ -12,16 +12,16 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from rift.core.events import PlanItem
 from rift.errors import ToolError
+from rift.record import field, record
 from rift.tools.sandbox import Bubblewrap
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AppliedEdit:
     """A write/edit that reached disk; the turn loop derives the edit_diff event from it."""
 
@@ -31,7 +31,7 @@ class AppliedEdit:
     new: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolOutput:
     """What a tool hands back to the turn loop."""
 
@@ -41,7 +41,7 @@ class ToolOutput:
     plan: list[PlanItem] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class WriteVerdict:
     """The gate's answer for a write or edit."""
 
@@ -91,14 +91,14 @@ class Journal(Protocol):
         ...
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class PlanState:
     """The turn-spanning checklist the `plan` tool edits."""
 
     items: list[PlanItem] = field(default_factory=list)
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class ToolContext:
     """Everything a tool may touch."""
 
@@ -123,7 +123,7 @@ class ToolContext:
 ToolRun = Callable[[dict[str, Any], ToolContext], Awaitable[ToolOutput]]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Tool:
     """One tool as the model sees it and as the turn loop runs it."""
 

@@ -129,7 +129,7 @@ def _body_text(content_type: str, raw: bytes, encoding: str | None) -> str:
 async def _get(client: Any, url: str, addresses: list[str]) -> tuple[Any, bytes, bool]:
     """One GET to the first checked address that connects, without following redirects;
     the body read is capped at DOWNLOAD_CAP."""
-    import httpx
+    from rift._httpx import httpx
 
     for n, address in enumerate(addresses):
         target, headers, extensions = _pinned(url, address)
@@ -175,9 +175,8 @@ async def _follow(client: Any, url: str, ctx: ToolContext) -> tuple[Any, bytes, 
 
 
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    import httpx
-
     from rift import __version__
+    from rift._httpx import httpx
 
     url = require_str(args, "url").strip()
     cap = optional_int(args, "max_bytes", DEFAULT_MAX_BYTES) or DEFAULT_MAX_BYTES

@@ -17,11 +17,11 @@ import os
 import re
 import shutil
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rift.errors import ToolError
+from rift.record import record
 from rift.tools.base import (
     Gate,
     Tool,
@@ -108,7 +108,7 @@ def glob_to_regex(pattern: str, *, star_crosses_slash: bool = False, braces: boo
 # ------------------------------------------------------------- .gitignore
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class IgnoreRule:
     base: str
     """The .gitignore's directory relative to the walk's top ("" for the top itself)."""
@@ -215,7 +215,7 @@ def walk_files(root: Path, gate: Gate, top: Path | None = None) -> Iterator[Path
 # ------------------------------------------------------------------ search
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class _Search:
     """One grep call's settings and results, shared by both backends."""
 

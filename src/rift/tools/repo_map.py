@@ -13,16 +13,15 @@ what changed.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rift.errors import ToolError
 from rift.paths import atomic_write
+from rift.record import record
 from rift.tools import _outline
 from rift.tools.base import Tool, ToolContext, ToolOutput, optional_int, optional_str
 from rift.tools.grep import walk_files
@@ -39,16 +38,17 @@ READ_CAP = 1_000_000
 """Bigger files (generated bundles) are listed without an outline."""
 
 _IMPORT_PATTERNS = (
-    re.compile(r"^\s*from\s+([\w.]+)\s+import\s+([\w., ]+)", re.M),  # python
-    re.compile(r"^\s*import\s+([\w., ]+)$", re.M),  # python
-    re.compile(r"""(?:from|import|require\()\s*['"]([^'"]+)['"]"""),  # js/ts, go
-    re.compile(r"^\s*(?:pub\s+)?(?:use|mod)\s+([\w:]+)", re.M),  # rust
+    (r"^\s*from\s+([\w.]+)\s+import\s+([\w., ]+)", re.M),  # python
+    (r"^\s*import\s+([\w., ]+)$", re.M),  # python
+    (r"""(?:from|import|require\()\s*['"]([^'"]+)['"]""", 0),  # js/ts, go
+    (r"^\s*(?:pub\s+)?(?:use|mod)\s+([\w:]+)", re.M),  # rust
 )
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""(pattern, flags): compiled by `re` on first use and cached there, not at import."""
+_WORD = r"[A-Za-z_][A-Za-z0-9_]*"
 _INDEX_STEMS = frozenset({"__init__", "index", "mod", "lib", "main"})
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FileInfo:
     rel: str
     mtime_ns: int
@@ -67,11 +67,11 @@ class FileInfo:
 def imported_words(text: str) -> frozenset[str]:
     """Lower-case module-path words a file imports (`from a.b import c` gives a, b, c)."""
     words: set[str] = set()
-    for pattern in _IMPORT_PATTERNS:
-        for match in pattern.finditer(text):
+    for pattern, flags in _IMPORT_PATTERNS:
+        for match in re.finditer(pattern, text, flags):
             for group in match.groups():
                 if group:
-                    words.update(w.lower() for w in _WORD.findall(group))
+                    words.update(w.lower() for w in re.findall(_WORD, group))
     return frozenset(words)
 
 
@@ -79,6 +79,8 @@ class OutlineCache:
     """Per-root outlines keyed by (mtime, size); persisted as one JSON file per root."""
 
     def __init__(self, root: Path, store_dir: Path | None) -> None:
+        import hashlib  # only when repo_map runs: _hashlib loads libcrypto
+
         digest = hashlib.sha256(str(root).encode()).hexdigest()[:16]
         self.file = store_dir / f"{digest}.json" if store_dir is not None else None
         self.entries: dict[str, list[Any]] = {}

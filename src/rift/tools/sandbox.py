@@ -45,21 +45,21 @@ approval) always sees the raw command; only the executed string is wrapped.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 import shlex
 import shutil
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from rift.record import field, record, replace
 
 SANDBOXES = ("bwrap",)
 PROBE_TIMEOUT_S = 10.0
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Bubblewrap:
     """bwrap with the project writable and everything else read-only."""
 
@@ -69,7 +69,7 @@ class Bubblewrap:
     network: bool = False
     user_namespace: bool = True
     """`--unshare-user` (never for root): off where the probe found them unavailable."""
-    root: bool = dataclasses.field(default_factory=lambda: _euid() == 0)
+    root: bool = field(default_factory=lambda: _euid() == 0)
     """Running as root: capabilities dropped but for writing files root does not own."""
     protected: tuple[Path, ...] = ()
     """rift's own directories that overlap the project: bound read-only over it."""
@@ -133,7 +133,7 @@ def choose_sandbox(
     sandbox = Bubblewrap(executable, real_project, network, protected=overlapping)
     problem = _probe(tuple(sandbox.argv(sandbox.project)))
     if problem:
-        fallback_box = dataclasses.replace(sandbox, user_namespace=False)
+        fallback_box = replace(sandbox, user_namespace=False)
         if not _probe(tuple(fallback_box.argv(sandbox.project))):
             return fallback_box, None
     if problem:

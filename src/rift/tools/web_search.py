@@ -41,9 +41,8 @@ def format_results(query: str, data: Any) -> str:
 
 
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    import httpx
-
     from rift import __version__
+    from rift._httpx import httpx
 
     query = require_str(args, "query").strip()
     if not query:

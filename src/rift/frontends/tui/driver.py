@@ -17,7 +17,6 @@ is painted before httpx and the model code load (bench/tui_startup.py).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from rift.config import Config
 from rift.errors import ModelError
+from rift.record import replace
 
 if TYPE_CHECKING:
     from rift.core.conversation import Conversation
@@ -94,7 +94,7 @@ class Driver:
         return self.conversation is not None and self.conversation.busy
 
     def with_config(self, **changes: object) -> Config:
-        return dataclasses.replace(self.config, **changes)  # type: ignore[arg-type]
+        return replace(self.config, **changes)
 
     # ------------------------------------------------------------- binding
 
