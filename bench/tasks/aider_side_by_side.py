@@ -194,15 +194,7 @@ def run_aider_task(
             print(f"--- {name}: verify ---\n{output}", file=sys.stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return {
-        "task": name,
-        "ok": ok,
-        "damaged": len(damaged),
-        "secs": round(secs, 2),
-        **totals,
-        "rc": rc,
-        "timed_out": timed_out,
-    }
+    return run_tasks.result_row(name, ok, damaged, secs, totals, rc, timed_out)
 
 
 # ------------------------------------------------------------------- table

@@ -197,6 +197,27 @@ def _git(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
 
 
+def result_row(
+    name: str,
+    ok: bool,
+    damaged: list[str],
+    secs: float,
+    totals: dict[str, int],
+    rc: int,
+    timed_out: bool,
+) -> dict[str, Any]:
+    """One task's JSON line, the same for every harness that scores a tool on these tasks."""
+    return {
+        "task": name,
+        "ok": ok,
+        "damaged": len(damaged),
+        "secs": round(secs, 2),
+        **totals,
+        "rc": rc,
+        "timed_out": timed_out,
+    }
+
+
 def damaged_files(repo: Path) -> list[str]:
     """Files that parsed in the fixture's commit and do not now, were deleted, or were
     created unparseable (see the module docstring)."""
@@ -327,15 +348,7 @@ def run_task(name: str, args: argparse.Namespace, rift: list[str], upstream: str
             print(f"kept {work}", file=sys.stderr)
         else:
             shutil.rmtree(work, ignore_errors=True)
-    return {
-        "task": name,
-        "ok": ok,
-        "damaged": len(damaged),
-        "secs": round(secs, 2),
-        **totals,
-        "rc": rc,
-        "timed_out": timed_out,
-    }
+    return result_row(name, ok, damaged, secs, totals, rc, timed_out)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

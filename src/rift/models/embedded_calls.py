@@ -181,37 +181,36 @@ def _tool_name(tool: dict[str, Any]) -> str:
     return str(tool.get("function", tool)["name"])
 
 
-def _answered_since_task(messages: Sequence[Message], by_model: bool = False) -> bool:
-    """A tool result came after the last user message that was not a `[system]` nudge.
-    `by_model`: count only calls the model made, not rift's reads before its first step."""
+def _since_task(messages: Sequence[Message]) -> list[Message]:
+    """The messages after the last user message that is not a `[system]` nudge, newest first."""
+    recent: list[Message] = []
     for message in reversed(messages):
-        if message["role"] == "tool":
-            if by_model and message.get("tool_call_id", "").startswith(PREREAD_ID):
-                continue
-            return True
         content = message.get("content", "")
         if message["role"] == "user" and not (
             content.startswith("[system]") and "\n\n" not in content
         ):
-            return False
-    return False
+            break
+        recent.append(message)
+    return recent
+
+
+def _answered_since_task(messages: Sequence[Message], by_model: bool = False) -> bool:
+    """A tool result came since the task arrived.
+    `by_model`: count only calls the model made, not rift's reads before its first step."""
+    return any(
+        m["role"] == "tool" and not (by_model and m.get("tool_call_id", "").startswith(PREREAD_ID))
+        for m in _since_task(messages)
+    )
 
 
 def _changed_since_task(messages: Sequence[Message]) -> bool:
-    """A write or edit of the model's succeeded since the last task (not a nudge)."""
-    for message in reversed(messages):
-        content = message.get("content", "")
-        if message["role"] == "user" and not (
-            content.startswith("[system]") and "\n\n" not in content
-        ):
-            return False
-        if (
-            message["role"] == "tool"
-            and message.get("tool_name") in ("write", "edit")
-            and not content.startswith("ERROR")
-        ):
-            return True
-    return False
+    """A write or edit of the model's succeeded since the task arrived."""
+    return any(
+        m["role"] == "tool"
+        and m.get("tool_name") in ("write", "edit")
+        and not m.get("content", "").startswith("ERROR")
+        for m in _since_task(messages)
+    )
 
 
 def _read_paths(messages: Sequence[Message]) -> list[str]:
