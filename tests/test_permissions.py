@@ -591,3 +591,11 @@ def test_a_guarded_dir_rift_was_started_in_is_not_guarded(tmp_path: Path) -> Non
     rules = Rules(cwd=inside, home=home)
     assert rules.verdict_for_path("read", inside / "config.json").kind == "none"
     assert rules.verdict_for_path("read", home / ".ssh" / "id_rsa").kind == "deny"
+
+
+def test_a_command_holding_a_nul_byte_gets_a_verdict() -> None:
+    """Found by the property test above in CI: `/\x00` crashed the credential-path check."""
+    here = Path("/")
+    r = Rules(deny=("Bash(rm *)",), cwd=here, home=here)
+    assert r.verdict_for_bash("/\x00").kind in {"deny", "ask", "allow", "none"}
+    assert r.verdict_for_bash("cat ~/.ssh/id_rsa\x00").kind in {"deny", "ask", "allow", "none"}

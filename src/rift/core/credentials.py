@@ -95,6 +95,8 @@ class CredentialGuard:
         for piece in sorted(pieces):
             piece = _HOME_PREFIX.sub(home.as_posix(), piece)
             name = piece.rstrip("/").rsplit("/", 1)[-1]
+            if "\x00" in piece:
+                continue  # no file path holds a NUL (realpath raises); the shell cuts it
             if "/" in piece or name.startswith(".env") or name == ".netrc":
                 yield os.path.realpath(piece if piece.startswith("/") else f"{self.cwd}/{piece}")
 
