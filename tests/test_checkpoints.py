@@ -51,6 +51,20 @@ def test_undo_deletes_files_the_turn_created_and_recreates_dirs(tmp_path: Path) 
     assert existing.read_bytes() == b"keep me"
 
 
+def test_undo_keeps_the_files_permission_bits(tmp_path: Path) -> None:
+    """A restored file keeps its mode: an executable script stays executable, a shared
+    file stays readable (the temp file behind the atomic rename starts as 0600)."""
+    script = tmp_path / "run.sh"
+    script.write_bytes(b"#!/bin/sh\necho hi\n")
+    script.chmod(0o755)
+    journal = UndoJournal()
+    journal.begin_turn()
+    _write(journal, script, b"#!/bin/sh\nrm -rf build\n")
+    assert journal.undo_last_turn() == [script]
+    assert script.read_bytes() == b"#!/bin/sh\necho hi\n"
+    assert script.stat().st_mode & 0o7777 == 0o755
+
+
 def test_only_first_prior_per_turn_is_kept(tmp_path: Path) -> None:
     path = tmp_path / "a.txt"
     path.write_bytes(b"v0")

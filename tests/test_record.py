@@ -110,3 +110,29 @@ def test_a_required_field_after_a_default_is_refused() -> None:
             b: int  # type: ignore[misc]
 
     _: Any = None
+
+
+def test_init_is_compiled_on_first_construction_then_called_directly() -> None:
+    """Decoration compiles nothing; the first instance installs the real `__init__`, whose
+    parameters are the fields, for every later construction (mutable and slotted alike)."""
+
+    @record
+    class Pair:
+        left: int
+        right: str = "r"
+
+    @record(frozen=False, slots=False)
+    class Loose:
+        size: int
+
+    for cls in (Pair, Loose):
+        stand_in = cls.__init__
+        assert stand_in.__code__.co_varnames[:1] == ("self",)
+        assert stand_in.__code__.co_argcount == 1  # (*args, **kwargs): not compiled yet
+    assert Pair(1) == Pair(left=1, right="r") and Pair(2, "x").right == "x"
+    assert Loose(size=3).size == 3
+    for cls, params in ((Pair, ("self", "left", "right")), (Loose, ("self", "size"))):
+        code = cls.__init__.__code__
+        assert code.co_varnames[: code.co_argcount] == params
+    with pytest.raises(TypeError):
+        Pair()  # the compiled __init__ checks arity like a dataclass's

@@ -83,8 +83,8 @@ EMBEDDED_ONLY = ("rift.models.embedded", "rift.models.local_weights", "importlib
 """Needed only by the embedded-model fallback, never by a run against a server."""
 HTTPX_STACK = ("httpx", "httpcore", "anyio", "sniffio", "certifi")
 """Needed only for https or proxied model servers (models/httpx_transport.py)."""
-FIRST_USE = ("hashlib", "rift.core.bash_forms", "rift.core.bash_words")
-"""Loaded on first use, never for a run that neither runs bash nor hashes a plugin."""
+FIRST_USE = ("hashlib", "tempfile", "random", "rift.core.bash_forms", "rift.core.bash_words")
+"""Loaded on first use, never for a run that neither runs bash, hashes a plugin nor sandboxes."""
 
 
 def _modules_of_run(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -72,13 +71,17 @@ def atomic_write(path: Path, data: bytes | str) -> None:
     """Write `data` to `path` so that readers see the old file or the new one, never half.
 
     Temp file in the same directory, fsync, rename: a crash at any moment leaves
-    either the previous content or the complete new content on disk.
+    either the previous content or the complete new content on disk. A file that
+    exists keeps its permission bits (undo must not turn an executable script into
+    a private data file); a new one is private (0600), as rift's own files should be.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp_name = _create_temp(path)
     try:
         with os.fdopen(fd, "wb") as handle:
+            with contextlib.suppress(FileNotFoundError):
+                os.fchmod(handle.fileno(), os.stat(path).st_mode & 0o777)
             handle.write(raw)
             handle.flush()
             os.fsync(handle.fileno())
@@ -87,3 +90,19 @@ def atomic_write(path: Path, data: bytes | str) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
+
+
+_TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _create_temp(path: Path) -> tuple[int, str]:
+    """A new file beside `path` with a random name, created exclusively (never an existing
+    file or a planted symlink), mode 0600: what `tempfile.mkstemp` does, without importing
+    tempfile (with shutil, random, bz2 and lzma) on every run that saves a session."""
+    for _ in range(100):
+        name = str(path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(name, _TEMP_FLAGS, 0o600), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {path}")

@@ -21,6 +21,7 @@ from rift.core.session import COMPACTED_PREFIX, turn_starts
 from rift.core.text import scrub
 from rift.errors import RiftError
 from rift.models.base import ChatRequest, ContentDelta, Message, Provider
+from rift.patterns import lazy
 from rift.record import record
 
 log = logging.getLogger(__name__)
@@ -198,7 +199,7 @@ What remains, and facts (paths, names, errors, values) needed to continue.
 
 Be specific and concise: keep exact file paths, identifiers and error messages."""
 
-_THINK_BLOCK = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
+_THINK_BLOCK = lazy(r"^\s*<think>.*?</think>\s*", re.DOTALL)
 
 
 def _render_line(message: Message) -> list[str]:
@@ -286,7 +287,7 @@ async def summarize(
     async for event in provider.stream_chat(request):
         if isinstance(event, ContentDelta):
             parts.append(event.text)
-    summary = scrub(_THINK_BLOCK.sub("", "".join(parts)).strip())
+    summary = scrub(_THINK_BLOCK().sub("", "".join(parts)).strip())
     if not summary:
         raise RiftError("the model returned an empty summary")
     note: Message = {"role": "user", "content": COMPACTED_PREFIX + summary}

@@ -17,10 +17,10 @@ the boundary for those.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from rift.patterns import lazy
 from rift.record import record
 
 HOME_STORES = (
@@ -35,8 +35,8 @@ HOME_STORES = (
 """Relative to the home directory."""
 DEFAULT_OWN_DIRS = (".config/rift", ".local/share/rift")
 """rift's config and data dirs when XDG does not move them (the config passes the real ones)."""
-_REDIRECT = re.compile(r"^\d*[<>]+&?")
-_HOME_PREFIX = re.compile(r"^(?:~|\$HOME|\$\{HOME\})(?=/|$)")
+_REDIRECT = lazy(r"^\d*[<>]+&?")
+_HOME_PREFIX = lazy(r"^(?:~|\$HOME|\$\{HOME\})(?=/|$)")
 
 
 def default_roots(home: Path, own_dirs: Sequence[Path] = ()) -> tuple[Path, ...]:
@@ -87,13 +87,13 @@ class CredentialGuard:
         if not self.roots and not self.env_files:
             return
         pieces = {
-            _REDIRECT.sub("", piece.strip("'\""))
+            _REDIRECT().sub("", piece.strip("'\""))
             for text in texts
             for word in text.split()
             for piece in word.split("=")
         }
         for piece in sorted(pieces):
-            piece = _HOME_PREFIX.sub(home.as_posix(), piece)
+            piece = _HOME_PREFIX().sub(home.as_posix(), piece)
             name = piece.rstrip("/").rsplit("/", 1)[-1]
             if "\x00" in piece:
                 continue  # no file path holds a NUL (realpath raises); the shell cuts it

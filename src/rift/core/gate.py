@@ -25,7 +25,6 @@ directory, the same places sandboxed bash can write.
 from __future__ import annotations
 
 import contextlib
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -122,8 +121,12 @@ class PermissionGate:
         """Set the fixed write limits: `own_dirs` off limits, and with the sandbox on
         only the project and the temp directory writable."""
         self.protected = tuple(canonical(d, self.cwd) for d in own_dirs)
-        roots = (self.cwd, Path(tempfile.gettempdir()))
-        self.writable_roots = tuple(canonical(r, self.cwd) for r in roots) if sandboxed else None
+        self.writable_roots = None
+        if sandboxed:
+            import tempfile  # here only: it loads shutil, random, bz2 and lzma
+
+            roots = (self.cwd, Path(tempfile.gettempdir()))
+            self.writable_roots = tuple(canonical(r, self.cwd) for r in roots)
 
     def _outside_limits(self, tool: str, path: Path) -> str | None:
         real = canonical(path, self.cwd)

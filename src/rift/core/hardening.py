@@ -15,24 +15,25 @@ from typing import Any
 
 from rift.models.base import ToolCall
 from rift.models.repetition import repeating_period
+from rift.patterns import lazy
 
-_TEMPLATE_TOKEN = re.compile(r"<\|[^<>|\n]{0,48}\|>")
-_FENCE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```$", re.DOTALL)
-_ACTION_WORDS = re.compile(
+_TEMPLATE_TOKEN = lazy(r"<\|[^<>|\n]{0,48}\|>")
+_FENCE = lazy(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```$", re.DOTALL)
+_ACTION_WORDS_SOURCE = (
     r"\b(fix|add|implement|change|create|write|refactor|rename|update|remove|delete|make|"
-    r"edit|modify|replace|insert|move|convert|correct|patch|build)\b",
-    re.IGNORECASE,
+    r"edit|modify|replace|insert|move|convert|correct|patch|build)\b"
 )
-_QUESTION_START = re.compile(
+_ACTION_WORDS = lazy(_ACTION_WORDS_SOURCE, re.IGNORECASE)
+_QUESTION_START = lazy(
     r"(what|why|how|where|which|who|when|whose|does|do|is|are|can|could|should|would|will|"
     r"did|was|were|has|have|explain|describe|tell me)\b",
     re.IGNORECASE,
 )
-_POLITE_REQUEST = re.compile(
-    r"(please\s+)?(can|could|would|will)\s+you\s+(please\s+)?" + _ACTION_WORDS.pattern,
+_POLITE_REQUEST = lazy(
+    r"(please\s+)?(can|could|would|will)\s+you\s+(please\s+)?" + _ACTION_WORDS_SOURCE,
     re.IGNORECASE,
 )
-_CHAT_ONLY = re.compile(
+_CHAT_ONLY = lazy(
     r"do not use any tools|don't use any tools|without (using )?tools|in a code block|"
     r"in the chat|just (tell|show|explain)|explain\b",
     re.IGNORECASE,
@@ -56,14 +57,14 @@ WRAP_UP_WARNING = (
 
 def strip_template_tokens(text: str) -> tuple[str, bool]:
     """Remove leaked `<|...|>` tokens; the flag says whether any were found."""
-    cleaned = _TEMPLATE_TOKEN.sub("", text)
+    cleaned = _TEMPLATE_TOKEN().sub("", text)
     return cleaned, cleaned != text
 
 
 def recover_textual_tool_calls(content: str, known: Collection[str]) -> list[ToolCall]:
     """Tool calls a model wrote as JSON text (optionally fenced) naming a known tool."""
     text = content.strip()
-    fenced = _FENCE.match(text)
+    fenced = _FENCE().match(text)
     if fenced:
         text = fenced.group(1).strip()
     if not text or text[0] not in "[{":
@@ -103,9 +104,9 @@ def wants_apply_nudge(prompt: str, reply: str) -> bool:
     A question ("why does this fail?", "how do I add X") wants an answer, not an edit,
     whatever words it uses.
     """
-    if _CHAT_ONLY.search(prompt) or is_question(prompt):
+    if _CHAT_ONLY().search(prompt) or is_question(prompt):
         return False
-    return "```" in reply or bool(_ACTION_WORDS.search(prompt))
+    return "```" in reply or bool(_ACTION_WORDS().search(prompt))
 
 
 def is_question(prompt: str) -> bool:
@@ -115,9 +116,9 @@ def is_question(prompt: str) -> bool:
     "can/could/would/will you <action>" does not count as a question.
     """
     text = prompt.strip()
-    if _POLITE_REQUEST.match(text):
+    if _POLITE_REQUEST().match(text):
         return False
-    return text.endswith("?") or bool(_QUESTION_START.match(text))
+    return text.endswith("?") or bool(_QUESTION_START().match(text))
 
 
 class RepeatGuard:
@@ -145,7 +146,7 @@ def repeat_warning(name: str) -> str:
     return f"tool '{name}' called 3x with identical arguments; refusing the repeat"
 
 
-_KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]{0,40})"\s*:')
+_KEY = lazy(r'"([A-Za-z_][A-Za-z0-9_]{0,40})"\s*:')
 
 
 def bad_arguments(name: str, raw: str) -> str:
@@ -155,7 +156,7 @@ def bad_arguments(name: str, raw: str) -> str:
     a junk file holding a runaway generation), and costs its length in prompt
     tokens on every later call.
     """
-    keys = list(dict.fromkeys(_KEY.findall(raw)))[:6]
+    keys = list(dict.fromkeys(_KEY().findall(raw)))[:6]
     if repeating_period(raw):
         why = "it repeats the same text over and over, so it was cut off"
     elif raw.count("{") > raw.count("}") or raw.count('"') % 2:

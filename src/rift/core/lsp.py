@@ -26,7 +26,6 @@ import contextlib
 import json
 import logging
 import os
-import shutil
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -339,6 +338,8 @@ class LspService:
         return LANGUAGES.get(suffix)
 
     def command_for(self, language: str) -> tuple[str, ...] | None:
+        import shutil  # on first use: shutil loads bz2, lzma and fnmatch
+
         if language in self.config.servers:
             configured = self.config.servers[language]
             if configured is None or shutil.which(configured[0]) is None:

@@ -12,15 +12,15 @@ says so, since a text-only model would error on it or silently ignore it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 
 from rift.models.attachments import IMAGE_TYPES, AttachmentError, image_data_url
+from rift.patterns import lazy
 from rift.record import record
 
 ATTACH_CAP_BYTES = 48_000
-_MENTION = re.compile(r"(?:(?<=\s)|^)@([^\s@]+)")
+_MENTION = lazy(r"(?:(?<=\s)|^)@([^\s@]+)")
 
 
 @record
@@ -36,7 +36,7 @@ class Expanded:
 
 def mentions(text: str) -> list[str]:
     """The mentioned paths, in order, without duplicates."""
-    return list(dict.fromkeys(m.group(1).rstrip(".,;:!?)") for m in _MENTION.finditer(text)))
+    return list(dict.fromkeys(m.group(1).rstrip(".,;:!?)") for m in _MENTION().finditer(text)))
 
 
 def expand(

@@ -15,19 +15,17 @@ already and are skipped here.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 
 from rift.models.base import PREREAD_ID
+from rift.patterns import lazy
 
 __all__ = ["PREREAD_ID", "named_files"]
 
 MAX_FILES = 2
 MAX_BYTES = 16_000
-_WORD = re.compile(
-    r"(?:(?<=\s)|(?<=^)|(?<=[`'\"(]))([\w~][\w./~+-]*\.[A-Za-z0-9]+|[\w.-]+/[\w./-]+)"
-)
+_WORD = lazy(r"(?:(?<=\s)|(?<=^)|(?<=[`'\"(]))([\w~][\w./~+-]*\.[A-Za-z0-9]+|[\w.-]+/[\w./-]+)")
 
 
 def named_files(words: str, cwd: Path, check_read: Callable[[Path], str | None]) -> list[str]:
@@ -37,7 +35,7 @@ def named_files(words: str, cwd: Path, check_read: Callable[[Path], str | None])
     """
     root = cwd.resolve()
     found: list[str] = []
-    for match in _WORD.finditer(words):
+    for match in _WORD().finditer(words):
         name = match.group(1).rstrip(".,;:!?")
         if name in found or name.startswith("~") or Path(name).is_absolute():
             continue

@@ -14,7 +14,6 @@ turn's stats and outcome are not stored.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -32,9 +31,10 @@ from rift.core.hunks import count_changes, preview_diff
 from rift.core.session import prompt_text
 from rift.core.turn import EDIT_DIFF_LINES, RESULT_OUTPUT_CAP
 from rift.models.base import Message
+from rift.patterns import lazy
 from rift.record import record
 
-_PLAN_LINE = re.compile(r"^\[( |x)\] \d+\. (.*)$")
+_PLAN_LINE = lazy(r"^\[( |x)\] \d+\. (.*)$")
 
 
 @record
@@ -114,7 +114,7 @@ def _aftermath(tool: str, args: dict[str, Any], text: str) -> Iterator[Event]:
         items = [
             PlanItem(text=m.group(2), done=m.group(1) == "x")
             for line in text.splitlines()
-            if (m := _PLAN_LINE.match(line))
+            if (m := _PLAN_LINE().match(line))
         ]
         yield Plan(items=items)
 

@@ -125,6 +125,7 @@ async def start_agent(
     # generation keeps it out of every later collection, the interpreter's last one
     # included (measured: bench/run.py, "-p: last reply -> exit").
     gc.freeze()
+    gc.enable()  # the fast paths paused it for their imports (cli._main)
     return Started(agent=agent, resumed=resumed, notices=notices)
 
 

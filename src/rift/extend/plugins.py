@@ -22,7 +22,6 @@ always available.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from typing import Any
 from rift.errors import ToolError
 from rift.extend.skills import DESCRIPTION_CAP, Skill
 from rift.extend.trust import plugin_trust_key
+from rift.patterns import lazy
 from rift.record import record
 from rift.tools._proc import run_shell, strip_ansi
 from rift.tools.base import Tool, ToolContext, ToolOutput, ToolRun, middle_truncate
@@ -38,7 +38,7 @@ DEFAULT_TIMEOUT = 60.0
 """Seconds a plugin tool may run; a manifest's `timeout_secs` overrides it per tool."""
 OUTPUT_LIMIT = 30_000
 MAX_MANIFEST_BYTES = 1 << 20
-_TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_TOOL_NAME = lazy(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 class ManifestError(ValueError):
@@ -116,7 +116,7 @@ def _tool(raw: Any, where: str) -> PluginTool:
     if not isinstance(raw, dict):
         raise ManifestError(f"{where}: each tool must be an object")
     name = _text(raw, "name", where, required=True)
-    if not _TOOL_NAME.match(name):
+    if not _TOOL_NAME().match(name):
         raise ManifestError(f"{where}: tool name '{name}' must match [A-Za-z0-9_-]{{1,64}}")
     here = f"{where} tool '{name}'"
     command = _text(raw, "command", here, required=True)

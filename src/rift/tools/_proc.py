@@ -14,18 +14,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 import signal
 from collections.abc import Awaitable
 from pathlib import Path
 
+from rift.patterns import lazy
 from rift.record import record
 from rift.tools import _descendants
 
 _CAPTURE_HALF = 1 << 20
 """Bytes kept from each end of a stream; outputs are middle-truncated far below this anyway."""
 
-_ANSI = re.compile(
+_ANSI = lazy(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
     r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC, BEL- or ST-terminated
     r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS/SOS/PM/APC strings
@@ -36,7 +36,7 @@ _ANSI = re.compile(
 
 def strip_ansi(text: str) -> str:
     """Remove CSI/OSC sequences and control characters, keeping newlines and tabs."""
-    return _ANSI.sub("", text)
+    return _ANSI().sub("", text)
 
 
 @record

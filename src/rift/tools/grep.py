@@ -15,7 +15,6 @@ import contextlib
 import json
 import os
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -328,6 +327,8 @@ async def _rg_search(rg: str, search: _Search) -> str | None:
 
 
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+    import shutil  # on first use: shutil loads bz2, lzma and fnmatch
+
     pattern = require_str(args, "pattern")
     raw = optional_str(args, "path", ".")
     glob = optional_str(args, "glob", "")

@@ -25,15 +25,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-_TEMPLATE_TOKENS = re.compile(
+from rift.patterns import lazy
+
+_TEMPLATE_TOKENS = lazy(
     r"<\|(?:im_start|im_end|endoftext|eot_id|start_header_id|end_header_id|fim_[a-z]+"
     r"|file_sep|repo_name|begin_of_text|end_of_text|assistant|user|system)\|>"
     r"|</?tool_(?:call|response|calls|result)>"
 )
-_NUMBERED = re.compile(r"^( *)(\d+)\t")
+_NUMBERED = lazy(r"^( *)(\d+)\t")
 """The read tool's prefix: the line number right-aligned in 5 columns, then a tab."""
 _READ_WIDTH = 5
-_WHOLE_FENCE = re.compile(r"\A\s*```[A-Za-z0-9_+.-]*[ \t]*\n(.*?)\n?```[ \t]*\n?\s*\Z", re.DOTALL)
+_WHOLE_FENCE = lazy(r"\A\s*```[A-Za-z0-9_+.-]*[ \t]*\n(.*?)\n?```[ \t]*\n?\s*\Z", re.DOTALL)
 _FENCED_TYPES = frozenset({".md", ".markdown", ".rst", ".txt", ".mdx"})
 TINY_FILE_LINES = 20
 """An existing file this short may be rewritten whole even by a small model: a 1.5B model
@@ -47,7 +49,7 @@ At 6 lines, the embedded model's real-repo test (a 7-line calc.py) no longer con
 
 def template_tokens(new: str, old: str = "") -> list[str]:
     """Chat-template tokens that `new` holds and `old` does not."""
-    found = dict.fromkeys(m.group() for m in _TEMPLATE_TOKENS.finditer(new))
+    found = dict.fromkeys(m.group() for m in _TEMPLATE_TOKENS().finditer(new))
     return [token for token in found if token not in old]
 
 
@@ -55,7 +57,7 @@ def _numbered_lines(text: str) -> int:
     """Lines that carry the read tool's `    12\\t` prefix (padded to its width)."""
     count = 0
     for line in text.split("\n"):
-        match = _NUMBERED.match(line)
+        match = _NUMBERED().match(line)
         if match and len(match.group(1)) + len(match.group(2)) >= _READ_WIDTH:
             count += 1
     return count
@@ -71,7 +73,7 @@ def strip_line_numbers(text: str) -> str:
     """`text` without the read tool's prefixes (only lines that carry one are changed)."""
     out = []
     for line in text.split("\n"):
-        match = _NUMBERED.match(line)
+        match = _NUMBERED().match(line)
         padded = match and len(match.group(1)) + len(match.group(2)) >= _READ_WIDTH
         out.append(line[match.end() :] if match and padded else line)
     return "\n".join(out)
@@ -100,7 +102,7 @@ def content_problem(new: str, old: str, tool: str) -> str | None:
     return None
 
 
-_WRAPPED = re.compile(
+_WRAPPED = lazy(
     r"\A\s*<(tool_response|tool_call|tool_result)>[ \t]*\n?(.*?)\n?[ \t]*(?:</\1>\s*)?\Z", re.DOTALL
 )
 
@@ -114,8 +116,8 @@ def strip_template_wrapper(text: str) -> str:
     taken off, and only when what it holds has no other template markup; the
     refusal in `content_problem` still answers anything else.
     """
-    match = _WRAPPED.match(text)
-    if match is None or not match.group(2).strip() or _TEMPLATE_TOKENS.search(match.group(2)):
+    match = _WRAPPED().match(text)
+    if match is None or not match.group(2).strip() or _TEMPLATE_TOKENS().search(match.group(2)):
         return text  # a bare tag holds no file: left for the refusal
     body = match.group(2)
     return body + "\n" if body and not body.endswith("\n") else body
@@ -125,7 +127,7 @@ def strip_whole_fence(text: str, path: Path) -> str:
     """Whole-file content wrapped in one markdown fence, unwrapped (not for markdown files)."""
     if path.suffix.lower() in _FENCED_TYPES:
         return text
-    match = _WHOLE_FENCE.match(text)
+    match = _WHOLE_FENCE().match(text)
     if match is None or "```" in match.group(1):
         return text
     body = match.group(1)

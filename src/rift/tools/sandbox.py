@@ -47,8 +47,6 @@ from __future__ import annotations
 
 import functools
 import os
-import shlex
-import shutil
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -100,6 +98,8 @@ class Bubblewrap:
     def wrap(self, command: str, cwd: Path) -> str:
         """The shell command that runs `command` inside the sandbox (`exec`: bwrap takes
         the place of the outer shell, so rift's process-group kill reaches it directly)."""
+        import shlex  # on first use: a run that never sandboxes a command skips it
+
         return "exec " + shlex.join([*self.argv(cwd), "sh", "-c", command])
 
 
@@ -118,6 +118,8 @@ def choose_sandbox(
     """
     if not kind or kind.lower() in ("none", "off"):
         return None, None
+    import shutil  # past the common case: shutil loads bz2, lzma and fnmatch
+
     fallback = "using the bash_wrapper template instead" if has_wrapper else "running unsandboxed"
     if kind.lower() != "bwrap":
         valid = ", ".join(SANDBOXES)
