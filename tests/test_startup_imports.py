@@ -83,7 +83,16 @@ EMBEDDED_ONLY = ("rift.models.embedded", "rift.models.local_weights", "importlib
 """Needed only by the embedded-model fallback, never by a run against a server."""
 HTTPX_STACK = ("httpx", "httpcore", "anyio", "sniffio", "certifi")
 """Needed only for https or proxied model servers (models/httpx_transport.py)."""
-FIRST_USE = ("hashlib", "tempfile", "random", "rift.core.bash_forms", "rift.core.bash_words")
+FIRST_USE = (
+    "hashlib",
+    "tempfile",
+    "random",
+    "shutil",
+    "bz2",
+    "lzma",
+    "rift.core.bash_forms",
+    "rift.core.bash_words",
+)
 """Loaded on first use, never for a run that neither runs bash, hashes a plugin nor sandboxes."""
 
 
@@ -179,3 +188,22 @@ def test_tui_first_frame_comes_before_the_core_and_http(tmp_path: Path) -> None:
     assert "textual" in loaded and "rift.frontends.tui" in loaded
     assert not _roots(loaded, ("httpx", "httpcore", "llama_cpp"))
     assert not _named(loaded, ("rift.core.agent", "rift.core.startup", "rift.models"))
+
+
+def test_help_wraps_to_columns_without_shutil() -> None:
+    """`--help` still wraps to $COLUMNS (argparse's own rule) though shutil is not loaded."""
+    import os
+
+    script = _cli("--help").replace("io.StringIO()", "buffer") + (
+        "\nimport sys\nprint(max(len(line) for line in buffer.getvalue().splitlines()))"
+        "\nprint('shutil' in sys.modules)"
+    )
+    script = "import io\nbuffer = io.StringIO()\n" + script
+    for columns in (70, 140):
+        env = dict(os.environ, COLUMNS=str(columns))
+        done = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
+        )
+        widest, shutil_loaded = done.stdout.split()
+        assert int(widest) <= columns - 2 and int(widest) > columns - 30, (columns, widest)
+        assert shutil_loaded == "False"

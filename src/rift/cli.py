@@ -33,6 +33,7 @@ def build_parser() -> "argparse.ArgumentParser":  # quoted: importing __future__
     parser = argparse.ArgumentParser(
         prog="rift",
         description="A coding agent for the language models you host yourself.",
+        formatter_class=lambda prog: argparse.HelpFormatter(prog, width=_help_width()),
     )
     add = parser.add_argument
     add("-V", "--version", action="store_true", help="print the version and exit")
@@ -83,6 +84,22 @@ def build_parser() -> "argparse.ArgumentParser":  # quoted: importing __future__
     )
     add("--trace", metavar="FILE", help="append one JSON line per turn to FILE (env RIFT_TRACE)")
     return parser
+
+
+def _help_width() -> int:
+    """The width `--help` wraps to: $COLUMNS, else the terminal's, else 80, less a margin.
+
+    argparse builds a help formatter for every `add_argument` (to check metavars),
+    and without a width each one imports shutil (with bz2, lzma and fnmatch) to
+    ask the terminal: this asks it directly."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns) - 2
+    stdout = sys.__stdout__
+    try:
+        return (os.get_terminal_size(stdout.fileno()).columns or 80) - 2 if stdout else 78
+    except (ValueError, OSError):  # stdout closed, or not a terminal
+        return 78
 
 
 def main(argv: list[str] | None = None) -> int:
