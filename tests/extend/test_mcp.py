@@ -19,11 +19,12 @@ from rift.extend.mcp import tool_name
 
 SERVER = """\
 from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
 
 app = MCPServer("echoer")
 
 
-@app.tool()
+@app.tool(annotations=ToolAnnotations(read_only_hint=True))
 def echo(text: str) -> str:
     \"\"\"Echo the text back.\"\"\"
     return f"echo: {text}"
@@ -183,4 +184,34 @@ def test_streamable_http_server(fake_server, start_serve, http_server: str) -> N
     serve.send({"cmd": "prompt", "text": "echo ping"})
     serve.until("done", timeout=CONNECT)
     assert "echo: ping" in request_text(server.chat_requests()[1])
+    assert serve.close() == 0
+
+
+def test_a_deny_rule_naming_an_mcp_tool_refuses_it(fake_server, harness_run, echo_server) -> None:
+    """A bare tool name in `deny` refuses that tool in every mode, MCP tools included."""
+    config = {"mcp": {"srv": echo_server}, "permissions": {"deny": ["srv_echo"]}}
+    write_json(config_dir() / "config.json", config)
+    server = fake_server({"turns": echo_turns()})
+    run = harness_run(server, "echo ping")
+    assert run.returncode == 0, run.stderr
+    sent = request_text(server.chat_requests()[1])
+    assert "echo: ping" not in sent
+    assert "blocked by permission rule 'srv_echo'" in sent
+
+
+def test_plan_mode_runs_only_mcp_tools_declared_read_only(
+    fake_server, start_serve, echo_server
+) -> None:
+    """`echo` carries readOnlyHint and runs in plan mode; `fail` does not, so it is refused."""
+    write_json(config_dir() / "config.json", {"mcp": {"srv": echo_server}})
+    server = fake_server({"turns": echo_turns()})
+    serve = start_serve(server)
+    serve.until("info", timeout=CONNECT, text="mcp 'srv': 2 tools")
+    serve.send({"cmd": "set_mode", "mode": "plan"})
+    serve.send({"cmd": "prompt", "text": "echo ping"})
+    serve.until("done", timeout=CONNECT)
+    requests = server.chat_requests()
+    assert "echo: ping" in request_text(requests[1])
+    assert "plan mode is on" in request_text(requests[2])
+    assert "no luck" not in request_text(requests[2])
     assert serve.close() == 0

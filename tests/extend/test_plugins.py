@@ -312,3 +312,39 @@ def test_a_corrupt_trust_store_is_a_warning_and_trusts_nothing(
     serve.until("info", text="plugin 'demo' trusted — tools registered: greet")
     assert serve.close() == 0
     assert len(trusted()) == 1  # rewritten as a valid array
+
+
+# ------------------------------------------------------------------ the gate
+
+
+def _user_greet_plugin() -> None:
+    manifest = greet_manifest()
+    manifest["tools"][0]["command"] = f"{sys.executable} {config_dir()}/plugins/demo/greet.py"
+    add_plugin(config_dir() / "plugins", manifest)
+
+
+def test_a_deny_rule_naming_a_plugin_tool_refuses_it(fake_server, harness_run) -> None:
+    """A bare tool name in `deny` refuses that tool in every mode, plugin tools included."""
+    _user_greet_plugin()
+    write_json(config_dir() / "config.json", {"permissions": {"deny": ["Greet"]}})
+    server = fake_server({"turns": greet_turns()})
+    run = harness_run(server, "greet Bob")
+    assert run.returncode == 0, run.stderr
+    sent = request_text(server.chat_requests()[1])
+    assert "hello Bob" not in sent
+    assert "blocked by permission rule 'Greet'" in sent
+
+
+def test_plan_mode_refuses_plugin_tools(fake_server, start_serve, project: Path) -> None:
+    """Plan mode is read-only, and a plugin tool is a command rift cannot see into."""
+    _user_greet_plugin()
+    server = fake_server({"turns": greet_turns()})
+    serve = start_serve(server)
+    serve.send({"cmd": "set_mode", "mode": "plan"})
+    serve.send({"cmd": "prompt", "text": "greet Bob"})
+    serve.until("done")
+    sent = request_text(server.chat_requests()[1])
+    assert "hello Bob" not in sent
+    assert "plan mode is on" in sent
+    assert [r["ok"] for r in serve.named("tool_result")] == [False]
+    assert serve.close() == 0

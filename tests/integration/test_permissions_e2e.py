@@ -238,3 +238,39 @@ def test_ask_rule_refuses_headless_even_for_an_allowed_edit(harness: Any) -> Non
     assert (harness.project / "config/app.json").read_text() == "{}"
     # The model was told, in the next request.
     assert "no user is attached" in str(server.chat_requests()[1]["messages"][-1])
+
+
+BARE_DENIED = {
+    "plan": {"set": ["step"]},
+    "outline": {"path": "notes/todo.md"},
+    "ls": {"path": "notes"},
+    "remember": {"text": "the user likes tabs"},
+    "task": {"command": "echo hi"},
+}
+"""Five refusals in a row: under the limit that stops a turn after repeated failures."""
+
+
+def test_a_bare_tool_name_in_deny_refuses_every_call_of_that_tool(harness: Any) -> None:
+    """`deny: ["Plan"]` refuses the plan tool whatever its arguments, for tools without a
+    path, command or URL to match as well as for those with one (`Ls` is not `Read`)."""
+    (harness.project / "notes").mkdir()
+    (harness.project / "notes/todo.md").write_text("# notes\n")
+    deny = [name.capitalize() for name in BARE_DENIED]
+    harness.write_config({"permissions": {"deny": deny}})
+    calls = [
+        {"id": f"row_{n}", "name": name, "arguments": args}
+        for n, (name, args) in enumerate(BARE_DENIED.items())
+    ]
+    server = harness.server([{"tool_calls": [_read_call(), *calls]}, {"content": "done"}])
+    run = harness.run("try each of these", server)
+    assert run.code == 0, run.describe()
+    results = run.tool_results()
+    for n, name in enumerate(BARE_DENIED):
+        expected = f"blocked by permission rule '{name.capitalize()}'"
+        assert expected in results[f"row_{n}"], (name, results[f"row_{n}"])
+    assert "# notes" in results["row_read"]  # a rule for another tool leaves it alone
+    assert not (harness.project / ".rift" / "memory.md").exists()
+
+
+def _read_call() -> dict[str, Any]:
+    return {"id": "row_read", "name": "read", "arguments": {"path": "notes/todo.md"}}

@@ -26,6 +26,9 @@ class RecordingGate:
     commands: list[str] = field(default_factory=list)
     refusals: int = 0
 
+    def authorize_tool(self, tool: str, *, plan_safe: bool) -> str | None:
+        return None
+
     def check_read(self, path: Path) -> str | None:
         self.reads.append(path)
         for denied in self.denied_paths:

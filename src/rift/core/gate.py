@@ -154,6 +154,21 @@ class PermissionGate:
     def allow_for_session(self, *tools: str) -> None:
         self._session_kinds.update(tools)
 
+    def authorize_tool(self, tool: str, *, plan_safe: bool) -> str | None:
+        """The check every tool call passes first, built-in, MCP or plugin alike: a deny
+        rule naming the tool refuses it in every mode, an "always deny" answer refuses it
+        for the session, and plan mode refuses a tool rift cannot keep read-only
+        (`plan_safe` False: a plugin command, an MCP tool not declared read-only).
+        Built-in tools then pass their own path, command or URL checks."""
+        verdict = self.rules.verdict_for_tool(tool)
+        if verdict.kind == "deny":
+            return f"this {tool} call was blocked by permission rule '{verdict.rule}'"
+        if tool in self._denied_kinds:
+            return denied_by_user(tool)
+        if self.approval.mode == "plan" and not plan_safe:
+            return _plan_mode(f"{tool} call")
+        return None
+
     def check_read(self, path: Path) -> str | None:
         verdict = self.rules.verdict_for_path("read", path)
         if verdict.kind == "deny":

@@ -365,6 +365,12 @@ class Rules:
                 return Verdict("deny", rule)
         return NO_VERDICT
 
+    def verdict_for_tool(self, tool: str) -> Verdict:
+        """A deny rule that names `tool` bare (`Greet`, `srv_echo`, `Read` for the read
+        family): it refuses every call of the tool, whatever its arguments. Only deny:
+        a bare ask or allow rule is decided by the tool's own check, with its subject."""
+        return self._decide(tool, lambda rule: False, ("deny",))
+
     def verdict_for_text(self, tool: str, candidates: Sequence[str]) -> Verdict:
         """Verdict for any other tool whose subject (a URL, an argument) is flat-globbed."""
         return self._decide(

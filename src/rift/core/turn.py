@@ -299,6 +299,9 @@ class Turn:
             if seen == 3:  # warn once per signature
                 self.emit(Warning(hardening.repeat_warning(name)))
             return ToolOutput(False, hardening.REPEAT_REFUSAL)
+        refusal = self.s.ctx.gate.authorize_tool(name, plan_safe=tool.plan_safe)
+        if refusal is not None:
+            return ToolOutput(False, refusal)
         try:
             return await tool.run(call.arguments, self.s.ctx)
         except ToolError as exc:

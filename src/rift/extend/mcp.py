@@ -70,6 +70,17 @@ def _describe(exc: BaseException) -> str:
     return text.splitlines()[0][:300]
 
 
+def _declared_read_only(remote: Any) -> bool:
+    """The server's `readOnlyHint` for a tool: only then may plan mode call it. A server
+    the user trusted can still be wrong about it; one that says nothing is not trusted to
+    be harmless."""
+    annotations = getattr(remote, "annotations", None)
+    if annotations is None:
+        return False
+    hint = getattr(annotations, "read_only_hint", getattr(annotations, "readOnlyHint", None))
+    return hint is True
+
+
 def _render(result: Any) -> tuple[bool, str]:
     """A CallToolResult as (ok, text): text blocks verbatim, other blocks named."""
     parts: list[str] = []
@@ -210,6 +221,7 @@ class McpConnection:
                 description=f"{description} (mcp: {self.name})",
                 parameters=schema or {"type": "object", "properties": {}},
                 run=self._caller(remote.name),
+                plan_safe=_declared_read_only(remote),
             )
         return tools
 

@@ -268,6 +268,7 @@ def plugin_tools(plugin: Plugin) -> dict[str, Tool]:
             description=f"{spec.description} (plugin: {plugin.name})",
             parameters=spec.parameters,
             run=_runner(spec, plugin),
+            plan_safe=False,  # a shell command: rift cannot tell what it changes
         )
         for spec in plugin.tools
     }

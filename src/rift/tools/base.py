@@ -60,6 +60,11 @@ class Gate(Protocol):
     refusals: int
     """Times a person refused an action (denied or dismissed an ask or review)."""
 
+    def authorize_tool(self, tool: str, *, plan_safe: bool) -> str | None:
+        """None when a call of `tool` may go ahead to its own checks, else the refusal:
+        a deny rule naming the tool, or plan mode for a tool that is not `plan_safe`."""
+        ...
+
     def check_read(self, path: Path) -> str | None:
         """Deny message when a deny rule covers reading `path`, else None."""
         ...
@@ -133,6 +138,10 @@ class Tool:
     run: ToolRun
     mutating: bool = False
     """write/edit/bash/agent: a success counts as "changed the project" for the apply nudge."""
+    plan_safe: bool = True
+    """Whether plan mode may run it. Built-in tools are (their writes and commands meet
+    plan mode in the gate); a plugin command or an MCP tool that its server does not
+    declare read-only is not, since rift cannot see what it changes."""
 
     def schema(self, lean: bool = False) -> dict[str, Any]:
         """The OpenAI-style function definition sent to the model."""
