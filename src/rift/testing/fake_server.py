@@ -179,8 +179,10 @@ def _chunks(value: Any) -> list[str]:
 # ------------------------------------------------------------- wire formats
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+_dumps = _ENCODER.encode
+"""Compact JSON, as `json.dumps(value, separators=...)` gives it without building an
+encoder per call (which cost more than the rest of a streamed line)."""
 
 
 class _OllamaWire:
