@@ -92,12 +92,8 @@ Run = tuple[int, int, int]
 def _match_lines(a: list[str], b: list[str], cap: int) -> list[Run] | None:
     """Matched runs of a shortest edit script, in order, or None past `cap`."""
     n, m = len(a), len(b)
-    head = 0
-    while head < n and head < m and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < n - head and tail < m - head and a[n - 1 - tail] == b[m - 1 - tail]:
-        tail += 1
+    head = _slide(a, b, 0, 0)
+    tail = _slide(a[: head - 1 if head else None : -1], b[: head - 1 if head else None : -1], 0, 0)
     codes_a, codes_b = _intern(a[head : n - tail], b[head : m - tail])
     # Lines present on one side only can never match: drop them before the search
     # (GNU diff does the same), remembering where the survivors came from.
@@ -235,7 +231,7 @@ def _lcs_bits(a: list[int], b: list[int], counts: Counter[int]) -> int:
     row = full
     for mask in map(masks.__getitem__, a):
         match = row & mask
-        row = ((row + match) | (row - match)) & full
+        row = ((row + match) | (row ^ match)) & full  # row ^ match: row - match, no borrows
     return len(b) - row.bit_count()
 
 
@@ -259,14 +255,38 @@ def _myers(a: list[int], b: list[int], limit: int) -> list[Run] | None:
             else:
                 x = v[offset + k - 1] + 1
             y = x - k
-            while x < n and y < m and a[x] == b[y]:
-                x += 1
-                y += 1
+            if x < n and y < m and a[x] == b[y]:
+                x = _slide(a, b, x + 1, x + 1 - k)
+                y = x - k
             v[offset + k] = x
             if x >= n and y >= m:
                 return _backtrack(trace, n, m)
         trace.append(v[offset - d : offset + d + 1])
     return None
+
+
+def _slide(a: Sequence[object], b: Sequence[object], x: int, y: int) -> int:
+    """The end of the run of equal lines from a[x], b[y]: the x where they first differ.
+
+    Compares doubling slices, then halves the last one, so a snake of thousands of
+    equal lines costs a few C-level comparisons instead of a Python loop each.
+    """
+    step = 8
+    while True:
+        width = min(step, len(a) - x, len(b) - y)
+        if a[x : x + width] != b[y : y + width]:
+            break
+        x, y = x + width, y + width
+        if width < step:
+            return x  # an end of a or b
+        step *= 2
+    while width > 1:  # a[x : x + width] differs somewhere; its first line may not
+        half = width // 2
+        if a[x : x + half] == b[y : y + half]:
+            x, y, width = x + half, y + half, width - half
+        else:
+            width = half
+    return x
 
 
 def _backtrack(trace: list[list[int]], n: int, m: int) -> list[Run]:
