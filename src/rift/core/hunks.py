@@ -153,7 +153,7 @@ def _unfold(runs: list[Run], side_a: _Kept, side_b: _Kept, head: int) -> list[Ru
 
 
 def _cuts(gaps: list[int], start: int, length: int) -> list[int]:
-    """The gaps strictly inside keep[start : start + length], relative to `start`."""
+    """The gaps strictly inside kept lines start .. start + length - 1, relative to `start`."""
     lo, hi = bisect_right(gaps, start), bisect_right(gaps, start + length - 1)
     return [t - start for t in gaps[lo:hi]]
 
