@@ -34,7 +34,7 @@ ROW_KEYS = [
     "req_system_bytes",
     "req_tools_bytes",
     "req_total_bytes",
-    "serve_events_per_s",
+    "serve_deltas_per_s",
     "iter_gross_ms",
     "iter_overhead_ms",
     "segments_50",
@@ -175,7 +175,7 @@ def test_run_quick_prints_every_row(tmp_path: Path) -> None:
         assert row["label"] in run.stdout, row["label"]
         assert isinstance(row["value"], int | float)
     assert rows["req_total_bytes"]["value"] > 0
-    assert rows["serve_events_per_s"]["value"] > 0
+    assert rows["serve_deltas_per_s"]["value"] > 0
     for header in ("machine:", "CPUs", "Python", "goals missed:"):
         assert header in run.stdout
     assert doc["machine"]["nproc"] >= 1

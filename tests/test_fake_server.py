@@ -115,6 +115,21 @@ def test_a_hundred_thousand_deltas_stream_quickly(openai: bool) -> None:
     assert elapsed < 5
 
 
+@pytest.mark.parametrize("openai", [False, True])
+def test_content_sequence_streams_distinct_numbered_words(openai: bool) -> None:
+    script = {"turns": [{"content": "go: ", "content_sequence": {"count": 1000}}]}
+    with FakeModelServer(script) as server:
+        events = run(ask(server.url, "go", openai=openai))
+    deltas = [e.text for e in events if isinstance(e, ContentDelta)]
+    assert deltas == ["go: ", *(f"w{i} " for i in range(1000))]
+
+
+def test_content_sequence_takes_a_prefix() -> None:
+    script = {"turns": [{"content_sequence": {"count": 3, "prefix": "tok"}}]}
+    with FakeModelServer(script) as server:
+        assert text_of(run(ask(server.url, "go"))) == "tok0 tok1 tok2 "
+
+
 def test_never_end_stops_when_the_client_leaves() -> None:
     async def first_three(url: str) -> list[ModelEvent]:
         provider = OllamaProvider(url)

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections import Counter
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rift.core.hunks import count_changes, diff_segments, preview_diff, reassemble
+from rift.core.hunks import (
+    _lcs_bits,
+    _lcs_pairs,
+    count_changes,
+    diff_segments,
+    preview_diff,
+    reassemble,
+)
 
 
 def same(*lines: str) -> dict[str, Any]:
@@ -173,6 +182,84 @@ def test_segments_are_a_valid_minimal_merge(
     if old and new and old != new:
         kept = sum(len(s["lines"]) for s in segments if s["same"])
         assert kept == _lcs(a, b)
+
+
+def _edited(draw: st.DrawFn, vocab: int, size: int) -> tuple[list[str], list[str]]:
+    """A file of `size` lines over `vocab` words and a randomly edited copy of it."""
+    word = st.integers(0, vocab - 1).map(lambda i: f"w{i}")
+    old = draw(st.lists(word, min_size=size // 2, max_size=size))
+    new = list(old)
+    for _ in range(draw(st.integers(40, 200))):
+        at = draw(st.integers(0, len(new)))
+        kind = draw(st.sampled_from(["replace", "insert", "delete", "swap"]))
+        if kind == "insert" or not new:
+            new.insert(at, draw(word | st.just(f"new {at}")))
+        elif kind == "replace":
+            new[min(at, len(new) - 1)] = draw(word)
+        elif kind == "delete":
+            del new[min(at, len(new) - 1)]
+        elif at + 1 < len(new):
+            new[at], new[at + 1] = new[at + 1], new[at]
+    return old, new
+
+
+@st.composite
+def _big_pairs(draw: st.DrawFn) -> tuple[list[str], list[str], int]:
+    vocab = draw(st.sampled_from([2, 5, 40, 10_000]))  # repeated lines to near-unique ones
+    old, new = _edited(draw, vocab, draw(st.sampled_from([80, 300])))
+    return old, new, draw(st.sampled_from([10, 65, 100, 150, 2000]))
+
+
+@settings(max_examples=120, deadline=None)
+@given(_big_pairs())
+def test_distances_past_myers_first_try_stay_minimal_and_capped(
+    pair: tuple[list[str], list[str], int],
+) -> None:
+    """Edits far enough apart that Myers' first, small try fails and an exact LCS
+    bound (bit-parallel or Hunt–Szymanski) decides between the cap and the search."""
+    a, b, cap = pair
+    old, new = "\n".join(a), "\n".join(b)
+    segments = diff_segments(old, new, max_d=cap)
+    changes = [s for s in segments if not s["same"]]
+    assert reassemble(segments, [True] * len(changes)) == new
+    assert reassemble(segments, [False] * len(changes)) == old
+    if old in ("", new) or not new:
+        return
+    a, b = old.split("\n"), new.split("\n")
+    distance = len(a) + len(b) - 2 * _lcs(a, b)
+    if distance > min(cap, len(a) + len(b)):
+        assert segments == [change(a, b)]
+    else:
+        assert sum(len(s["lines"]) for s in segments if s["same"]) == _lcs(a, b)
+
+
+@pytest.mark.parametrize("blank_every", [0, 5], ids=["unique lines", "many blank lines"])
+def test_forty_swaps_in_three_thousand_lines(blank_every: int) -> None:
+    """Distance 80: past Myers' first try, so the exact LCS (Hunt–Szymanski for
+    unique lines, bit-parallel with hundreds of blank lines) decides the cap."""
+    old = ["" if blank_every and i % blank_every == 0 else f"line {i}" for i in range(3000)]
+    new = list(old)
+    for k in range(40):
+        at = 70 * k + 11
+        new[at], new[at + 1] = new[at + 1], new[at]
+    distance = len(old) + len(new) - 2 * (len(old) - 40)
+    segments = diff_segments("\n".join(old), "\n".join(new), max_d=distance)
+    assert sum(len(s["lines"]) for s in segments if s["same"]) == len(old) - 40
+    assert reassemble(segments, [True] * len(segments)) == "\n".join(new)
+    collapsed = diff_segments("\n".join(old), "\n".join(new), max_d=distance - 1)
+    assert collapsed == [change(old, new)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.integers(0, 6), max_size=120),
+    st.lists(st.integers(0, 6), min_size=1, max_size=120),
+)
+def test_both_lcs_methods_are_exact(a: list[int], b: list[int]) -> None:
+    a = [code for code in a if code in b]  # the callers' precondition
+    words = [str(code) for code in a], [str(code) for code in b]
+    assert _lcs_bits(a, b, Counter(b)) == _lcs(*words)
+    assert _lcs_pairs(a, b) == _lcs(*words)
 
 
 # ----------------------------------------------------------------- previews

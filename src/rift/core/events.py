@@ -90,7 +90,7 @@ class Iteration(Event):
 
 
 class Thinking(Event):
-    """Streamed reasoning (thinking models only)."""
+    """Streamed reasoning (thinking models only); like `content`, one or more model deltas."""
 
     name: ClassVar[str] = "thinking"
     __slots__ = ("text",)
@@ -101,7 +101,8 @@ class Thinking(Event):
 
 
 class Content(Event):
-    """Streamed assistant reply text."""
+    """Streamed assistant reply text: concatenate the events. One event may carry several
+    model deltas (serve writes those that arrived together as one event)."""
 
     name: ClassVar[str] = "content"
     __slots__ = ("text",)

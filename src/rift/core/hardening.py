@@ -56,7 +56,12 @@ WRAP_UP_WARNING = (
 
 
 def strip_template_tokens(text: str) -> tuple[str, bool]:
-    """Remove leaked `<|...|>` tokens; the flag says whether any were found."""
+    """Remove leaked `<|...|>` tokens; the flag says whether any were found.
+
+    Called on every streamed delta, so text without a `<|` skips the regex.
+    """
+    if "<|" not in text:
+        return text, False
     cleaned = _TEMPLATE_TOKEN().sub("", text)
     return cleaned, cleaned != text
 

@@ -13,17 +13,22 @@ Two different views of one edit, with deliberately different line splitting:
 The diff itself is Myers' greedy O(ND) algorithm over interned lines. Exact
 reductions keep it fast on big files without changing the edit distance: the
 common prefix and suffix are trimmed first, lines that occur on only one side
-(which can never be matched) are set aside before the search, and an exact LCS
-length (Hunt–Szymanski) decides up front whether the distance exceeds the cap,
-so neither a 10,000-line file with a handful of edits nor a total rewrite pays
-Myers' quadratic worst case.
+(which can never be matched) are set aside before the search, Myers gets a
+first, cheap try at a small distance (the usual edit), and only past that an
+exact LCS length (bit-parallel, or Hunt–Szymanski for long near-unique files)
+decides whether the distance exceeds the cap, so neither a 10,000-line file
+with a handful of edits nor a total rewrite pays Myers' quadratic worst case.
+Matches travel as runs `(i, j, length)`, and segments are built from slices,
+so no step walks the unchanged lines one by one in Python.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Sequence
+from itertools import compress
+from operator import not_
 from typing import Any
 
 DEFAULT_MAX_D = 2000
@@ -56,10 +61,10 @@ def diff_segments(old: str, new: str, max_d: int = DEFAULT_MAX_D) -> list[Segmen
     if not new:
         return [{"same": False, "old": old.split("\n"), "new": []}]
     a, b = old.split("\n"), new.split("\n")
-    matches = _match_lines(a, b, min(len(a) + len(b), max_d))
-    if matches is None:
+    runs = _match_lines(a, b, min(len(a) + len(b), max_d))
+    if runs is None:
         return [{"same": False, "old": a, "new": b}]
-    return _group(a, b, matches)
+    return _group(a, b, runs)
 
 
 def reassemble(segments: Sequence[Segment], accept: Sequence[bool]) -> str:
@@ -80,60 +85,130 @@ def reassemble(segments: Sequence[Segment], accept: Sequence[bool]) -> str:
     return "\n".join(lines)
 
 
-def _match_lines(a: list[str], b: list[str], cap: int) -> list[tuple[int, int]] | None:
-    """Matched (old index, new index) pairs of a shortest edit script, or None past `cap`."""
-    n, m = len(a), len(b)
-    head = 0
-    while head < n and head < m and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < n - head and tail < m - head and a[n - 1 - tail] == b[m - 1 - tail]:
-        tail += 1
-    mid_a, mid_b = a[head : n - tail], b[head : m - tail]
+Run = tuple[int, int, int]
+"""`(i, j, length)`: old lines i.. and new lines j.. match for `length` lines."""
 
+
+def _match_lines(a: list[str], b: list[str], cap: int) -> list[Run] | None:
+    """Matched runs of a shortest edit script, in order, or None past `cap`."""
+    n, m = len(a), len(b)
+    head = _slide(a, b, 0, 0)
+    tail = _slide(a[: head - 1 if head else None : -1], b[: head - 1 if head else None : -1], 0, 0)
+    codes_a, codes_b = _intern(a[head : n - tail], b[head : m - tail])
     # Lines present on one side only can never match: drop them before the search
     # (GNU diff does the same), remembering where the survivors came from.
-    ids: dict[str, int] = {}
-    codes_a = [ids.setdefault(line, len(ids)) for line in mid_a]
-    codes_b = [ids.setdefault(line, len(ids)) for line in mid_b]
-    counts_a, counts_b = Counter(codes_a), Counter(codes_b)
-    common = sum(min(count, counts_b[code]) for code, count in counts_a.items())
-    if len(mid_a) + len(mid_b) - 2 * common > cap:  # a lower bound on the distance
+    shared = set(codes_a).intersection(codes_b)
+    side_a, side_b = _Kept(codes_a, shared), _Kept(codes_b, shared)
+    total = len(codes_a) + len(codes_b)
+    if total - 2 * min(len(side_a.codes), len(side_b.codes)) > cap:  # a lower bound on D
         return None
-    keep_a = [i for i, code in enumerate(codes_a) if code in counts_b]
-    keep_b = [j for j, code in enumerate(codes_b) if code in counts_a]
-    dropped = len(mid_a) - len(keep_a) + len(mid_b) - len(keep_b)
-    lcs = _lcs_length([codes_a[i] for i in keep_a], [codes_b[j] for j in keep_b])
-    if lcs is not None and len(mid_a) + len(mid_b) - 2 * lcs > cap:
-        return None  # the exact distance is over the cap: skip the quadratic search
-    inner = _myers([codes_a[i] for i in keep_a], [codes_b[j] for j in keep_b], cap - dropped)
+    dropped = total - len(side_a.codes) - len(side_b.codes)
+    inner = _search(side_a.codes, side_b.codes, cap - dropped)
     if inner is None:
         return None
-    pairs = [(k, k) for k in range(head)]
-    pairs += [(head + keep_a[x], head + keep_b[y]) for x, y in inner]
-    pairs += [(n - tail + k, m - tail + k) for k in range(tail)]
-    return pairs
+    runs = [(0, 0, head)] if head else []
+    runs += _unfold(inner, side_a, side_b, head)
+    if tail:
+        runs.append((n - tail, m - tail, tail))
+    return runs
 
 
+def _intern(a: list[str], b: list[str]) -> tuple[list[int], list[int]]:
+    """Both sides' lines as small ints (equal lines, equal ints), in C-level passes only."""
+    lines = dict.fromkeys(a)
+    lines.update(dict.fromkeys(b))
+    ids = dict(zip(lines, range(len(lines)), strict=True))
+    return list(map(ids.__getitem__, a)), list(map(ids.__getitem__, b))
+
+
+class _Kept:
+    """One side's lines that occur on both sides: their codes, where they came from,
+    and the kept indices t with dropped lines just before them (a run splits there)."""
+
+    __slots__ = ("codes", "gaps", "positions")
+
+    def __init__(self, codes: list[int], shared: set[int]) -> None:
+        flags = list(map(shared.__contains__, codes))
+        self.codes = list(compress(codes, flags))
+        self.positions = list(compress(range(len(codes)), flags))
+        dropped = compress(range(len(codes)), map(not_, flags))
+        self.gaps = sorted({where - rank for rank, where in enumerate(dropped)})
+
+
+def _unfold(runs: list[Run], side_a: _Kept, side_b: _Kept, head: int) -> list[Run]:
+    """Runs over the kept lines as runs over the files: split where dropped lines were.
+
+    The splits are found by bisection over the gaps, so a run of thousands of
+    lines with a few dropped lines inside costs a few steps, not a loop.
+    """
+    out: list[Run] = []
+    at_a, at_b = side_a.positions, side_b.positions
+    for x, y, length in runs:
+        cuts = sorted({*_cuts(side_a.gaps, x, length), *_cuts(side_b.gaps, y, length)})
+        start = 0
+        for cut in [*cuts, length]:
+            out.append((head + at_a[x + start], head + at_b[y + start], cut - start))
+            start = cut
+    return out
+
+
+def _cuts(gaps: list[int], start: int, length: int) -> list[int]:
+    """The gaps strictly inside kept lines start .. start + length - 1, relative to `start`."""
+    lo, hi = bisect_right(gaps, start), bisect_right(gaps, start + length - 1)
+    return [t - start for t in gaps[lo:hi]]
+
+
+MYERS_FIRST_D = 64
+"""The edit distance Myers is tried up to before anything else: an edit this small
+(the usual agent edit, once unique lines are set aside) costs it well under a
+millisecond, less than any LCS bound would."""
 LCS_MAX_PAIRS = 200_000
-"""Above this many matching line pairs the exact-LCS precheck would cost more than it saves."""
+"""Above this cost (in matching line pairs) the exact-LCS precheck would cost more than it saves."""
+BIT_WORDS_PER_PAIR = 32
+"""A 64-bit word of the bit-parallel LCS costs about 1/32 of a Hunt–Szymanski pair in CPython."""
+
+
+def _search(a: list[int], b: list[int], limit: int) -> list[Run] | None:
+    """Myers' matched runs for `a` → `b`, or None when the distance exceeds `limit`.
+
+    Small distances go straight to Myers. Past `MYERS_FIRST_D`, the exact LCS length
+    says whether the distance is over `limit` before Myers' quadratic search runs.
+    Myers' result does not depend on its limit once the distance is within it, so
+    every path gives the same runs.
+    """
+    quick = _myers(a, b, min(limit, MYERS_FIRST_D))
+    if quick is not None or limit <= MYERS_FIRST_D:
+        return quick
+    lcs = _lcs_length(a, b)
+    if lcs is not None and len(a) + len(b) - 2 * lcs > limit:
+        return None  # the exact distance is over the cap: skip the quadratic search
+    return _myers(a, b, limit)
 
 
 def _lcs_length(a: list[int], b: list[int]) -> int | None:
-    """Exact LCS length (Hunt–Szymanski: longest increasing run of match positions).
+    """Exact LCS length by the cheaper of two methods, or None when both cost too much.
 
-    O(r log n) for r matching pairs, so near-unique lines (most source files) cost
-    milliseconds even when the edit distance is in the thousands, where Myers is
-    quadratic in D. None when repeated lines make r too large to be worth it.
+    Hunt–Szymanski costs one bisection per matching pair: cheap for near-unique
+    lines, dear for a blank line that occurs hundreds of times on both sides. The
+    bit-parallel method costs one big-integer step per line of `a`, whatever repeats.
+    Every code of `a` must occur in `b` (the unmatchable lines are gone by now).
     """
+    counts = Counter(b)
+    pairs = sum(map(counts.__getitem__, a))
+    words = len(a) * (len(b) // 64 + 1)
+    if words < BIT_WORDS_PER_PAIR * pairs:
+        return _lcs_bits(a, b, counts) if words <= BIT_WORDS_PER_PAIR * LCS_MAX_PAIRS else None
+    return _lcs_pairs(a, b) if pairs <= LCS_MAX_PAIRS else None
+
+
+def _lcs_pairs(a: list[int], b: list[int]) -> int:
+    """Hunt–Szymanski: the longest increasing run of match positions, O(r log n)."""
     positions: dict[int, list[int]] = {}
     for j, code in enumerate(b):
         positions.setdefault(code, []).append(j)
-    if sum(len(positions.get(code, ())) for code in a) > LCS_MAX_PAIRS:
-        return None
     tails: list[int] = []  # tails[k]: smallest end position of a common run of length k+1
     for code in a:
-        for j in reversed(positions.get(code, ())):
+        for j in reversed(positions[code]):
             k = bisect_left(tails, j)
             if k == len(tails):
                 tails.append(j)
@@ -142,8 +217,26 @@ def _lcs_length(a: list[int], b: list[int]) -> int | None:
     return len(tails)
 
 
-def _myers(a: list[int], b: list[int], limit: int) -> list[tuple[int, int]] | None:
-    """Myers' forward greedy search; matched pairs in order, or None if D > limit.
+def _lcs_bits(a: list[int], b: list[int], counts: Counter[int]) -> int:
+    """Bit-parallel LCS length (Allison–Dix, in Hyyrö's form) on Python integers.
+
+    Bit j of `row` is 0 where the LCS of the part of `a` seen so far and `b[:j+1]`
+    grows by one at j; each line of `a` updates every position with one addition.
+    """
+    masks = dict(zip(b, map((1).__lshift__, range(len(b))), strict=True))  # last position
+    repeated = {code for code, count in counts.items() if count > 1}
+    for j in compress(range(len(b)), map(repeated.__contains__, b)):
+        masks[b[j]] |= 1 << j
+    full = (1 << len(b)) - 1
+    row = full
+    for mask in map(masks.__getitem__, a):
+        match = row & mask
+        row = ((row + match) | (row ^ match)) & full  # row ^ match: row - match, no borrows
+    return len(b) - row.bit_count()
+
+
+def _myers(a: list[int], b: list[int], limit: int) -> list[Run] | None:
+    """Myers' forward greedy search; matched runs in order, or None if D > limit.
 
     `trace[d]` keeps only the diagonals -d..d reached after step d, so memory is
     O(D^2) rather than O((N+M)·D).
@@ -162,9 +255,9 @@ def _myers(a: list[int], b: list[int], limit: int) -> list[tuple[int, int]] | No
             else:
                 x = v[offset + k - 1] + 1
             y = x - k
-            while x < n and y < m and a[x] == b[y]:
-                x += 1
-                y += 1
+            if x < n and y < m and a[x] == b[y]:
+                x = _slide(a, b, x + 1, x + 1 - k)
+                y = x - k
             v[offset + k] = x
             if x >= n and y >= m:
                 return _backtrack(trace, n, m)
@@ -172,9 +265,33 @@ def _myers(a: list[int], b: list[int], limit: int) -> list[tuple[int, int]] | No
     return None
 
 
-def _backtrack(trace: list[list[int]], n: int, m: int) -> list[tuple[int, int]]:
-    """Walk the snapshots back from (n, m), collecting the snakes' matched pairs."""
-    pairs: list[tuple[int, int]] = []
+def _slide(a: Sequence[object], b: Sequence[object], x: int, y: int) -> int:
+    """The end of the run of equal lines from a[x], b[y]: the x where they first differ.
+
+    Compares doubling slices, then halves the last one, so a snake of thousands of
+    equal lines costs a few C-level comparisons instead of a Python loop each.
+    """
+    step = 8
+    while True:
+        width = min(step, len(a) - x, len(b) - y)
+        if a[x : x + width] != b[y : y + width]:
+            break
+        x, y = x + width, y + width
+        if width < step:
+            return x  # an end of a or b
+        step *= 2
+    while width > 1:  # a[x : x + width] differs somewhere; its first line may not
+        half = width // 2
+        if a[x : x + half] == b[y : y + half]:
+            x, y, width = x + half, y + half, width - half
+        else:
+            width = half
+    return x
+
+
+def _backtrack(trace: list[list[int]], n: int, m: int) -> list[Run]:
+    """Walk the snapshots back from (n, m), collecting the snakes as runs."""
+    runs: list[Run] = []
     x, y = n, m
     for d in range(len(trace), 0, -1):
         prev = trace[d - 1]  # diagonals -(d-1)..d-1 at index k + d - 1
@@ -183,26 +300,29 @@ def _backtrack(trace: list[list[int]], n: int, m: int) -> list[tuple[int, int]]:
         prev_k = k + 1 if down else k - 1
         prev_x = prev[prev_k + d - 1]
         start = prev_x if down else prev_x + 1
-        pairs.extend((x - t - 1, y - t - 1) for t in range(x - start))
+        if x > start:
+            runs.append((start, start - k, x - start))
         x, y = prev_x, prev_x - prev_k
-    pairs.extend((t, t) for t in range(x - 1, -1, -1))
-    pairs.reverse()
-    return pairs
+    if x:
+        runs.append((0, 0, x))
+    runs.reverse()
+    return runs
 
 
-def _group(a: list[str], b: list[str], pairs: list[tuple[int, int]]) -> list[Segment]:
-    """Turn matched pairs into alternating same/change segments."""
+def _group(a: list[str], b: list[str], runs: list[Run]) -> list[Segment]:
+    """Turn matched runs into alternating same/change segments (slices, not line loops)."""
     segments: list[Segment] = []
     i = j = 0
-    for x, y in [*pairs, (len(a), len(b))]:
+    for x, y, length in runs:
         if x > i or y > j:
             segments.append({"same": False, "old": a[i:x], "new": b[j:y]})
-        if x < len(a) or y < len(b):
-            if segments and segments[-1]["same"]:
-                segments[-1]["lines"].append(a[x])
-            else:
-                segments.append({"same": True, "lines": [a[x]]})
-        i, j = x + 1, y + 1
+        if segments and segments[-1]["same"]:
+            segments[-1]["lines"] += a[x : x + length]
+        else:
+            segments.append({"same": True, "lines": a[x : x + length]})
+        i, j = x + length, y + length
+    if i < len(a) or j < len(b):
+        segments.append({"same": False, "old": a[i:], "new": b[j:]})
     return segments
 
 

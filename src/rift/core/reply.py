@@ -44,6 +44,7 @@ REPLY_WINDOWS = 2
 RAW_ARGUMENTS_KEPT = 200
 """Characters of unparseable tool arguments kept in the history that is sent back."""
 _TAIL = max(repetition.MIN_SPAN, repetition.MAX_PERIOD * repetition.MIN_TIMES)
+_PENDING_MAX = 64
 
 
 class _Repeating(Exception):
@@ -77,16 +78,28 @@ class _Collector:
     chars: int = 0
     tails: dict[str, str] = field(default_factory=dict)
     """The last characters of content and of thinking, for the repetition check."""
+    pending: dict[str, list[str]] = field(default_factory=dict)
+    """Deltas not yet added to their kind's tail: joined at the next check, not each
+    copied into a 2,400-character tail as it arrives."""
     unchecked: int = 0
 
     def _watch(self, kind: str, text: str) -> None:
-        tail = (self.tails.get(kind, "") + text)[-_TAIL:]
-        self.tails[kind] = tail
+        pending = self.pending.setdefault(kind, [])
+        pending.append(text)
         self.unchecked += len(text)
         if self.unchecked >= repetition.CHECK_EVERY:
             self.unchecked = 0
-            if repetition.repeating_period(tail):
+            if repetition.repeating_period(self._tail(kind, pending)):
                 raise _Repeating(kind)
+        elif len(pending) >= _PENDING_MAX:
+            self._tail(kind, pending)  # the other kind's deltas may never trigger a check
+
+    def _tail(self, kind: str, pending: list[str]) -> str:
+        """The kind's tail brought up to date (the same text as growing it delta by delta)."""
+        tail = (self.tails.get(kind, "") + "".join(pending))[-_TAIL:]
+        self.tails[kind] = tail
+        pending.clear()
+        return tail
 
     def _count(self, text: str) -> None:
         self.chars += len(text)

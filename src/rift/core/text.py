@@ -20,7 +20,12 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def scrub(text: str) -> str:
-    """`text` with each lone surrogate replaced by U+FFFD."""
+    """`text` with each lone surrogate replaced by U+FFFD.
+
+    ASCII text (most model deltas, checked in constant time) has none to search for.
+    """
+    if text.isascii():
+        return text
     return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 

@@ -29,10 +29,12 @@ from rift.core.events import (
     PROTOCOL_VERSION,
     ApprovalChanged,
     Capabilities,
+    Content,
     Event,
     History,
     Ready,
     SkillInfo,
+    Thinking,
     Warning,
     to_json_line,
 )
@@ -72,16 +74,58 @@ class EventWriter:
     """Writes one JSON line per event to the real stdout.
 
     Lines are flushed once per event-loop step rather than once per event: a
-    network read that carries 500 content deltas becomes 500 lines and one
-    write system call. Outside a running loop every event is flushed at once.
+    network read that carries 500 content deltas becomes one write system call.
+    Those 500 deltas also become one `content` event (the protocol's events carry
+    streamed text, which clients concatenate): consecutive `content` or
+    `thinking` texts wait in `_texts` until another kind of event, the step's
+    end or `MERGED_CHARS` of text, so a fast server costs one line per step
+    rather than one per token, and a slow one is still relayed token by token.
+    Outside a running loop every event is written and flushed at once.
     """
+
+    MERGED_CHARS = 16_384
+    """The most text one merged event carries (a long reply still streams in pieces)."""
 
     def __init__(self, stream: BinaryIO) -> None:
         self._stream = stream
         self._flush_pending = False
+        self._texts: list[str] = []
+        self._text_kind: type[Content | Thinking] = Content
+        self._text_chars = 0
         self.closed = False
 
     def __call__(self, event: Event) -> None:
+        if self.closed:
+            return
+        kind = type(event)
+        if kind is Content or kind is Thinking:
+            assert isinstance(event, Content | Thinking)
+            if self._text_kind is not kind:
+                self._write_texts()
+                self._text_kind = kind
+            self._texts.append(event.text)
+            self._text_chars += len(event.text)
+            if self._text_chars >= self.MERGED_CHARS:
+                self._write_texts()
+        else:
+            self._write_texts()
+            self._write(event)
+        if self._flush_pending:
+            return
+        try:
+            asyncio.get_running_loop().call_soon(self.flush)
+            self._flush_pending = True
+        except RuntimeError:
+            self.flush()
+
+    def _write_texts(self) -> None:
+        """The waiting deltas as one event of their kind."""
+        if self._texts:
+            text = self._texts[0] if len(self._texts) == 1 else "".join(self._texts)
+            self._texts, self._text_chars = [], 0
+            self._write(self._text_kind(text=text))
+
+    def _write(self, event: Event) -> None:
         if self.closed:
             return
         try:
@@ -91,17 +135,10 @@ class EventWriter:
             self._stream.write(line + b"\n")
         except (BrokenPipeError, ValueError, OSError):
             self.closed = True  # the client is gone; stdin EOF will end the loop
-            return
-        if self._flush_pending:
-            return
-        try:
-            asyncio.get_running_loop().call_soon(self.flush)
-            self._flush_pending = True
-        except RuntimeError:
-            self.flush()
 
     def flush(self) -> None:
         self._flush_pending = False
+        self._write_texts()
         if self.closed:
             return
         try:

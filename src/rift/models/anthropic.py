@@ -45,6 +45,7 @@ from rift.models.http import (
     drain,
     iter_lines,
     json_request,
+    loads_line,
     make_client,
     model_entries,
     send_with_retry,
@@ -319,7 +320,7 @@ def _payload(line: str) -> dict[str, Any] | None:
         return None
     text = line[5:].strip() if line.startswith("data:") else line
     try:
-        data = json.loads(text)
+        data = loads_line(text)
     except ValueError:
         data = None
     if not isinstance(data, dict):

@@ -35,6 +35,7 @@ from rift.models.http import (
     drain,
     iter_lines,
     json_request,
+    loads_line,
     make_client,
     request_json,
     send_with_retry,
@@ -125,7 +126,7 @@ def _tool_call(raw: Any) -> ToolCall | None:
 
 def _parse_line(line: str) -> dict[str, Any]:
     try:
-        data = json.loads(line)
+        data = loads_line(line)
     except ValueError:
         data = None
     if not isinstance(data, dict):

@@ -43,6 +43,7 @@ from rift.models.http import (
     drain,
     iter_lines,
     json_request,
+    loads_line,
     make_client,
     model_entries,
     send_with_retry,
@@ -250,7 +251,7 @@ def _sse_payload(line: str) -> str | None:
 
 def _parse_payload(payload: str) -> dict[str, Any]:
     try:
-        data = json.loads(payload)
+        data = loads_line(payload)
     except ValueError:
         data = None
     if not isinstance(data, dict):

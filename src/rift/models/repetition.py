@@ -5,9 +5,15 @@ until its token cap: seen on the embedded model, 2,048 tokens of one line
 (9 minutes at 4 tokens a second), then rejected as broken JSON. The end of
 the text is a runaway when it is one chunk of at most `MAX_PERIOD`
 characters repeated `MIN_TIMES` times over at least `MIN_SPAN` characters, a
-pattern that real code does not produce at that length. Checking costs one
-C-level string comparison per candidate period, so callers can check as the
-text grows (every few tokens, not every character).
+pattern that real code does not produce at that length.
+
+Callers check as the text grows (every `CHECK_EVERY` characters of every
+streamed reply), so the check must be cheap on text that does not repeat,
+which is nearly all of it. A period can only qualify where the last `_PROBE`
+characters occur again exactly that far back, so one C-level `rfind` over the
+last `MAX_PERIOD + _PROBE` characters names the candidates, and only those get
+the full comparison. Scanning all 400 periods instead copied about a megabyte
+of slices per check: 70% of `--serve`'s time on a long reply.
 """
 
 from __future__ import annotations
@@ -19,15 +25,34 @@ CHECK_EVERY = 64
 """Characters of new text between two checks (callers that stream)."""
 
 
+_PROBE = 32
+"""Characters at the end whose earlier copies name the candidate periods.
+
+Any qualifying period p has a span of at least p + _PROBE (span >= 6p and
+span >= MIN_SPAN), so the probe's copy p back lies inside the repeated part."""
+
+
 def repeating_period(text: str) -> int:
-    """The period of the repetition that fills the end of `text`, or 0 when there is none."""
-    for period in range(1, MAX_PERIOD + 1):
+    """The period of the repetition that fills the end of `text`, or 0 when there is none.
+
+    The smallest qualifying period wins, as in a scan of every period from 1 up.
+    """
+    end = len(text)
+    if end < MIN_SPAN:
+        return 0
+    probe = text[-_PROBE:]
+    window = max(0, end - _PROBE - MAX_PERIOD)
+    # rfind's `end` bound keeps the match ending before the probe's own last character
+    at = text.rfind(probe, window, end - 1)
+    while at >= 0:  # nearest copy first, so periods come smallest first
+        period = end - _PROBE - at
         span = max(MIN_SPAN, period * MIN_TIMES)
-        if span > len(text):
-            break
+        if span > end:
+            break  # spans only grow with the period
         tail = text[-span:]
         if tail[period:] == tail[:-period]:
             return period
+        at = text.rfind(probe, window, at + _PROBE - 1)
     return 0
 
 

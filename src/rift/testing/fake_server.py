@@ -46,6 +46,9 @@ TURN fields (all optional)::
     thinking          string (one chunk) or list of strings (one chunk each)
     content           string (one chunk) or list of strings (one chunk each)
     content_repeat    {"text": "x", "count": 100000}: `count` more content chunks
+    content_sequence  {"count": 100000, "prefix": "w"}: `count` more content chunks,
+                      all different ("w0 ", "w1 ", ...), sent after content_repeat:
+                      a long stream that never trips rift's repetition guard
     garbage           text sent as one raw line after thinking/content
     tool_calls        [{"id"?, "name", "arguments": object or raw string}];
                       OpenAI format splits each call's arguments over two chunks,
@@ -176,8 +179,10 @@ def _chunks(value: Any) -> list[str]:
 # ------------------------------------------------------------- wire formats
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+_dumps = _ENCODER.encode
+"""Compact JSON, as `json.dumps(value, separators=...)` gives it without building an
+encoder per call (which cost more than the rest of a streamed line)."""
 
 
 class _OllamaWire:
@@ -385,10 +390,17 @@ def _usage(turn: dict[str, Any], raw_size: int, chunks: int) -> dict[str, Any]:
     }
 
 
+def _sequence_lines(wire: _Wire, sequence: dict[str, Any]) -> Iterator[bytes]:
+    """`content_sequence`: numbered words, so no two neighbouring deltas are alike."""
+    prefix = str(sequence.get("prefix", "w"))
+    for i in range(int(sequence.get("count", 0))):
+        yield wire.content(f"{prefix}{i} ")
+
+
 def _turn_lines(turn: dict[str, Any], wire: _Wire, raw_size: int) -> Iterator[bytes]:
     """Every line of a streamed turn, in order; lazily, so 100k chunks cost no memory."""
     thinking, content = _chunks(turn.get("thinking")), _chunks(turn.get("content"))
-    repeat = _obj(turn.get("content_repeat"))
+    repeat, sequence = _obj(turn.get("content_repeat")), _obj(turn.get("content_sequence"))
     count = int(repeat.get("count", 0))
     if isinstance(wire, _AnthropicWire):
         yield from wire.begin(_usage(turn, raw_size, 0)["prompt_tokens"])
@@ -398,6 +410,7 @@ def _turn_lines(turn: dict[str, Any], wire: _Wire, raw_size: int) -> Iterator[by
         line = wire.content(str(repeat.get("text", "x")))
         for _ in range(count):
             yield line
+    yield from _sequence_lines(wire, sequence)
     if isinstance(turn.get("garbage"), str):
         yield turn["garbage"].encode() + b"\n"
     for key, make in (("never_end_thinking", wire.thinking), ("never_end", wire.content)):
@@ -409,7 +422,7 @@ def _turn_lines(turn: dict[str, Any], wire: _Wire, raw_size: int) -> Iterator[by
         return
     for index, call in enumerate(turn.get("tool_calls") or []):
         yield from wire.tool_call(index, call)
-    chunks = len(thinking) + len(content) + count
+    chunks = len(thinking) + len(content) + count + int(sequence.get("count", 0))
     last = wire.end(turn, _usage(turn, raw_size, chunks))
     if turn.get("final_newline") is False:
         last[-1] = last[-1].rstrip(b"\n")
