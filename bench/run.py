@@ -394,6 +394,54 @@ def bench_ready(sb: Sandbox, reps: int) -> list[Row]:
     ]  # fmt: skip
 
 
+LIST_MODULES = (
+    "import sys\nfloor = sorted(sys.modules)\nimport json\n"
+    "open(sys.argv[1], 'w').write(json.dumps(floor))"
+)
+"""The modules a bare `python -c` has loaded (listed before json is imported)."""
+SERVE_AND_LIST = (
+    "import json, sys\nfrom rift.cli import main\nout = sys.argv.pop(1)\n"
+    "try:\n    main(sys.argv[1:])\n"
+    "finally:\n    open(out, 'w').write(json.dumps(sorted(sys.modules)))"
+)
+"""`rift --serve` in-process until stdin's EOF, then every module it had imported (into
+the file named first: stdout is the protocol's)."""
+
+
+def serve_libraries(sb: Sandbox) -> list[str]:
+    """The modules `--serve` imports that are not rift's and not already in `python -c
+    pass`: the standard library (asyncio, ssl, logging, argparse...) and h11."""
+
+    out = sb.root / "modules.json"
+
+    def modules(code: str, args: list[str], cwd: Path) -> list[str]:
+        subprocess.run(
+            [PY, "-c", code, str(out), *args], cwd=cwd, env=sb.env, input="",
+            capture_output=True, timeout=PROC_TIMEOUT, check=True,
+        )  # fmt: skip
+        found: list[str] = json.loads(out.read_text(encoding="utf-8"))
+        return found
+
+    floor = set(modules(LIST_MODULES, [], sb.root))
+    with Server({}, sb.root) as server:
+        serve = ["--serve", "--host", server.url, "--model", MODEL]
+        loaded = modules(SERVE_AND_LIST, serve, sb.project())
+    return [m for m in loaded if m not in floor and m.split(".")[0] != "rift"]
+
+
+def bench_libraries(sb: Sandbox, reps: int) -> list[Row]:
+    """The floor under `ready` that rift's own code cannot go below: importing only the
+    libraries `--serve` needs (then `os._exit`, as rift exits), against `python -c pass`."""
+    names = serve_libraries(sb)
+    code = f"import {', '.join(names)}\nimport os\nos._exit(0)"
+    samples, base = paired(sb, lambda: run_proc([PY, "-c", code], sb.root, sb.env).secs, reps)
+    return [
+        Row("serve_libraries", "import --serve's libraries only (no rift code)",
+            median(samples), "s", samples, base, "python -c pass (interleaved)",
+            note=f"{len(names)} modules: asyncio, ssl, logging, argparse, json, pathlib, h11...")
+    ]  # fmt: skip
+
+
 def serve_ready(
     sb: Sandbox, extra: list[str] | None = None, cpu: list[float] | None = None
 ) -> float:
@@ -1003,6 +1051,7 @@ def main(argv: list[str] | None = None) -> int:
         section("version", lambda: bench_version(sb, reps))
         section("imports", lambda: bench_imports(sb, reps))
         section("ready", lambda: bench_ready(sb, reps))
+        section("libraries", lambda: bench_libraries(sb, reps))
         section("task", lambda: bench_task(sb, reps, base_rss))
         section("stream", lambda: bench_stream(sb, 1 if args.quick else reps, events))
         section("iterations", lambda: bench_iterations(sb, reps))

@@ -27,6 +27,7 @@ ROW_KEYS = [
     "import_rift.cli",
     "import_rift.frontends.serve",
     "serve_ready",
+    "serve_libraries",
     "task_first_request",
     "task_exit",
     "task_total",
