@@ -241,3 +241,36 @@ def test_a_bare_template_tag_never_empties_a_file(proj: Path, small: ToolContext
     out = call(WRITE, small, path="avg.py", content="\n")
     assert not out.ok and "would erase" in out.text
     assert (proj / "avg.py").read_text() == before
+
+
+MATHX = "def double(x):\n    return 2 * x\n\n\ndef half(x):\n    return x / 2\n"
+
+
+def test_an_edit_that_drops_its_anchor_line_is_read_as_an_insertion_above_it(
+    proj: Path, small: ToolContext
+) -> None:
+    """Seen on the tiny tier (add_function): asked to add `square`, the 1.5B model replaced
+    the line `def double(x):` with the new function, which would leave double's body dead
+    under square. Taken literally it is refused; kept above its anchor it is what was asked."""
+    (proj / "mathx.py").write_text(MATHX)
+    out = call(
+        EDIT, small, path="mathx.py", old_string="def double(x):",
+        new_string="def square(x):\n    return x * x",
+    )  # fmt: skip
+    assert out.ok, out.text
+    assert "the new lines went above old_string" in out.text
+    assert (proj / "mathx.py").read_text() == "def square(x):\n    return x * x\n\n\n" + MATHX
+
+
+def test_the_insertion_reading_is_not_used_when_it_would_also_be_refused(
+    proj: Path, small: ToolContext
+) -> None:
+    """Rewriting double's signature and body over its old `def` line: kept above its anchor
+    that would define double twice, so the refusal stands and the file stays as it was."""
+    (proj / "mathx.py").write_text(MATHX)
+    out = call(
+        EDIT, small, path="mathx.py", old_string="def double(x):",
+        new_string="def double(x, factor=2):\n    return factor * x",
+    )  # fmt: skip
+    assert not out.ok and "unreachable" in out.text
+    assert (proj / "mathx.py").read_text() == MATHX

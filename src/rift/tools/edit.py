@@ -153,6 +153,35 @@ def refusal(
     return None if error is None else guard.syntax_refusal("edit", raw, path, error)
 
 
+KEPT_ANCHOR_NOTE = (
+    " (read as an insertion: the new lines went above old_string, which was kept;"
+    " replacing it would have left code dead)"
+)
+
+
+def kept_anchor(content: str, old: str, new: str) -> tuple[str, str] | None:
+    """The edit read as an insertion above `old` (new_string, then old_string again):
+    the new file text and the new_string that gives it, or None when that reading
+    does not apply.
+
+    Seen on the tiny tier: asked to add a function, a small model "inserts" it by
+    replacing the next `def` line with the new code, dropping the line it anchored on,
+    so the old function's body would sit dead under the new one. Only tried when that
+    literal edit is refused (`refusal`), for a whole-line old_string that the new text
+    does not contain; a new top-level `def` or `class` gets the two blank lines around
+    it. The caller keeps the reading only when it passes every check itself.
+    """
+    at = content.find(old)
+    if at < 0 or old in new or not new.strip():
+        return None
+    end = at + len(old)
+    if (at > 0 and content[at - 1] != "\n") or content[end : end + 1] not in ("", "\n"):
+        return None  # old_string starts or ends inside a line
+    top_level = new.startswith(("def ", "class ", "@")) and old.startswith(("def ", "class ", "@"))
+    inserted = new.rstrip("\n") + ("\n\n\n" if top_level else "\n") + old
+    return content.replace(old, inserted, 1), inserted
+
+
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     raw, note = guard.project_relative(ctx.cwd, require_str(args, "path"))
     old = require_str(args, "old_string")
@@ -181,7 +210,15 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     old, new = unwrapped(content, old, new)
     old, new = unnumbered(content, old, new)
     updated, count = replace(raw, content, old, new, replace_all)
-    refused = refusal(raw, path, content, new, updated, bool(ctx.extras.get("small_model")))
+    small = bool(ctx.extras.get("small_model"))
+    refused = refusal(raw, path, content, new, updated, small)
+    if refused is not None and small and count == 1:
+        reading = kept_anchor(content, old, new)
+        if (
+            reading is not None
+            and refusal(raw, path, content, reading[1], reading[0], small) is None
+        ):
+            (updated, _), refused, note = reading, None, note + KEPT_ANCHOR_NOTE
     if refused is not None:
         return ToolOutput(ok=False, text=refused)
     verdict = await ctx.gate.authorize_write("edit", path, content, updated)
@@ -189,7 +226,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         return ToolOutput(ok=False, text=verdict.message)
     hooks = await apply_change(ctx, raw, path, prior, verdict)
     text = f"Edited {raw} ({count} replacement{'' if count == 1 else 's'}){note}"
-    if ctx.extras.get("small_model"):
+    if small:
         text += guard.DONE_HINT
     if verdict.partial:
         text += PARTIAL_NOTE.format(path=raw)
