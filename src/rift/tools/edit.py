@@ -182,6 +182,16 @@ def kept_anchor(content: str, old: str, new: str) -> tuple[str, str] | None:
     return content.replace(old, inserted, 1), inserted
 
 
+def _kept_anchor_update(raw: str, path: Path, content: str, old: str, new: str) -> str | None:
+    """The file text under `kept_anchor`'s reading when that reading passes every check
+    a small model's edit must pass; None otherwise (the literal refusal then stands)."""
+    reading = kept_anchor(content, old, new)
+    if reading is None:
+        return None
+    kept, inserted = reading
+    return kept if refusal(raw, path, content, inserted, kept, small=True) is None else None
+
+
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     raw, note = guard.project_relative(ctx.cwd, require_str(args, "path"))
     old = require_str(args, "old_string")
@@ -213,12 +223,9 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     small = bool(ctx.extras.get("small_model"))
     refused = refusal(raw, path, content, new, updated, small)
     if refused is not None and small and count == 1:
-        reading = kept_anchor(content, old, new)
-        if (
-            reading is not None
-            and refusal(raw, path, content, reading[1], reading[0], small) is None
-        ):
-            (updated, _), refused, note = reading, None, note + KEPT_ANCHOR_NOTE
+        kept = _kept_anchor_update(raw, path, content, old, new)
+        if kept is not None:
+            updated, refused, note = kept, None, note + KEPT_ANCHOR_NOTE
     if refused is not None:
         return ToolOutput(ok=False, text=refused)
     verdict = await ctx.gate.authorize_write("edit", path, content, updated)
