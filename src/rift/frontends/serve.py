@@ -28,7 +28,6 @@ from rift.core import MODES, Conversation, StartOptions, start_agent
 from rift.errors import ModelError
 from rift.events import (
     PROTOCOL_VERSION,
-    ApprovalChanged,
     Capabilities,
     Content,
     Event,
@@ -255,7 +254,7 @@ class ServeLoop:
         conversation.edit_review = edit_review
         conversation.auto_continue = auto_continue
         if approve is not None:
-            conversation.set_approval(approve)
+            conversation.set_approval(approve, announce=False)  # capabilities says it
         self.emit(
             Capabilities(
                 protocol_version=PROTOCOL_VERSION,
@@ -325,19 +324,12 @@ class ServeLoop:
         if not isinstance(approve, bool):
             self.warn("set_approval needs a boolean 'approve' field")
             return
-        self.conversation.set_approval(approve)
-        self._approval_changed()
+        self.conversation.set_approval(approve)  # acked by the owner
 
     def set_mode(self, cmd: dict[str, Any]) -> None:
         mode = cmd.get("mode")
         if not isinstance(mode, str) or not self.conversation.set_mode(mode):
             self.warn(f"set_mode needs a 'mode' field: one of {', '.join(MODES)}")
-            return
-        self._approval_changed()
-
-    def _approval_changed(self) -> None:
-        conversation = self.conversation
-        self.emit(ApprovalChanged(approve=conversation.approve, mode=conversation.mode))
 
     def rewind(self, cmd: dict[str, Any]) -> None:
         n = cmd.get("n", 1)

@@ -41,13 +41,14 @@ class Started:
     """What a front end gets: the conversation to drive, and what to show first."""
 
     agent: Agent
+    session_path: Path
     resumed: bool
     notices: list[Event] = field(default_factory=list)
     conversation: Conversation = field(init=False)
     """The owner front ends call; they never reach into `agent`'s state."""
 
     def __post_init__(self) -> None:
-        self.conversation = Conversation(self.agent)
+        self.conversation = Conversation(self.agent, self.session_path)
 
 
 async def start_agent(
@@ -95,7 +96,6 @@ async def start_agent(
         config=config,
         binding=binding,
         emit=emit,
-        session_path=path,
         messages=messages,
         attached=options.attached,
         skills=skills,
@@ -126,7 +126,7 @@ async def start_agent(
     # included (measured: bench/run.py, "-p: last reply -> exit").
     gc.freeze()
     gc.enable()  # the fast paths paused it for their imports (cli._main)
-    return Started(agent=agent, resumed=resumed, notices=notices)
+    return Started(agent=agent, session_path=path, resumed=resumed, notices=notices)
 
 
 def _readable(config: Config) -> Callable[[Path], bool]:

@@ -126,7 +126,7 @@ class Driver:
         conversation.edit_review = True  # the TUI reviews edits hunk by hunk
         conversation.auto_continue = config.auto_continue
         if old is not None:
-            conversation.set_mode(old.mode)
+            conversation.set_mode(old.mode, announce=False)
             conversation.auto_continue = old.auto_continue
             await old.close()
         self._config = config

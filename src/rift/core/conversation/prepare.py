@@ -1,0 +1,56 @@
+"""Turning what a person typed into what the model reads.
+
+A `/skill:name task` invocation becomes the skill's text, `@path` mentions
+attach files (or images, for a model that sees), and a finished background
+task becomes a note that leads the next turn. The owner calls these once per
+prompt, so every face expands the same way.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rift.core.context.mentions import expand
+from rift.events import Info, TaskFinished, Warning
+from rift.extend.skills import split_invocation
+from rift.record import record
+
+if TYPE_CHECKING:
+    from rift.core.conversation.runtime import Agent
+
+
+@record
+class Prepared:
+    """A prompt ready for the model: `text` as sent, `words` as the person typed them."""
+
+    text: str
+    words: str
+    images: tuple[str, ...] = ()
+
+
+def prepare(agent: Agent, text: str, *, vision: bool) -> Prepared | None:
+    """Expand a skill invocation and `@path` mentions; None (and a warning) for an
+    unknown skill. Problems with mentions are warnings; the prompt still goes."""
+    invocation = split_invocation(text)
+    if invocation is not None:
+        skill = agent.skills.get(invocation[0])
+        if skill is None:
+            agent.emit(Warning(f"unknown skill '{invocation[0]}'", code="unknown_skill"))
+            return None
+        text = skill.expand(invocation[1])
+    expanded = expand(text, agent.config.cwd, agent.gate.check_read, vision=vision)
+    for problem in expanded.problems:
+        agent.emit(Warning(problem))
+    if expanded.attached:
+        agent.emit(Info("attached: " + ", ".join(expanded.attached)))
+    return Prepared(text=expanded.text, words=text, images=expanded.images)
+
+
+def task_note(event: TaskFinished) -> str:
+    """The note a finished background task leaves for the model's next turn."""
+    status = "finished" if event.ok else "FAILED"
+    preview = event.preview.strip() or "(no output)"
+    return (
+        f"[task notification] background task #{event.id} {status}: {event.label}\n"
+        f"{preview}\n(the task tool with id {event.id} shows all of its output)"
+    )
