@@ -20,6 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rift.core.context.budget import budget
+    from rift.core.conversation.commands import (
+        COMMANDS,
+        CommandSpec,
+        Invocation,
+        for_face,
+        parse_command,
+        serve_commands,
+        split_command,
+    )
     from rift.core.conversation.owner import Conversation
     from rift.core.conversation.startup import Started, StartOptions, start_agent
     from rift.core.conversation.tasks import TaskRegistry
@@ -29,6 +38,13 @@ if TYPE_CHECKING:
     from rift.core.sessions.store import SessionStore
 
 _EXPORTS: dict[str, str] = {
+    "COMMANDS": "rift.core.conversation.commands",
+    "CommandSpec": "rift.core.conversation.commands",
+    "Invocation": "rift.core.conversation.commands",
+    "for_face": "rift.core.conversation.commands",
+    "parse_command": "rift.core.conversation.commands",
+    "serve_commands": "rift.core.conversation.commands",
+    "split_command": "rift.core.conversation.commands",
     "Conversation": "rift.core.conversation.owner",
     "StartOptions": "rift.core.conversation.startup",
     "Started": "rift.core.conversation.startup",
@@ -42,15 +58,22 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "COMMANDS",
     "MODES",
+    "CommandSpec",
     "Conversation",
+    "Invocation",
     "Prompt",
     "SessionStore",
     "StartOptions",
     "Started",
     "TaskRegistry",
     "budget",
+    "for_face",
+    "parse_command",
     "reassemble",
+    "serve_commands",
+    "split_command",
     "start_agent",
 ]
 

@@ -24,7 +24,7 @@ from typing import Any, BinaryIO
 
 from rift import __version__
 from rift.config import Config
-from rift.core import MODES, Conversation, StartOptions, start_agent
+from rift.core import MODES, Conversation, StartOptions, serve_commands, start_agent
 from rift.errors import ModelError
 from rift.events import (
     PROTOCOL_VERSION,
@@ -40,22 +40,8 @@ from rift.events import (
 )
 from rift.text import scrub
 
-COMMANDS = (
-    "hello",
-    "prompt",
-    "answer",
-    "edit_decision",
-    "cancel",
-    "undo",
-    "list_sessions",
-    "list_models",
-    "set_model",
-    "set_approval",
-    "set_mode",
-    "rewind",
-    "compact",
-    "new_session",
-)
+COMMANDS = tuple(serve_commands())
+"""The wire commands (`ready.commands`), derived from the core's command registry."""
 MAX_LINE_BYTES = 4 * 1024 * 1024
 _EOF = object()
 _JSON_SPACE = " \t\r\n"

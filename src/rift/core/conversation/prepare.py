@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rift.core.context.mentions import expand
+from rift.core.conversation.commands import parse_command
 from rift.events import Info, TaskFinished, Warning
-from rift.extend.skills import split_invocation
 from rift.record import record
 
 if TYPE_CHECKING:
@@ -31,13 +31,13 @@ class Prepared:
 def prepare(agent: Agent, text: str, *, vision: bool) -> Prepared | None:
     """Expand a skill invocation and `@path` mentions; None (and a warning) for an
     unknown skill. Problems with mentions are warnings; the prompt still goes."""
-    invocation = split_invocation(text)
+    invocation = parse_command(text, commands=())  # only `/skill:name task` expands here
     if invocation is not None:
-        skill = agent.skills.get(invocation[0])
+        skill = agent.skills.get(invocation.name)
         if skill is None:
-            agent.emit(Warning(f"unknown skill '{invocation[0]}'", code="unknown_skill"))
+            agent.emit(Warning(f"unknown skill '{invocation.name}'", code="unknown_skill"))
             return None
-        text = skill.expand(invocation[1])
+        text = skill.expand(invocation.argument)
     expanded = expand(text, agent.config.cwd, agent.gate.check_read, vision=vision)
     for problem in expanded.problems:
         agent.emit(Warning(problem))

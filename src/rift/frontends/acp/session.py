@@ -35,11 +35,11 @@ from acp.schema import (
 )
 
 from rift.config import Config, McpServerConfig
-from rift.core import Conversation, Prompt, StartOptions, start_agent
+from rift.core import Conversation, Invocation, Prompt, StartOptions, start_agent
 from rift.errors import RiftError
 from rift.events import Done, Event
 from rift.extend.loader import Extensions
-from rift.frontends.acp.commands import Invocation, available, parse
+from rift.frontends.acp.commands import available, parse
 from rift.frontends.acp.delegate import EditorFs, EditorTerminal
 from rift.frontends.acp.mapping import (
     REJECT_ALWAYS,
@@ -286,7 +286,7 @@ class AcpSession:
             raise request_error(-32600, "a turn is already running in this session")
         async with self._lock:
             invocation = parse(text, self.conv.skills)
-            if invocation is not None and invocation.own:
+            if invocation is not None and not invocation.skill:
                 return await self._command(invocation)
             if invocation is not None:  # the owner expands skills in this spelling
                 text = f"/skill:{invocation.name} {invocation.argument}".rstrip()
