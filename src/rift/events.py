@@ -259,21 +259,72 @@ error: the model call failed."""
 # -------------------------------------------------------------- interaction
 
 
+class AskOption(Record):
+    """What one choice of an ask means, so no face reads it out of the choice's words.
+
+    `id` is the choice text to answer with; `kind` is one of `ASK_OPTION_KINDS`;
+    `rule` is the permission rule an `allow_project`/`allow_everywhere` answer saves
+    (`Bash(git status *)`), empty for every other kind.
+    """
+
+    __slots__ = ("id", "kind", "rule")
+    id: str
+    kind: str
+    rule: str
+
+    def __init__(self, id: str, kind: str, rule: str = "") -> None:
+        _set(self, "id", id)
+        _set(self, "kind", kind)
+        _set(self, "rule", rule)
+
+
+ASK_OPTION_KINDS = (
+    "allow_once",
+    "allow_session",
+    "allow_project",
+    "allow_everywhere",
+    "deny",
+    "trust",
+    "skip",
+    "choice",
+)
+"""allow_session: this tool unasked for the rest of the session; allow_project and
+allow_everywhere: `rule` saved to the user config for this project or for all; trust
+and skip: a project extension's ask; choice: an answer the model offered (ask_user)."""
+
+
 class Ask(Event):
-    """A question for the user; empty `choices` means a free-text answer."""
+    """A question for the user; empty `choices` means a free-text answer.
+
+    `options` (additive) gives each choice's meaning, in the same order: answer
+    with an option's `id` (the choice text). `kind` is allow_once, allow_session
+    (the tool unasked for the rest of the session), allow_project or
+    allow_everywhere (`rule` is saved to the user config for this project or for
+    all), deny, trust or skip (a project extension's ask), or choice (an answer
+    the model offered); `rule` is empty for all but the two saving kinds.
+    """
 
     name: ClassVar[str] = "ask"
-    __slots__ = ("id", "question", "detail", "choices")
+    __slots__ = ("id", "question", "detail", "choices", "options")
     id: int
     question: str
     detail: list[str]
     choices: list[str]
+    options: list[AskOption]
 
-    def __init__(self, id: int, question: str, detail: list[str], choices: list[str]) -> None:
+    def __init__(
+        self,
+        id: int,
+        question: str,
+        detail: list[str],
+        choices: list[str],
+        options: list[AskOption] | None = None,
+    ) -> None:
         _set(self, "id", id)
         _set(self, "question", question)
         _set(self, "detail", detail)
         _set(self, "choices", choices)
+        _set(self, "options", [] if options is None else options)
 
 
 class EditReview(Event):

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from rift.core.conversation.owner import Conversation
     from rift.core.conversation.startup import Started, StartOptions, start_agent
     from rift.core.conversation.tasks import TaskRegistry
+    from rift.core.permissions.choices import option_label
     from rift.core.permissions.gate import MODES
     from rift.core.permissions.hunks import reassemble
     from rift.core.sessions.replay import Prompt
@@ -51,6 +52,7 @@ _EXPORTS: dict[str, str] = {
     "start_agent": "rift.core.conversation.startup",
     "TaskRegistry": "rift.core.conversation.tasks",
     "MODES": "rift.core.permissions.gate",
+    "option_label": "rift.core.permissions.choices",
     "reassemble": "rift.core.permissions.hunks",
     "Prompt": "rift.core.sessions.replay",
     "SessionStore": "rift.core.sessions.store",
@@ -70,6 +72,7 @@ __all__ = [
     "TaskRegistry",
     "budget",
     "for_face",
+    "option_label",
     "parse_command",
     "reassemble",
     "serve_commands",

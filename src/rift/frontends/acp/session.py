@@ -242,7 +242,7 @@ class AcpSession:
         if change in self._refused:  # e.g. the model retrying the very same change
             self.conv.answer(ask.id, "deny")
             return
-        offered = permission_choices(ask.choices, tool)
+        offered = permission_choices(ask.options, tool)
         tool_call = ToolCallUpdate(
             tool_call_id=call.id if call is not None else f"ask_{ask.id}",
             title=call.title if call is not None else ask.question,
