@@ -154,21 +154,50 @@ class ToolResult(Event):
         _set(self, "output", output)
 
 
+class DiffRegion(Record):
+    """The changed region of an edit: from line `start` (1-based), the `old` lines were
+    replaced by the `new` ones (each list capped); `created`: the file is new."""
+
+    __slots__ = ("start", "old", "new", "created")
+    start: int
+    old: list[str]
+    new: list[str]
+    created: bool
+
+    def __init__(self, start: int, old: list[str], new: list[str], created: bool) -> None:
+        _set(self, "start", start)
+        _set(self, "old", old)
+        _set(self, "new", new)
+        _set(self, "created", created)
+
+
 class EditDiff(Event):
-    """A write/edit was applied: capped ± preview, emitted right after its tool_result."""
+    """A write/edit was applied: capped ± preview, emitted right after its tool_result.
+
+    `region` (additive) is the same change as data, so no client parses `diff`.
+    """
 
     name: ClassVar[str] = "edit_diff"
-    __slots__ = ("path", "added", "removed", "diff")
+    __slots__ = ("path", "added", "removed", "diff", "region")
     path: str
     added: int
     removed: int
     diff: list[str]
+    region: DiffRegion
 
-    def __init__(self, path: str, added: int, removed: int, diff: list[str]) -> None:
+    def __init__(
+        self,
+        path: str,
+        added: int,
+        removed: int,
+        diff: list[str],
+        region: DiffRegion | None = None,
+    ) -> None:
         _set(self, "path", path)
         _set(self, "added", added)
         _set(self, "removed", removed)
         _set(self, "diff", diff)
+        _set(self, "region", DiffRegion(1, [], [], False) if region is None else region)
 
 
 class PlanItem(Record):

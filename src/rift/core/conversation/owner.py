@@ -23,11 +23,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from rift.core.conversation.prepare import Prepared, prepare, task_note
+from rift.core.conversation.prepare import Prepared, Refusal, prepare, task_note
 from rift.core.conversation.readings import Readings
 from rift.core.conversation.upkeep import (
+    cancelled_before_start,
     compact_now,
     discard_if_empty,
     remember,
@@ -80,8 +81,8 @@ class Conversation(Readings):
 
     # ------------------------------------------------------------------ turns
 
-    def submit(self, text: str, attachments: Attachments | None = None) -> bool:
-        """Start a turn on `text`; False (and a warning) when it cannot start now.
+    def submit(self, text: str, attachments: Attachments | None = None) -> Literal[True] | Refusal:
+        """Start a turn on `text`; a falsy `Refusal` (and a warning) when it cannot now.
 
         Skills (`/skill:name task`) and `@path` mentions are expanded here, once.
         `attachments` (models/attachments.py): its text files follow the prompt, its
@@ -89,12 +90,13 @@ class Conversation(Readings):
         Empty text starts nothing and says nothing.
         """
         if not text.strip():
-            return False
-        if self._refused_busy():
-            return False
+            return Refusal("empty", "")
+        refusal = self._busy_refusal()
+        if refusal is not None:
+            return refusal
         prepared = prepare(self._agent, text, vision=self.sees)
-        if prepared is None:
-            return False
+        if isinstance(prepared, Refusal):
+            return prepared
         if attachments is not None:
             images = prepared.images + attachments.images
             prepared = Prepared(prepared.text + attachments.text, prepared.words, images)
@@ -150,14 +152,16 @@ class Conversation(Readings):
 
     # --------------------------------------------------------------- commands
 
-    def set_model(self, name: str) -> bool:
-        """Start a live model switch; False (and a warning) when busy or unnamed."""
+    def set_model(self, name: str) -> Literal[True] | Refusal:
+        """Start a live model switch (its work ends True or with the failure's refusal);
+        a refusal (and a warning) when busy or unnamed."""
         name = name.strip()
         if not name:
             self._agent.emit(Warning("set_model needs a 'model' field"))
-            return False
-        if self._refused_busy("turn in progress — cancel it or wait before switching models"):
-            return False
+            return Refusal("empty", "set_model needs a 'model' field")
+        busy = self._busy_refusal("turn in progress — cancel it or wait before switching models")
+        if busy is not None:
+            return busy
         self._start(self._switch(name), "model switch")
         return True
 
@@ -245,10 +249,13 @@ class Conversation(Readings):
     # ------------------------------------------------------------------ work
 
     def _refused_busy(self, text: str = BUSY_TEXT) -> bool:
+        return self._busy_refusal(text) is not None
+
+    def _busy_refusal(self, text: str = BUSY_TEXT) -> Refusal | None:
         if not self.busy or self._settling:
-            return False
+            return None
         self._agent.emit(Warning(text, code="busy"))
-        return True
+        return Refusal("busy", text)
 
     def _start(self, body: Coroutine[Any, Any, object], kind: str = "turn") -> None:
         """Begin work: busy now, before any await; idle again only when this task ends.
@@ -272,7 +279,7 @@ class Conversation(Readings):
                         self._cancel_early = True
                 if self._cancel_early:
                     body.close()
-                    return self._cancelled_before_start(kind)
+                    return cancelled_before_start(self._agent, kind)
                 return await body
             finally:
                 if self._work is task:
@@ -295,18 +302,6 @@ class Conversation(Readings):
 
         self._start(later(), kind)
         return True
-
-    def _cancelled_before_start(self, kind: str) -> Done | None:
-        """The work was cancelled before it ran: end it as a cancel would."""
-        agent = self._agent
-        if kind != "turn":
-            agent.emit(Warning(f"{kind} cancelled"))
-            return None
-        agent.broker.close_reviews()
-        agent.emit(Warning("turn cancelled"))
-        done = Done(outcome="cancelled", reason="turn cancelled")
-        agent.emit(done)
-        return done
 
     def _spawn(self, body: Coroutine[Any, Any, object]) -> None:
         """Side work that is not the conversation's (closing a replaced provider)."""
@@ -376,7 +371,7 @@ class Conversation(Readings):
 
     # ------------------------------------------------------------- the rest
 
-    async def _switch(self, name: str) -> bool:
+    async def _switch(self, name: str) -> Literal[True] | Refusal:
         try:
             old = await self._agent.set_model(name)
         except asyncio.CancelledError:
@@ -384,19 +379,19 @@ class Conversation(Readings):
             raise
         return self._replaced(old)
 
-    async def _rebind(self, config: Config) -> bool:
+    async def _rebind(self, config: Config) -> Literal[True] | Refusal:
         agent = self._agent
         kept = agent.config
         agent.config = config
         old = await agent.set_model(agent.model)
-        if old is None:
+        if isinstance(old, Refusal):
             agent.config = kept  # the switch failed: keep what worked
         return self._replaced(old)
 
-    def _replaced(self, old: ModelBinding | None) -> bool:
+    def _replaced(self, old: ModelBinding | Refusal) -> Literal[True] | Refusal:
         """A switch ended; the replaced provider's connections close on the side."""
-        if old is None:
-            return False
+        if isinstance(old, Refusal):
+            return old
         self._spawn(old.provider.aclose())
         return True
 

@@ -20,6 +20,19 @@ if TYPE_CHECKING:
 
 
 @record
+class Refusal:
+    """Why the owner did not start what a face asked for; falsy, so `if not submit(...)`
+    still reads right. `code` is the warning's code ("busy", "unknown_skill", "empty",
+    "failed"); `text` is what the warning said (empty for "empty", which says nothing)."""
+
+    code: str
+    text: str
+
+    def __bool__(self) -> bool:
+        return False
+
+
+@record
 class Prepared:
     """A prompt ready for the model: `text` as sent, `words` as the person typed them."""
 
@@ -28,15 +41,16 @@ class Prepared:
     images: tuple[str, ...] = ()
 
 
-def prepare(agent: Agent, text: str, *, vision: bool) -> Prepared | None:
-    """Expand a skill invocation and `@path` mentions; None (and a warning) for an
+def prepare(agent: Agent, text: str, *, vision: bool) -> Prepared | Refusal:
+    """Expand a skill invocation and `@path` mentions; a refusal (and a warning) for an
     unknown skill. Problems with mentions are warnings; the prompt still goes."""
     invocation = parse_command(text, commands=())  # only `/skill:name task` expands here
     if invocation is not None:
         skill = agent.skills.get(invocation.name)
         if skill is None:
-            agent.emit(Warning(f"unknown skill '{invocation.name}'", code="unknown_skill"))
-            return None
+            said = f"unknown skill '{invocation.name}'"
+            agent.emit(Warning(said, code="unknown_skill"))
+            return Refusal("unknown_skill", said)
         text = skill.expand(invocation.argument)
     expanded = expand(text, agent.config.cwd, agent.gate.check_read, vision=vision)
     for problem in expanded.problems:

@@ -19,6 +19,7 @@ from rift.core.context.budget import CompactionCounts, TokenMeter, enforce_budge
 from rift.core.context.instructions import load_project_instructions
 from rift.core.context.prompt import build_system_prompt
 from rift.core.conversation.lsp import LspService
+from rift.core.conversation.prepare import Refusal
 from rift.core.conversation.tasks import TaskRegistry
 from rift.core.loop.subagents import SubagentRunner
 from rift.core.loop.turn import Turn, TurnSetup
@@ -303,9 +304,9 @@ class Agent:
         self.emit(Info(format_undo_message(paths, self.config.cwd)))
         return True
 
-    async def set_model(self, name: str) -> ModelBinding | None:
+    async def set_model(self, name: str) -> ModelBinding | Refusal:
         """Preflight and swap the model on the same conversation; the old binding, whose
-        provider the owner closes, or None (and a warning) when the switch failed.
+        provider the owner closes, or a refusal (and a warning) when the switch failed.
 
         `model_changed` and the fresh `context` are its last act, with no await after
         them: when a client sees the ack, the switch is over.
@@ -313,8 +314,9 @@ class Agent:
         try:
             binding = await bind_model(name, self.config)
         except RiftError as exc:
-            self.emit(Warning(f"model switch failed: {exc}"))
-            return None
+            said = f"model switch failed: {exc}"
+            self.emit(Warning(said))
+            return Refusal("failed", said)
         old = self.binding
         self.binding = binding
         self.refresh_system_prompt()

@@ -13,7 +13,7 @@ from rift.core.context.budget import prune_old_outputs, summarize
 from rift.core.sessions.checkpoints import format_undo_message
 from rift.core.sessions.store import save_session, turn_starts, user_turn_count
 from rift.errors import RiftError, ToolError
-from rift.events import Info, Warning
+from rift.events import Done, Info, Warning
 
 if TYPE_CHECKING:
     from rift.core.conversation.runtime import Agent
@@ -107,3 +107,16 @@ def _has_content(path: Path) -> bool:
         return path.stat().st_size > 0
     except OSError:
         return False
+
+
+def cancelled_before_start(agent: Agent, kind: str) -> Done | None:
+    """Work cancelled before it ran ends as a cancel would: a turn with `warning` and a
+    cancelled `done` (its reviews closed), anything else with its own warning."""
+    if kind != "turn":
+        agent.emit(Warning(f"{kind} cancelled"))
+        return None
+    agent.broker.close_reviews()
+    agent.emit(Warning("turn cancelled"))
+    done = Done(outcome="cancelled", reason="turn cancelled")
+    agent.emit(done)
+    return done

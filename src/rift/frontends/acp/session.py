@@ -35,7 +35,7 @@ from acp.schema import (
 )
 
 from rift.config import Config, McpServerConfig
-from rift.core import Conversation, Invocation, Prompt, StartOptions, start_agent
+from rift.core import Conversation, Invocation, Prompt, Refusal, StartOptions, start_agent
 from rift.errors import RiftError
 from rift.events import Done, Event
 from rift.extend.loader import Extensions
@@ -303,11 +303,11 @@ class AcpSession:
         self.translator.begin_turn()
         self._refused.clear()
         self._cancelled = False
-        self.translator.last_warning = ""
-        if not self.conv.submit(text, Attachments(images=images) if images else None):
+        submitted = self.conv.submit(text, Attachments(images=images) if images else None)
+        if isinstance(submitted, Refusal):
             await self.flush()
-            code = -32600 if self.translator.last_warning_code == "busy" else -32602
-            raise request_error(code, self.translator.last_warning or "the prompt was refused")
+            code = -32600 if submitted.code == "busy" else -32602
+            raise request_error(code, submitted.text or "the prompt was refused")
         try:
             await self.conv.wait()
         except asyncio.CancelledError:  # the connection is closing under us
@@ -374,9 +374,11 @@ class AcpSession:
             raise request_error(-32600, "a turn is running: cancel it or wait before switching")
         if not name.strip():
             raise request_error(-32602, "set_model needs a model name")
-        self.translator.last_warning = ""
-        if not self.conv.set_model(name) or await self.conv.wait() is not True:
-            raise request_error(-32602, self.translator.last_warning or "model switch failed")
+        started = self.conv.set_model(name)
+        ended = await self.conv.wait() if started is True else started
+        if ended is not True:
+            said = ended.text if isinstance(ended, Refusal) else ""
+            raise request_error(-32602, said or "model switch failed")
         await self.flush()
 
     def config_options(self) -> list[Any]:

@@ -141,7 +141,7 @@ class Driver:
     def start_turn(self, text: str) -> bool:
         """Submit a prompt; the owner expands skills and @mentions. False when refused."""
         assert self.conversation is not None
-        return self.conversation.submit(text)
+        return bool(self.conversation.submit(text))
 
     async def wait(self) -> object:
         """Until the current work (turn, switch, compaction, option change) has ended."""
