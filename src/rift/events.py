@@ -259,24 +259,28 @@ class Done(Event):
 
     `outcome` and `reason` are additive: how the turn ended (one of `OUTCOMES`)
     and, unless it was answered, why in words, so front ends never parse
-    warning text to learn it.
+    warning text to learn it. `cost_usd` (additive) is the turn's estimated cost
+    at the config's `pricing` rates; 0.0 for local or unpriced models.
     """
 
     name: ClassVar[str] = "done"
-    __slots__ = ("stats", "outcome", "reason")
+    __slots__ = ("stats", "outcome", "reason", "cost_usd")
     stats: TurnStats
     outcome: str
     reason: str
+    cost_usd: float
 
     def __init__(
         self,
         stats: TurnStats | None = None,
         outcome: str = "answered",
         reason: str = "",
+        cost_usd: float = 0.0,
     ) -> None:
         _set(self, "stats", TurnStats() if stats is None else stats)
         _set(self, "outcome", outcome)
         _set(self, "reason", reason)
+        _set(self, "cost_usd", cost_usd)
 
 
 OUTCOMES = ("answered", "stopped", "cancelled", "wrapped", "error")

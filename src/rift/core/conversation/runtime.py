@@ -44,6 +44,7 @@ from rift.events import (
 from rift.extend.skills import Skill
 from rift.models.attachments import images_for
 from rift.models.base import Message, Provider
+from rift.models.pricing import estimated_cost_usd
 from rift.models.registry import Preflight, Route, connect, list_all_models, with_thinking
 from rift.models.thinking import describe as describe_thinking
 from rift.record import field, record
@@ -250,7 +251,10 @@ class Agent:
             stats, outcome, reason = TurnStats(), "error", f"internal error: {exc!r}"
         self.broker.close_reviews()
         self.last_stats = stats
-        done = Done(stats=stats, outcome=outcome, reason=reason)
+        cost = estimated_cost_usd(
+            self.config, self.model, stats.billed_prompt_tokens, stats.output_tokens
+        )
+        done = Done(stats=stats, outcome=outcome, reason=reason, cost_usd=cost)
         return TurnEnd(done=done, cancelled=turn.cancelled, turn=turn, prompt=text)
 
     def trace(self, end: TurnEnd) -> None:

@@ -28,7 +28,7 @@ from rift.record import replace
 
 if TYPE_CHECKING:
     from rift.core import Conversation, Started, TaskRegistry
-    from rift.events import Event, TurnStats
+    from rift.events import Done, Event, TurnStats
 
 
 @dataclass
@@ -149,17 +149,9 @@ class Driver:
             return None
         return await self.conversation.wait()
 
-    def record_turn(self, stats: TurnStats) -> None:
-        """Add a finished turn to the totals, priced at the model it ran on."""
-        from rift.models.pricing import estimated_cost_usd
-
-        cost = 0.0
-        if self.conversation is not None:
-            model = self.conversation.model
-            cost = estimated_cost_usd(
-                self.config, model, stats.billed_prompt_tokens, stats.output_tokens
-            )
-        self.totals.add_turn(stats, cost)
+    def record_turn(self, done: Done) -> None:
+        """Add a finished turn to the totals, priced by the core (`done.cost_usd`)."""
+        self.totals.add_turn(done.stats, done.cost_usd)
 
     def cancel(self) -> bool:
         """Cancel the running work; True when there was some."""

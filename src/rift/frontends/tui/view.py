@@ -166,7 +166,7 @@ class EventView:
             if screen in self.app.screen_stack:
                 screen.dismiss(None)  # the turn is over (cancelled): its approvals are moot
         self._tool_asks.clear()
-        self.app.driver.record_turn(event.stats)
+        self.app.driver.record_turn(event)
         stats = event.stats
         rate = rate_to_show(stats.tokens_per_sec, stats.output_tokens) or self.rate.rate()
         self.rate.reset()
