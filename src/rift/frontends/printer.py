@@ -117,8 +117,8 @@ async def _run(
         print(f"rift: {exc}", file=sys.stderr)
         return EXIT_STARTUP, {}
     conversation = started.conversation
-    for notice in started.notices:
-        renderer(notice)
+    for event in started.opening_events():  # the renderer shows the notices
+        renderer(event)
     task = asyncio.current_task()
     _on_sigterm(task.cancel if task is not None else None)
     done: Done | None = None

@@ -31,7 +31,6 @@ from rift.events import (
     Capabilities,
     Content,
     Event,
-    History,
     Ready,
     SkillInfo,
     Thinking,
@@ -361,11 +360,8 @@ async def _serve(config: Config, options: StartOptions, emit: EventWriter) -> in
             commands=list(COMMANDS),
         )
     )
-    emit(conversation.context_gauge())
-    if started.resumed:
-        emit(History(messages=conversation.history()))
-    for notice in started.notices:
-        emit(notice)
+    for event in started.opening_events():
+        emit(event)
     loop = ServeLoop(conversation, emit)
     queue: asyncio.Queue[object] = asyncio.Queue()
     # The reader gets its own file on a dup of fd 0: after SIGTERM it is still blocked in

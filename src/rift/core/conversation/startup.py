@@ -18,7 +18,7 @@ from rift.core.conversation.runtime import Agent, ModelBinding, bind_model
 from rift.core.permissions.rules import read_allowed
 from rift.core.sessions.store import SessionStore, load_session
 from rift.errors import ModelError, ServerUnreachable
-from rift.events import Event, Info, Warning
+from rift.events import Event, History, Info, Warning
 from rift.extend.loader import Extensions
 from rift.extend.skills import discover_skills
 from rift.models.registry import EMBEDDED, resolve
@@ -49,6 +49,15 @@ class Started:
 
     def __post_init__(self) -> None:
         self.conversation = Conversation(self.agent, self.session_path)
+
+    def opening_events(self) -> list[Event]:
+        """What every face shows first, in this order: the context gauge, the resumed
+        conversation (`history`, when there is one) and the notices met on the way."""
+        conversation = self.conversation
+        out: list[Event] = [conversation.context_gauge()]
+        if self.resumed:
+            out.append(History(messages=conversation.history()))
+        return out + self.notices
 
 
 async def start_agent(
