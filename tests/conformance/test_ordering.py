@@ -121,6 +121,7 @@ def test_every_turn_ends_with_one_done_then_context(fake_server, serve) -> None:
         },
         "outcome": "error",
         "reason": "400: scripted failure",
+        "cost_usd": 0.0,
     }
     assert session.close() == 0
 
@@ -298,6 +299,13 @@ def test_without_hello_write_approval_is_an_ask_with_diff(fake_server, serve, pr
         "question": "Allow edit: f.txt",
         "detail": ["@@ line 2 @@", "-b", "+B"],
         "choices": EDIT_CHOICES,
+        "options": [
+            {"id": "allow", "kind": "allow_once", "rule": ""},
+            {"id": EDIT_CHOICES[1], "kind": "allow_session", "rule": ""},
+            {"id": EDIT_CHOICES[2], "kind": "allow_project", "rule": "Edit(f.txt)"},
+            {"id": EDIT_CHOICES[3], "kind": "allow_everywhere", "rule": "Edit(f.txt)"},
+            {"id": "deny", "kind": "deny", "rule": ""},
+        ],
     }
     session.send({"cmd": "answer", "id": 1, "text": "allow"})
     assert session.expect("tool_result")["ok"] is True
