@@ -1,7 +1,7 @@
 """Layered configuration: defaults < user config < project .rift.json < env < flags.
 
 The project file comes from whatever repository rift was started in, so it is
-merged *tighten-only* (reference notes, section 2.4): it may add deny and ask
+merged *tighten-only*, so a cloned repository cannot loosen rift: it may add deny and ask
 rules, pick a model, and force approval on, but it can never widen
 permissions, pick the editor or the bash wrapper, or redefine a provider that
 routes an API key. Every ignored key produces one warning.
@@ -715,7 +715,7 @@ PERSISTABLE_KEYS = ("host", "model", "num_ctx")
 
 
 def persist_setting(config: Config, key: str, value: Any) -> Path:
-    """Write one of host/model/num_ctx to the file that governs it (reference 2.1).
+    """Write one of host/model/num_ctx to the file that governs it.
 
     The project file governs a key it already sets; otherwise the user config
     does (created when missing). Other keys in the file are preserved.

@@ -5,7 +5,7 @@ MCP servers and the trust store. The user's own extensions are activated at
 once. A cloned repository's plugins (tools, hooks), post-edit hooks and MCP
 servers run only after the user trusted them once in this project, keyed to
 the project's real path and their exact files, command or identity
-(extend/trust.py; reference notes, sections 2.4 and 8.2):
+(extend/trust.py), because a cloned repository must not run code unasked:
 
 - interactive front ends call `Agent.offer_trust()` when asks may be shown
   (serve: on `hello`, or on the first `prompt` when no hello comes), which

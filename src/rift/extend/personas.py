@@ -1,4 +1,4 @@
-"""Agent personas: named roles a delegated task can run as (reference notes, section 8.3).
+"""Agent personas: named roles a delegated task can run as.
 
 `.rift/agents/<name>.md` (the project's, winning collisions) or
 `~/.config/rift/agents/<name>.md`, with front matter::

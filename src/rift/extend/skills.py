@@ -1,4 +1,4 @@
-"""Skills: markdown instructions the model loads on demand (reference notes, section 8.1).
+"""Skills: markdown instructions the model loads on demand.
 
 A skill is `<name>/SKILL.md` or `<name>.md` under the project's `.rift/skills/`
 (which wins name collisions) or the user's `~/.config/rift/skills/`. Only

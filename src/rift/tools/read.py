@@ -26,7 +26,8 @@ DEFAULT_LIMIT = 2000
 LINE_CAP = 2000
 OUTPUT_CAP = 50_000
 OUTLINE_THRESHOLD = 500
-"""An unbounded read of a longer source file returns its outline instead (reference 4.1)."""
+"""An unbounded read of a longer source file returns its outline instead,
+so one read cannot fill a small context."""
 
 
 def split_lines(text: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""Diagnostics after edits from a real language server (reference notes, section 4.3).
+"""Diagnostics after edits from a real language server.
 
 After a write or edit, the file's new text goes to a language server for its
 type (started lazily, on first use, when its binary is on PATH), and the errors

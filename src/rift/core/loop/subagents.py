@@ -1,4 +1,4 @@
-"""Sub-agents: child turns that run concurrently on delegated tasks (reference 12.3).
+"""Sub-agents: child turns that run concurrently on delegated tasks.
 
 A child has its own conversation, plan, undo journal and token meter, but it
 shares the parent's permission gate, so its writes meet the same rules, the

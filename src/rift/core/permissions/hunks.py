@@ -1,4 +1,4 @@
-"""Edit review segments and diff previews (reference notes, sections 9.3 and 9.4).
+"""Edit review segments and diff previews.
 
 Two different views of one edit, with deliberately different line splitting:
 
@@ -32,7 +32,7 @@ from operator import not_
 from typing import Any
 
 DEFAULT_MAX_D = 2000
-"""Edit-distance cap: past it the review is one whole-file hunk (reference 9.3)."""
+"""Edit-distance cap: past it the review is one whole-file hunk (bounds the diff's cost)."""
 
 Segment = dict[str, Any]
 """Wire form: `{"same": True, "lines": [...]}` or `{"same": False, "old": [...], "new": [...]}`."""

@@ -2,7 +2,7 @@
 
 Pure apart from path canonicalisation (`os.path.realpath`), so the gate in
 front of every tool and the `/permissions` display agree on one reading of the
-rules (reference notes, section 5.2). Precedence is deny > ask > allow > none;
+rules. Precedence is deny > ask > allow > none;
 what "none" means (prompt, or run under /yolo) is the approval gate's business.
 
 Bash rules follow the original's segment model (split on `; & | \\n ( ) \\` $`,
@@ -80,7 +80,7 @@ _Matcher = Callable[[Rule], bool]
 
 
 def parse_rule(text: str) -> Rule | None:
-    """`Tool` or `Tool(pattern)`, or None when malformed (see reference 5.2)."""
+    """`Tool` or `Tool(pattern)`, or None when malformed."""
     text = text.strip()
     open_at = text.find("(")
     if open_at < 0:

@@ -1,4 +1,4 @@
-"""Session files: reserve, save, load, list (reference notes, section 6).
+"""Session files: reserve, save, load, list.
 
 A session is one pretty-printed JSON file `{model, saved_at, cwd, messages}`
 in the sessions directory. Everything here is lenient on the way in (a
