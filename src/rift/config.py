@@ -211,7 +211,6 @@ class Config:
     paths: Paths = field(default_factory=lambda: Paths.from_env({}))
     cwd: Path = field(default_factory=Path.cwd)
     user_config_path: Path | None = None
-    project_config_path: Path | None = None
     warnings: tuple[str, ...] = ()
     """Problems met while loading (broken JSON, ignored project keys), shown once."""
     untrusted_servers: str | None = None
@@ -630,7 +629,6 @@ def load_config(
         paths=paths,
         cwd=cwd,
         user_config_path=user_path,
-        project_config_path=project_path if project_path.exists() else None,
         warnings=tuple(warnings),
         untrusted_servers=untrusted,
     )

@@ -359,13 +359,6 @@ def preview_diff(old: str, new: str, max_lines: int) -> list[str]:
     return out
 
 
-def count_changes(diff_lines: Sequence[str]) -> tuple[int, int]:
-    """(added, removed) for a preview; the `@@` and `…` lines are not counted."""
-    added = sum(1 for line in diff_lines if line.startswith("+"))
-    removed = sum(1 for line in diff_lines if line.startswith("-"))
-    return added, removed
-
-
 def changed_lines(old: str, new: str) -> tuple[int, int]:
     """(added, removed) lines as `git diff --stat` counts them: over the real line diff.
 

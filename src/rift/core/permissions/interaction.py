@@ -132,10 +132,6 @@ class InteractionBroker:
         for pending_id in list(self._pending):
             self._drop(pending_id)
 
-    @property
-    def pending_ids(self) -> list[int]:
-        return sorted(self._pending)
-
     # -------------------------------------------------------------- internals
 
     def _open(self, kind: str) -> tuple[int, asyncio.Future[object]]:
