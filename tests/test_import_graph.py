@@ -6,8 +6,9 @@ Tools, models and extensions sit below the core: the core hands them what they
 need (`ToolContext`, the extension bundle), so they never import `rift.core`.
 
 The graph is read with `ast`, not by importing: every `import` and `from …
-import` counts, also the lazy ones inside functions (they still tie the two
-modules together), except those under `if TYPE_CHECKING:`, which never run.
+import` counts, also the lazy ones inside functions and those under
+`if TYPE_CHECKING:`: they do not run, but they still tie the two modules
+together (neither type-checks, reads or moves without the other).
 """
 
 from __future__ import annotations
@@ -35,27 +36,8 @@ def _modules(root: Path) -> dict[str, Path]:
     return {_module_name(p): p for p in sorted(root.rglob("*.py"))}
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
 def _imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
-    """Every import statement that can run: TYPE_CHECKING blocks are skipped."""
-    for node in ast.iter_child_nodes(tree):
-        if isinstance(node, ast.If) and _is_type_checking(node):
-            yield from (n for child in node.orelse for n in _imports_in(child))
-            continue
-        yield from _imports_in(node)
-
-
-def _imports_in(node: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
-    if isinstance(node, ast.Import | ast.ImportFrom):
-        yield node
-    else:
-        yield from _imports(node)
+    return (n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom))
 
 
 def _targets(
@@ -164,6 +146,7 @@ def test_the_checks_would_catch_a_circle_and_a_core_import(tmp_path: Path) -> No
     (pkg / "core" / "x.py").write_text(
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from rift.tools import t\n"
     )
+    (pkg / "core" / "y.py").write_text("")
     (pkg / "tools" / "t.py").write_text("from rift.core.x import y\n")
     global SRC
     saved, SRC = SRC, tmp_path
@@ -171,6 +154,6 @@ def test_the_checks_would_catch_a_circle_and_a_core_import(tmp_path: Path) -> No
         graph = import_graph(pkg)
     finally:
         SRC = saved
-    assert circles(graph) == [["rift.a", "rift.b"]]
+    assert circles(graph) == [["rift.a", "rift.b"], ["rift.core.x", "rift.tools.t"]]
     assert graph["rift.tools.t"] == {"rift.core.x"}
-    assert graph["rift.core.x"] == set()  # TYPE_CHECKING imports never run
+    assert graph["rift.core.x"] == {"rift.tools.t"}  # a type-only import ties them too

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rift.core.loop.subagents import parse_tasks
 from rift.errors import ToolError
 from rift.tools.base import Tool, ToolContext, ToolOutput, optional_bool
+from rift.tools.delegation import parse_tasks
 
 NOT_HERE = "the agent tool is not available here (sub-agents cannot spawn further sub-agents)"
 

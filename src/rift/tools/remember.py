@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rift.core.context.instructions import MEMORY_FILE, contained_file
 from rift.errors import ToolError
-from rift.paths import atomic_write
+from rift.paths import MEMORY_FILE, atomic_write, contained_file
 from rift.tools.base import Tool, ToolContext, ToolOutput
 from rift.tools.write import snapshot
 

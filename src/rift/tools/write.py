@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rift.core.conversation.lsp import diagnostics_after_edit
 from rift.errors import ToolError
 from rift.tools import guard
 from rift.tools.base import (
@@ -24,6 +23,7 @@ from rift.tools.base import (
     require_str,
 )
 from rift.tools.hooks import run_post_edit_hooks
+from rift.tools.services import diagnostics_after_edit
 
 PARTIAL_NOTE = (
     "\nNOTE: the user accepted only part of this change; re-read {path} before editing it again."

@@ -82,7 +82,8 @@ async def start_agent(
     else:
         path = store.reserve()
     approve = config.permissions.approve
-    extensions = Extensions.load(config)
+    readable = read_allowed(config.permissions, cwd=config.cwd, home=config.paths.home)
+    extensions = Extensions.load(config, readable)
     skills = dict(
         sorted(
             {

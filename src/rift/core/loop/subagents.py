@@ -34,57 +34,11 @@ from rift.events import (
 from rift.models.base import Message
 from rift.record import field, record
 from rift.tools.base import PlanState, Tool, ToolContext
+from rift.tools.delegation import MAX_TASKS, ChildTask, Persona, parse_tasks
 
-MAX_TASKS = 4
+__all__ = ["MAX_TASKS", "NO_REPORT", "ChildTask", "Persona", "SubagentRunner", "parse_tasks"]
+
 NO_REPORT = "(the sub-agent finished without a final report)"
-
-
-@record
-class ChildTask:
-    description: str
-    prompt: str
-    model: str | None = None
-    agent: str | None = None
-
-
-@record
-class Persona:
-    """A named role from `.rift/agents/<name>.md`: extra instructions, a model, a tool list."""
-
-    name: str
-    description: str
-    body: str
-    model: str | None = None
-    tools: tuple[str, ...] | None = None
-
-
-def parse_tasks(args: dict[str, Any]) -> list[ChildTask]:
-    """The `tasks` list (1 to 4), or a lenient single {description, prompt} at the top level."""
-    raw = args.get("tasks")
-    if raw is None and "prompt" in args:
-        raw = [args]
-    if not isinstance(raw, list) or not raw:
-        raise ToolError("agent needs 'tasks': a list of 1 to 4 {description, prompt} objects")
-    if len(raw) > MAX_TASKS:
-        raise ToolError(f"at most {MAX_TASKS} sub-agent tasks per call (got {len(raw)})")
-    tasks = []
-    for item in raw:
-        if (
-            not isinstance(item, dict)
-            or not isinstance(item.get("prompt"), str)
-            or not item["prompt"].strip()
-        ):
-            raise ToolError("each sub-agent task needs a non-empty 'prompt'")
-        desc = item.get("description")
-        tasks.append(
-            ChildTask(
-                description=desc if isinstance(desc, str) and desc.strip() else "delegated task",
-                prompt=item["prompt"],
-                model=item.get("model") if isinstance(item.get("model"), str) else None,
-                agent=item.get("agent") if isinstance(item.get("agent"), str) else None,
-            )
-        )
-    return tasks
 
 
 @record(frozen=False, slots=False)

@@ -40,7 +40,7 @@ from rift.core.permissions.credentials import CredentialGuard, default_roots
 from rift.record import record
 
 if TYPE_CHECKING:
-    from rift.config import PermissionsConfig
+    from rift.config_records import PermissionsConfig
 
 VerdictKind = Literal["deny", "ask", "allow", "none"]
 RuleList = Literal["allow", "ask", "deny"]
