@@ -33,10 +33,9 @@ from rift.core.permissions.interaction import InteractionBroker
 from rift.core.permissions.rules import (
     Rules,
     canonical,
-    suggest_bash_pattern,
-    suggest_edit_rule,
     url_candidates,
 )
+from rift.core.permissions.suggestions import suggest_bash_pattern, suggest_edit_rule
 from rift.record import field, record
 from rift.tools.base import WriteVerdict
 
