@@ -10,11 +10,11 @@ model (a path like `/etc/hosts` must still reach it).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
 from rift.extend.skills import Skill, split_invocation
+from rift.record import record
 
 OWN: dict[str, str] = {
     "compact": "Summarise older turns now to free context",
@@ -25,7 +25,7 @@ OWN: dict[str, str] = {
 """rift's own session commands, by name."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Invocation:
     """A prompt that is a command: `own` for rift's, else the text a skill expands to."""
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -21,6 +20,7 @@ from rift.frontends.tui import session_commands as session
 from rift.frontends.tui.format import gauge
 from rift.frontends.tui.widgets.activity import color_diff
 from rift.frontends.tui.widgets.composer import CommandHint
+from rift.record import record
 
 if TYPE_CHECKING:
     from rift.frontends.tui.app import RiftApp
@@ -41,7 +41,7 @@ KEYS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Command:
     run: Handler
     args: str
