@@ -12,11 +12,11 @@ NOT_HERE = "the agent tool is not available here (sub-agents cannot spawn furthe
 
 
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    runner = ctx.extras.get("subagents")
+    runner = ctx.services.subagents
     if runner is None:
         raise ToolError(NOT_HERE)
     tasks = parse_tasks(args)
-    report: str = await runner.run(tasks, optional_bool(args, "background"))
+    report = await runner.run(tasks, optional_bool(args, "background"))
     return ToolOutput(not report.startswith("ERROR:"), report)
 
 

@@ -46,7 +46,7 @@ async def load_text(raw: str, ctx: ToolContext) -> str:
         raise ToolError(denied)
     if path.is_dir():
         raise ToolError(f"{raw} is a directory; use ls to list it")
-    fs: Any = ctx.extras.get("fs")  # an editor that owns the buffers (ACP), else the disk
+    fs = ctx.services.files  # an editor that owns the buffers (ACP), else the disk
     try:
         data = path.read_bytes() if fs is None else (await fs.read_text(path)).encode("utf-8")
     except FileNotFoundError as exc:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rift.config import Config
+from rift.core.conversation.lsp import LspService
 from rift.core.conversation.owner import Conversation
 from rift.core.conversation.runtime import Agent, ModelBinding, bind_model
 from rift.core.permissions.rules import read_allowed
@@ -115,8 +116,10 @@ async def start_agent(
     if problem:
         notices.append(Warning(problem))
     agent.gate.confine(own_dirs, sandboxed=agent.ctx.sandbox is not None)
-    lsp = agent.ctx.extras.get("lsp")  # core/conversation/lsp.py: language servers run project code
-    if lsp is not None:
+    lsp = (
+        agent.ctx.services.diagnostics
+    )  # core/conversation/lsp.py: language servers run project code
+    if isinstance(lsp, LspService):
         lsp.sandbox = agent.ctx.sandbox
     extensions.attach(agent, attached=options.attached)
     notices += extensions.notices

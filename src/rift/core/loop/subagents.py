@@ -43,7 +43,7 @@ NO_REPORT = "(the sub-agent finished without a final report)"
 
 @record(frozen=False, slots=False)
 class SubagentRunner:
-    """Spawns children on behalf of one root agent; installed as ctx.extras["subagents"]."""
+    """Spawns children on behalf of one root agent; installed as ctx.services.subagents."""
 
     config: Config
     parent_setup: Callable[[], TurnSetup]
@@ -59,7 +59,7 @@ class SubagentRunner:
     async def run(self, tasks: list[ChildTask], background: bool) -> str:
         prepared = [await self._prepare(t) for t in tasks]
         if background:
-            registry = self.parent_setup().ctx.extras.get("tasks")
+            registry = self.parent_setup().ctx.extras.get("tasks")  # the core's TaskRegistry
             if registry is None:
                 raise ToolError("background tasks are not available here")
             ids = [
@@ -100,7 +100,6 @@ class SubagentRunner:
         tools: dict[str, Tool] = {n: t for n, t in parent.tools.items() if n != "agent"}
         if persona and persona.tools is not None:
             tools = {n: t for n, t in tools.items() if n in persona.tools}
-        extras = {k: v for k, v in parent.ctx.extras.items() if k != "subagents"}
         ctx = ToolContext(
             cwd=parent.ctx.cwd,
             gate=parent.ctx.gate,
@@ -109,7 +108,7 @@ class SubagentRunner:
             bash_wrapper=parent.ctx.bash_wrapper,
             sandbox=parent.ctx.sandbox,
             post_edit_hooks=parent.ctx.post_edit_hooks,
-            extras=extras,
+            services=parent.ctx.services.without_subagents(),
         )
         setup = TurnSetup(
             provider=provider,
