@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from rift.core.permissions.hunks import (
     _lcs_bits,
     _lcs_pairs,
-    count_changes,
     diff_segments,
     preview_diff,
     reassemble,
@@ -290,9 +289,3 @@ def test_preview_splits_like_rust_lines() -> None:
         "-b\x0cc",
         "+b\x0cC",
     ]
-
-
-def test_count_changes() -> None:
-    assert count_changes(["@@ line 2 @@", "-b", "-c", "+B", "+C"]) == (2, 2)
-    assert count_changes(["+x", "+y", "… [3 more diff lines]"]) == (2, 0)
-    assert count_changes([]) == (0, 0)

@@ -23,9 +23,8 @@ from rift.core.permissions.rules import (
     parse_rule,
     parse_rules,
     path_candidates,
-    suggest_bash_pattern,
-    suggest_edit_rule,
 )
+from rift.core.permissions.suggestions import suggest_bash_pattern, suggest_edit_rule
 
 
 @dataclass(frozen=True)

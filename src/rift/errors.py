@@ -1,15 +1,13 @@
 """Every error rift raises on purpose, in one tree.
 
     RiftError
-    ├── ConfigError            a config file or flag is unusable
     ├── ModelError             anything between rift and a model server
     │   ├── ServerUnreachable  connect failed or timed out (after the retries)
     │   ├── ServerHTTPError    a non-2xx answer; carries status and the server's message
     │   ├── StreamError        a stream broke: dropped mid-way, malformed lines
     │   ├── ReadIdleTimeout    no byte arrived for the read-idle timeout
     │   └── ModelNotUsable     preflight refused the model (missing, no tools capability)
-    ├── ToolError              a tool could not do what was asked; its text goes to the model
-    └── ProtocolError          a serve/ACP command line that cannot be acted on
+    └── ToolError              a tool could not do what was asked; its text goes to the model
 
 Foreign exceptions (httpx, OSError, json) are mapped into this tree at the
 `models/` and `tools/` boundaries with `raise ... from exc`, so front ends only
@@ -21,10 +19,6 @@ from __future__ import annotations
 
 class RiftError(Exception):
     """Base of every deliberate rift error; its message is shown to people as-is."""
-
-
-class ConfigError(RiftError):
-    """A config file or a flag value that rift cannot use."""
 
 
 class ModelError(RiftError):
@@ -77,7 +71,3 @@ class ModelNotUsable(ModelError):
 
 class ToolError(RiftError):
     """A tool failed in a way the model should read and recover from."""
-
-
-class ProtocolError(RiftError):
-    """A command line of the serve or ACP protocol that cannot be acted on."""

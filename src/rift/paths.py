@@ -67,6 +67,28 @@ class Paths:
         )
 
 
+MEMORY_FILE = Path(".rift") / "memory.md"
+"""The project memory the `remember` tool writes and the system prompt reads."""
+READ_LIMIT = 1 << 20
+"""Bytes read from one file into a prompt: far past any cap, and a bound on a huge or
+endless file."""
+
+
+def contained_file(path: Path, root: Path) -> Path | None:
+    """`path`'s real location when that is a regular file inside `root`'s real location.
+
+    Shared by everything rift reads into a prompt on its own (instruction files,
+    skills, personas): a symlink may point anywhere in the tree, never out of it.
+    """
+    try:
+        real = path.resolve(strict=True)
+        if not real.is_relative_to(root.resolve(strict=True)) or not real.is_file():
+            return None
+    except (OSError, RuntimeError):  # missing, unreadable, a symlink loop
+        return None
+    return real
+
+
 def atomic_write(path: Path, data: bytes | str) -> None:
     """Write `data` to `path` so that readers see the old file or the new one, never half.
 

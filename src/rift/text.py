@@ -35,3 +35,18 @@ def scrub_json(value: Any) -> Any:
     if not _SURROGATE.search(dumped):
         return value
     return json.loads(_SURROGATE.sub("\ufffd", dumped))
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""C0 (but tab), DEL, C1, and the bidirectional overrides that reorder what is shown."""
+_NAMED = {"\r": "\\r", "\n": "\\n"}
+
+
+def visible(text: str) -> str:
+    """`text` with every control character written as an escape (`\\r`, `\\x1b`, `\\u202e`)."""
+    return _CONTROL.sub(lambda m: _escape(m.group()), text)
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")

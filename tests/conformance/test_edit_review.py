@@ -1,4 +1,4 @@
-"""edit_review segments (reference 9.3) and a partial-accept round trip over the wire."""
+"""edit_review segments and a partial-accept round trip over the wire."""
 
 from __future__ import annotations
 

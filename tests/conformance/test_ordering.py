@@ -1,4 +1,4 @@
-"""Ordering rules and turn semantics (spec "Semantics worth building against", reference 10.4)."""
+"""Ordering rules and turn semantics (spec "Semantics worth building against")."""
 
 from __future__ import annotations
 

@@ -78,7 +78,7 @@ CASES: list[tuple[str, Any, Callable[[str], bool]]] = [
     ("lone surrogate half", b'\xed\xa0\x80{"cmd":"undo"}', lambda t: "UTF-8" in t),
 ]
 
-# Ignored without any event (reference 10.2): unknown or missing ids.
+# Ignored without any event (the spec): unknown or missing ids.
 SILENT: list[tuple[str, Any]] = [
     ("answer unknown id", {"cmd": "answer", "id": 99, "text": "allow"}),
     ("answer missing id", {"cmd": "answer", "text": "allow"}),

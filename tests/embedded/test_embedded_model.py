@@ -21,7 +21,7 @@ import pytest
 
 from rift.core.context.prompt import build_system_prompt
 from rift.core.conversation.runtime import SMALL_TOOLSET
-from rift.models import embedded, embedded_backends, local_weights
+from rift.models import embedded, embedded_backends, embedded_prefix, local_weights
 from rift.models.base import ChatRequest, ContentDelta, Message, ModelEvent, ToolCall, Usage
 from rift.tools import builtin_tools
 
@@ -140,7 +140,7 @@ def test_the_opening_of_a_prompt_is_kept_on_disk_for_the_next_process(
     assert _greedy(torn, other, keep) == expected
     torn.close()
     assert torn.reused == 0
-    assert embedded_backends._unpack(store.read_bytes())[0] == other[:keep]  # rewritten whole
+    assert embedded_prefix.unpack(store.read_bytes())[0] == other[:keep]  # rewritten whole
 
 
 @pytest.mark.timeout(300)

@@ -1,4 +1,4 @@
-"""Two-stage compaction end to end (reference notes, section 7.2).
+"""Two-stage compaction end to end.
 
 `--num-ctx 6000` gives a 3000-token budget (never below num_ctx // 2). The
 resumed session's history overflows it; rift must prune old tool output

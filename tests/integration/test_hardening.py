@@ -1,4 +1,4 @@
-"""Local-model hardening end to end (reference notes, section 7.5).
+"""Local-model hardening end to end.
 
 Each test scripts a misbehaving model on the fake server, runs `rift -p`, and
 checks the repair from the outside: files on disk, warnings on stderr, the

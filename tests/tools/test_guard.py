@@ -18,7 +18,7 @@ LONG = "".join(f"def f{n}():\n    return {n}\n\n\n" for n in range(8))
 
 @pytest.fixture
 def small(ctx: ToolContext) -> ToolContext:
-    ctx.extras["small_model"] = True
+    ctx.services.small_model = True
     return ctx
 
 

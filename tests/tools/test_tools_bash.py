@@ -132,7 +132,7 @@ class _Tasks:
 
 def test_background_uses_task_registry(proj: Path, ctx: ToolContext) -> None:
     tasks = _Tasks()
-    ctx.extras["tasks"] = tasks
+    ctx.services.tasks = tasks
     out = call(BASH, ctx, command="npm run dev", run_in_background=True)
     assert out.ok and out.text.startswith("started background task #1")
     assert tasks.started == [("npm run dev", proj, "npm run dev")]
@@ -140,7 +140,7 @@ def test_background_uses_task_registry(proj: Path, ctx: ToolContext) -> None:
 
 def test_background_runs_wrapped_command_labelled_raw(proj: Path, ctx: ToolContext) -> None:
     tasks = _Tasks()
-    ctx.extras["tasks"] = tasks
+    ctx.services.tasks = tasks
     ctx.bash_wrapper = "sandbox -- sh -c {cmd}"
     call(BASH, ctx, command="echo 'hi'", run_in_background=True)
     executed = "sandbox -- sh -c 'echo '\\''hi'\\'''"

@@ -32,6 +32,7 @@ from rift.tools.ask_user import TOOL as ASK_USER
 from rift.tools.base import ToolContext, WriteVerdict
 from rift.tools.remember import FILE_CAP
 from rift.tools.remember import TOOL as REMEMBER
+from rift.tools.services import ToolServices
 from rift.tools.web_search import TOOL as WEB_SEARCH
 
 MODEL = "fake-model"
@@ -59,7 +60,10 @@ def test_ask_user_free_text_and_choices_through_the_broker(proj: Path) -> None:
     events: list[Event] = []
     broker = InteractionBroker(events.append, attached=True)
     ctx = ToolContext(
-        cwd=proj, gate=RecordingGate(), journal=RecordingJournal(), extras={"broker": broker}
+        cwd=proj,
+        gate=RecordingGate(),
+        journal=RecordingJournal(),
+        services=ToolServices(asker=broker),
     )
 
     async def ask(args: dict[str, Any], answer: str | None) -> str:
@@ -97,7 +101,7 @@ def test_ask_user_free_text_and_choices_through_the_broker(proj: Path) -> None:
 def test_ask_user_without_a_user_refuses_at_once(ctx: ToolContext) -> None:
     with pytest.raises(ToolError, match=r"no user is attached"):
         call(ASK_USER, ctx, question="Which one?")
-    ctx.extras["broker"] = InteractionBroker(lambda e: None, attached=False)
+    ctx.services.asker = InteractionBroker(lambda e: None, attached=False)
     with pytest.raises(ToolError, match=r"non-interactive run"):
         call(ASK_USER, ctx, question="Which one?")
 
@@ -246,7 +250,7 @@ def searx() -> Iterator[str]:
 
 
 def test_web_search_formats_up_to_eight_results(ctx: ToolContext, searx: str) -> None:
-    ctx.extras["config"] = Config(search_url=searx + "/")
+    ctx.services.settings = Config(search_url=searx + "/")
     out = call(WEB_SEARCH, ctx, query="rift agent")
     assert out.ok
     blocks = out.text.split("\n- ")
@@ -259,14 +263,14 @@ def test_web_search_formats_up_to_eight_results(ctx: ToolContext, searx: str) ->
 
 
 def test_web_search_explains_a_403_and_an_unconfigured_url(ctx: ToolContext, searx: str) -> None:
-    ctx.extras["config"] = Config(search_url=searx + "/not-searx")
+    ctx.services.settings = Config(search_url=searx + "/not-searx")
     with pytest.raises(ToolError, match=r"403.*must allow the json"):
         call(WEB_SEARCH, ctx, query="x")
-    ctx.extras["config"] = Config()
+    ctx.services.settings = Config()
     with pytest.raises(ToolError, match=r"search_url"):
         call(WEB_SEARCH, ctx, query="x")
     for broken in ("http://[not-a-host", "ftp://example.invalid", "http://127.0.0.1:1"):
-        ctx.extras["config"] = Config(search_url=broken)
+        ctx.services.settings = Config(search_url=broken)
         with pytest.raises(ToolError, match=r"web search failed: cannot reach"):
             call(WEB_SEARCH, ctx, query="x")
 

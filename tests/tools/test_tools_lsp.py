@@ -23,6 +23,7 @@ from rift.config import LspConfig, load_config
 from rift.core.conversation.lsp import HEADER, LspService
 from rift.tools.base import ToolContext, ToolOutput
 from rift.tools.edit import TOOL as EDIT
+from rift.tools.services import ToolServices
 from rift.tools.write import TOOL as WRITE
 
 RUFF = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
@@ -33,7 +34,10 @@ def _ctx(proj: Path, config: LspConfig, start_timeout: float = 10.0) -> ToolCont
     (proj / "ruff.toml").write_text('[lint]\nselect = ["F"]\n')  # the project's own lint rules
     service = LspService(config, proj, start_timeout=start_timeout)
     return ToolContext(
-        cwd=proj, gate=RecordingGate(), journal=RecordingJournal(), extras={"lsp": service}
+        cwd=proj,
+        gate=RecordingGate(),
+        journal=RecordingJournal(),
+        services=ToolServices(diagnostics=service),
     )
 
 
@@ -42,7 +46,9 @@ async def _steps(ctx: ToolContext, *calls: tuple[Any, dict[str, Any]]) -> list[T
     try:
         return [await tool.run(args, ctx) for tool, args in calls]
     finally:
-        await ctx.extras["lsp"].aclose()
+        service = ctx.services.diagnostics
+        assert isinstance(service, LspService)
+        await service.aclose()
 
 
 @needs_ruff

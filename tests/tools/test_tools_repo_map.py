@@ -15,12 +15,16 @@ from rift.paths import Paths
 from rift.tools.base import ToolContext
 from rift.tools.repo_map import CACHED_ROOTS, MAX_FILES, imported_words
 from rift.tools.repo_map import TOOL as REPO_MAP
+from rift.tools.services import ToolServices
 
 
 def _ctx(proj: Path, home: Path) -> ToolContext:
     config = Config(paths=Paths.from_env({"HOME": str(home)}), cwd=proj)
     return ToolContext(
-        cwd=proj, gate=RecordingGate(), journal=RecordingJournal(), extras={"config": config}
+        cwd=proj,
+        gate=RecordingGate(),
+        journal=RecordingJournal(),
+        services=ToolServices(settings=config),
     )
 
 

@@ -66,7 +66,7 @@ def test_ls_empty_missing_file_and_denied(
 
 @pytest.fixture(params=BACKENDS)
 def backend_ctx(request: pytest.FixtureRequest, ctx: ToolContext) -> ToolContext:
-    ctx.extras["grep_backend"] = request.param
+    ctx.services.grep_backend = request.param
     return ctx
 
 

@@ -5,7 +5,7 @@ MCP servers and the trust store. The user's own extensions are activated at
 once. A cloned repository's plugins (tools, hooks), post-edit hooks and MCP
 servers run only after the user trusted them once in this project, keyed to
 the project's real path and their exact files, command or identity
-(extend/trust.py; reference notes, sections 2.4 and 8.2):
+(extend/trust.py), because a cloned repository must not run code unasked:
 
 - interactive front ends call `Agent.offer_trust()` when asks may be shown
   (serve: on `hello`, or on the first `prompt` when no hello comes), which
@@ -21,23 +21,21 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Coroutine, Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 from rift.config import Config, McpServerConfig
-from rift.core.loop.subagents import Persona
-from rift.core.permissions.interaction import visible
-from rift.core.permissions.rules import read_allowed
 from rift.events import Event, Info, Warning
+from rift.extend.host import ExtensionHost
 from rift.extend.mcp import McpManager
 from rift.extend.personas import discover_personas
 from rift.extend.plugins import Plugin, command_skills, discover_plugins, plugin_tools
 from rift.extend.skills import Skill
 from rift.extend.trust import TrustStore, hook_trust_key, mcp_trust_key
 from rift.record import field, record
+from rift.text import visible
 from rift.tools.base import Tool
-
-if TYPE_CHECKING:
-    from rift.core.conversation.runtime import Agent
+from rift.tools.delegation import Persona
 
 TRUST_CHOICES = ["trust", "skip"]
 _YES = ("trust", "yes", "y")
@@ -63,14 +61,16 @@ class Extensions:
     notices: list[Event] = field(default_factory=list)
     """Problems met while loading (bad manifests, a corrupt trust store), shown after ready."""
     mcp: McpManager | None = None
-    _agent: Agent | None = None
+    _agent: ExtensionHost | None = None
     _offered: bool = False
     _live: bool = False
     """False during startup: messages queue in `notices` (serve must write `ready` first)."""
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
 
     @classmethod
-    def load(cls, config: Config) -> Extensions:
+    def load(cls, config: Config, readable: Callable[[Path], bool]) -> Extensions:
+        """Discover what the user and project bring; `readable` is the core's Read rules
+        (personas are read into prompts, so a denied file stays unread)."""
         warnings: list[str] = []
         plugins = discover_plugins(config.cwd, config.paths.config_dir, warnings)
         store = TrustStore.load(config.paths)
@@ -81,7 +81,7 @@ class Extensions:
             personas=discover_personas(
                 config.cwd,
                 config.paths.config_dir,
-                read_allowed(config.permissions, cwd=config.cwd, home=config.paths.home),
+                readable,
             ),
         )
         ext.notices = [Warning(visible(text)) for text in [*warnings, *store.warnings]]
@@ -119,7 +119,7 @@ class Extensions:
 
     # ------------------------------------------------------------ activation
 
-    def attach(self, agent: Agent, attached: bool) -> None:
+    def attach(self, agent: ExtensionHost, attached: bool) -> None:
         """Activate what needs no asking; call inside the event loop, before any turn."""
         self._agent = agent
         agent.subagents.personas = dict(self.personas)

@@ -1,4 +1,4 @@
-"""Agent personas: named roles a delegated task can run as (reference notes, section 8.3).
+"""Agent personas: named roles a delegated task can run as.
 
 `.rift/agents/<name>.md` (the project's, winning collisions) or
 `~/.config/rift/agents/<name>.md`, with front matter::
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rift.core.loop.subagents import Persona
 from rift.extend.skills import (
     BODY_CAP,
     DESCRIPTION_CAP,
@@ -30,6 +29,7 @@ from rift.extend.skills import (
     read_contained,
     split_front_matter,
 )
+from rift.tools.delegation import Persona
 
 
 def parse_persona(text: str, fallback_name: str) -> Persona:

@@ -1,6 +1,6 @@
 """Plugins: a directory with a `plugin.json` that adds commands, tools and post-edit hooks.
 
-Discovery (reference notes, section 8.2): `.rift/plugins/*/plugin.json` (the
+Discovery: `.rift/plugins/*/plugin.json` (the
 project's, scanned first, winning name collisions) and
 `~/.config/rift/plugins/*/plugin.json`. A manifest::
 

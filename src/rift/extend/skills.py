@@ -1,4 +1,4 @@
-"""Skills: markdown instructions the model loads on demand (reference notes, section 8.1).
+"""Skills: markdown instructions the model loads on demand.
 
 A skill is `<name>/SKILL.md` or `<name>.md` under the project's `.rift/skills/`
 (which wins name collisions) or the user's `~/.config/rift/skills/`. Only
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from rift.core.context.instructions import READ_LIMIT, contained_file
+from rift.paths import READ_LIMIT, contained_file
 from rift.record import record
 
 Readable = Callable[[Path], bool]

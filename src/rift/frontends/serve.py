@@ -261,7 +261,7 @@ class ServeLoop:
     def answer(self, cmd: dict[str, Any]) -> None:
         ask_id, text = cmd.get("id"), cmd.get("text", "")
         if ask_id is None:
-            return  # a missing id is ignored like an unknown one (reference 10.2)
+            return  # a missing id is ignored like an unknown one (the spec: no event)
         if not isinstance(ask_id, int) or isinstance(ask_id, bool) or not isinstance(text, str):
             self.warn("answer needs a numeric 'id' and a string 'text'")
             return

@@ -29,7 +29,7 @@ class ToolCallDict(TypedDict):
 
 
 class Message(TypedDict):
-    """One conversation message as stored in session files (reference notes, section 3.3)."""
+    """One conversation message as stored in session files (OpenAI's chat shape)."""
 
     role: Literal["system", "user", "assistant", "tool"]
     content: str

@@ -31,7 +31,6 @@ import re
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -59,6 +58,7 @@ from rift.models.embedded_calls import (
     tool_names_schema,
 )
 from rift.paths import Paths
+from rift.record import record
 
 log = logging.getLogger("rift.embedded")
 _NAME = re.compile(r'"name"\s*:\s*"([^"]*)"')
@@ -85,7 +85,7 @@ _lock = threading.Lock()
 _loaded: dict[tuple[str, int], Backend] = {}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Job:
     """One generation, as the worker thread needs it."""
 

@@ -1,6 +1,6 @@
 """The one HTTP client every provider shares, and the rules for talking through it.
 
-Why these settings (reference notes, section 3.6):
+Why these settings:
 
 - connect timeout 10 s, but **no whole-request timeout**: a long answer from a
   slow local model is normal, so only *silence* is an error. The read timeout

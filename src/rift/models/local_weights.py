@@ -22,15 +22,15 @@ import shlex
 import sys
 import tempfile
 import urllib.parse
-from dataclasses import dataclass
 from pathlib import Path
 
 from rift.errors import ModelNotUsable
+from rift.record import record
 
 CHUNK_READ = 8 * 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class WeightSpec:
     """One embedded model and the packages that carry it."""
 

@@ -1,6 +1,6 @@
 """Which server a model name goes to, and whether the model there is fit to use.
 
-Routing (reference notes, section 3.1): `provider/model` splits at the first
+Routing: `provider/model` splits at the first
 `/`; a configured provider wins, then the built-ins; any other name, slashes
 and all (`hf.co/org/model`), is a bare name for the default host. The
 *addressable* name keeps the prefix: it is what people see and type.
@@ -13,7 +13,7 @@ instead of comparing kind names.
 A named host without `/v1` may still be a llama.cpp, vLLM or LM Studio server:
 `detect_protocol` probes `/api/tags`, then `/v1/models`, once per host.
 
-Preflight (sections 3.4, 3.5) asks the server about the model once, so that a
+Preflight asks the server about the model once, so that a
 missing model or one without tool calling fails with a sentence instead of a
 confusing 400 on the first turn, and so num_ctx fits the model.
 """

@@ -85,7 +85,7 @@ _ALIAS_TABLE: dict[str, tuple[str, ...]] = {
 ALIASES: dict[str, str] = {
     alias: target for target, aliases in _ALIAS_TABLE.items() for alias in aliases
 }
-"""Hallucinated tool name → real tool name (reference notes, section 4.4)."""
+"""Hallucinated tool name → real tool name (what small models reach for from other agents)."""
 
 
 def _normalize(name: str) -> str:

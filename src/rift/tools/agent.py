@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from rift.core.loop.subagents import parse_tasks
 from rift.errors import ToolError
 from rift.tools.base import Tool, ToolContext, ToolOutput, optional_bool
+from rift.tools.delegation import parse_tasks
 
 NOT_HERE = "the agent tool is not available here (sub-agents cannot spawn further sub-agents)"
 
 
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    runner = ctx.extras.get("subagents")
+    runner = ctx.services.subagents
     if runner is None:
         raise ToolError(NOT_HERE)
     tasks = parse_tasks(args)
-    report: str = await runner.run(tasks, optional_bool(args, "background"))
+    report = await runner.run(tasks, optional_bool(args, "background"))
     return ToolOutput(not report.startswith("ERROR:"), report)
 
 

@@ -36,7 +36,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     if not question:
         raise ToolError("parameter 'question' is empty")
     choices = _choices(args.get("choices"))
-    broker: Any = ctx.extras.get("broker")
+    broker = ctx.services.asker
     if broker is None or not broker.attached:
         raise ToolError(NO_USER)
     answer = await broker.ask(question, [], choices)

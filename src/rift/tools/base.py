@@ -19,6 +19,7 @@ from rift.errors import ToolError
 from rift.events import PlanItem
 from rift.record import field, record
 from rift.tools.sandbox import Bubblewrap
+from rift.tools.services import ServicesView, ToolServices
 
 
 @record
@@ -116,8 +117,14 @@ class ToolContext:
     sandbox: Bubblewrap | None = None
     """When set, bash runs every command inside it (and `bash_wrapper` is not used)."""
     post_edit_hooks: tuple[str, ...] = ()
-    extras: dict[str, Any] = field(default_factory=dict)
-    """Services added by later layers (tasks registry, skills, sub-agents), by name."""
+    services: ToolServices = field(default_factory=ToolServices)
+    """What later layers lend the tools (tasks, sub-agents, asker, diagnostics, editor)."""
+
+    @property
+    def extras(self) -> ServicesView:
+        """`services` by its old names ("broker", "lsp", "fs", ...), for callers not yet
+        moved to the typed record."""
+        return ServicesView(self.services)
 
     def resolve(self, raw: str) -> Path:
         """A model-supplied path, relative to the cwd, `~` expanded."""

@@ -97,22 +97,22 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         raise ToolError("command is empty")
     explicit = optional_int(args, "timeout_secs")
     background = optional_bool(args, "run_in_background")
-    tasks: Any = ctx.extras.get("tasks")
+    tasks = ctx.services.tasks
     if background and tasks is None:
         raise ToolError("background tasks are not available here; run it in the foreground")
     refusal = await ctx.gate.authorize_bash(command)
     if refusal is not None:
         return ToolOutput(ok=False, text=refusal)
     executed = wrap_command(command, ctx)
-    if background:
-        started: str = await tasks.start_shell(executed, ctx.cwd, label=command)
+    if background and tasks is not None:
+        started = await tasks.start_shell(executed, ctx.cwd, label=command)
         return ToolOutput(ok=True, text=started)
     probe = explicit is None and _is_server_like(command)
     if explicit is None:
         timeout = SERVER_PROBE if probe else DEFAULT_TIMEOUT
     else:
         timeout = min(max(explicit, 1), MAX_TIMEOUT)
-    terminal: Any = ctx.extras.get("terminal")  # an editor's terminal (ACP), else a local shell
+    terminal = ctx.services.terminal  # an editor's terminal (ACP), else a local shell
     try:
         if terminal is not None:
             code, output = await terminal.run(executed, ctx.cwd, timeout)  # code None: timed out

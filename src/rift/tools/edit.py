@@ -142,7 +142,7 @@ def refusal(
     raw: str, path: Path, content: str, new: str, updated: str, small: bool = False
 ) -> str | None:
     """Why this edit must not be applied (tools/guard.py), as advice; None when it may.
-    `small`: the model is a small one (`ctx.extras["small_model"]`), held to more rules."""
+    `small`: the model is a small one (`ctx.services.small_model`), held to more rules."""
     problem = guard.content_problem(new, content, "edit")
     if problem is not None:
         return problem
@@ -211,7 +211,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     if is_binary(prior):
         raise ToolError(f"{raw} is a binary file; edit changes text files only")
     content = prior.decode("utf-8", errors="replace")
-    fs: Any = ctx.extras.get("fs")  # the editor's buffer may hold unsaved changes (ACP)
+    fs = ctx.services.files  # the editor's buffer may hold unsaved changes (ACP)
     if fs is not None:
         try:
             content = await fs.read_text(path)
@@ -220,7 +220,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     old, new = unwrapped(content, old, new)
     old, new = unnumbered(content, old, new)
     updated, count = replace(raw, content, old, new, replace_all)
-    small = bool(ctx.extras.get("small_model"))
+    small = ctx.services.small_model
     refused = refusal(raw, path, content, new, updated, small)
     if refused is not None and small and count == 1:
         kept = _kept_anchor_update(raw, path, content, old, new)

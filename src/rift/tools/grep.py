@@ -340,7 +340,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         raise ToolError(not_found_message(ctx.cwd, raw, ctx.gate))
     name_filter = re.compile(glob_to_regex(glob, braces=True), re.DOTALL) if glob else None
     search = _Search(pattern, root, ctx, name_filter, "/" in glob, [])
-    backend = ctx.extras.get("grep_backend")
+    backend = ctx.services.grep_backend
     rg = shutil.which("rg") if backend in (None, "rg") else None
     rg_error = await _rg_search(rg, search) if rg else None
     if rg is None or rg_error is not None:

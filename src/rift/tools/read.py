@@ -26,7 +26,8 @@ DEFAULT_LIMIT = 2000
 LINE_CAP = 2000
 OUTPUT_CAP = 50_000
 OUTLINE_THRESHOLD = 500
-"""An unbounded read of a longer source file returns its outline instead (reference 4.1)."""
+"""An unbounded read of a longer source file returns its outline instead,
+so one read cannot fill a small context."""
 
 
 def split_lines(text: str) -> list[str]:
@@ -45,7 +46,7 @@ async def load_text(raw: str, ctx: ToolContext) -> str:
         raise ToolError(denied)
     if path.is_dir():
         raise ToolError(f"{raw} is a directory; use ls to list it")
-    fs: Any = ctx.extras.get("fs")  # an editor that owns the buffers (ACP), else the disk
+    fs = ctx.services.files  # an editor that owns the buffers (ACP), else the disk
     try:
         data = path.read_bytes() if fs is None else (await fs.read_text(path)).encode("utf-8")
     except FileNotFoundError as exc:

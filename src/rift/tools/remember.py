@@ -2,7 +2,7 @@
 
 Facts land in `.rift/memory.md`, which core/context/instructions.py reads into the
 system prompt, so they must stay short and few: one line per entry, exact
-duplicates refused, the file capped (reference 4.1). The change is gated as
+duplicates refused, the file capped. The change is gated as
 an edit of that file (deny rules, approval, review) and journaled for /undo.
 A memory file that is a symlink out of the project, or that the Read rules
 deny, is never read: the duplicate check would make it an oracle and the
@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rift.core.context.instructions import MEMORY_FILE, contained_file
 from rift.errors import ToolError
-from rift.paths import atomic_write
+from rift.paths import MEMORY_FILE, atomic_write, contained_file
 from rift.tools.base import Tool, ToolContext, ToolOutput
 from rift.tools.write import snapshot
 

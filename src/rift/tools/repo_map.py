@@ -136,7 +136,7 @@ _MEMORY: dict[Path, OutlineCache] = {}
 def _cache_for(root: Path, ctx: ToolContext) -> OutlineCache:
     cache = _MEMORY.get(root)
     if cache is None:
-        config: Any = ctx.extras.get("config")
+        config = ctx.services.settings
         store = config.paths.data_dir / "outline-cache" if config is not None else None
         cache = _MEMORY[root] = OutlineCache(root, store)
     return cache

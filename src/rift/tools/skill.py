@@ -10,7 +10,7 @@ from rift.tools.base import Tool, ToolContext, ToolOutput, require_str
 
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     name = require_str(args, "name").strip()
-    skills = ctx.extras.get("skills") or {}
+    skills = ctx.services.skills
     skill = skills.get(name)
     if skill is None:
         available = ", ".join(sorted(skills)) or "(none)"

@@ -14,7 +14,7 @@ from rift.tools.base import Tool, ToolContext, ToolOutput, optional_bool, option
 
 
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    tasks = ctx.extras.get("tasks")
+    tasks = ctx.services.tasks
     if tasks is None:
         raise ToolError("background tasks are not available here")
     task_id = optional_int(args, "id")

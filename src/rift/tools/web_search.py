@@ -47,8 +47,8 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     query = require_str(args, "query").strip()
     if not query:
         raise ToolError("parameter 'query' is empty")
-    config: Any = ctx.extras.get("config")
-    base = getattr(config, "search_url", None)
+    config = ctx.services.settings
+    base = None if config is None else config.search_url
     if not base:
         raise ToolError(UNCONFIGURED)
     url = base.rstrip("/") + "/search"

@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rift.core.conversation.lsp import diagnostics_after_edit
 from rift.errors import ToolError
 from rift.tools import guard
 from rift.tools.base import (
@@ -24,6 +23,7 @@ from rift.tools.base import (
     require_str,
 )
 from rift.tools.hooks import run_post_edit_hooks
+from rift.tools.services import diagnostics_after_edit
 
 PARTIAL_NOTE = (
     "\nNOTE: the user accepted only part of this change; re-read {path} before editing it again."
@@ -51,7 +51,7 @@ async def apply_change(
     Shared by write and edit, which differ only in how they build the new text.
     """
     ctx.journal.record(path, prior)
-    fs: Any = ctx.extras.get("fs")  # an editor that owns the buffers (ACP), else the disk
+    fs = ctx.services.files  # an editor that owns the buffers (ACP), else the disk
     try:
         if fs is not None:
             await fs.write_text(path, verdict.content)
@@ -61,7 +61,7 @@ async def apply_change(
     except OSError as exc:
         raise ToolError(f"cannot write {raw}: {exc.strerror or exc}") from exc
     old = None if prior is None else prior.decode("utf-8", errors="replace")
-    diagnostics = await diagnostics_after_edit(ctx.extras, path, raw, old, verdict.content)
+    diagnostics = await diagnostics_after_edit(ctx.services, path, raw, old, verdict.content)
     return diagnostics + await run_post_edit_hooks(ctx)
 
 
@@ -85,7 +85,7 @@ def _same_code(new: str, old: str) -> bool:
 def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: str) -> str | None:
     """Why this whole-file write must not happen (tools/guard.py), as advice; None if it may.
 
-    On a small model (`ctx.extras["small_model"]`, the embedded one) an existing
+    On a small model (`ctx.services.small_model`, the embedded one) an existing
     file longer than a few lines is changed with edit: every file a 1.5B model
     damaged on the task bench came from a whole-file write (the read output
     written back, fences, lost lines), while its edits were right. Rewriting a
@@ -96,7 +96,7 @@ def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: st
     problem = guard.content_problem(content, old or "", "write")
     if problem is not None:
         return problem
-    small = bool(ctx.extras.get("small_model"))
+    small = ctx.services.small_model
     if small and old and old.strip() and not content.strip():
         return (
             f"write refused: the content is empty, and {raw} has {old.count(chr(10))} lines; "
@@ -139,7 +139,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     hooks = await apply_change(ctx, raw, path, prior, verdict)
     size = len(verdict.content.encode("utf-8"))
     text = f"Wrote {size} bytes to {raw}{note}"
-    if ctx.extras.get("small_model"):
+    if ctx.services.small_model:
         text += guard.DONE_HINT
     if verdict.partial:
         text += PARTIAL_NOTE.format(path=raw)

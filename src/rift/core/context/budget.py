@@ -1,4 +1,4 @@
-"""Token accounting and two-stage compaction (reference notes, sections 7.1–7.4).
+"""Token accounting and two-stage compaction.
 
 Local servers silently cut a prompt that overflows `num_ctx` from the front,
 which loses the system prompt and the task. So before every model call the

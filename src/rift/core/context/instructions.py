@@ -19,12 +19,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from rift.paths import MEMORY_FILE, READ_LIMIT, contained_file
+
 INSTRUCTION_FILES = ("RIFT.md", "AGENTS.md", "CLAUDE.md")
-MEMORY_FILE = Path(".rift") / "memory.md"
 DEFAULT_CAP = 16_000
 MEMORY_CAP = 4_000
-READ_LIMIT = 1 << 20
-"""Bytes read from one file: far past any cap, and a bound on a huge or endless file."""
 
 
 def load_project_instructions(
@@ -62,21 +61,6 @@ def load_project_instructions(
     if memory is not None:
         out.append(f"# Project memory (.rift/memory.md)\n\n{_cap_tail(memory, MEMORY_CAP)}")
     return "\n\n".join(out)
-
-
-def contained_file(path: Path, root: Path) -> Path | None:
-    """`path`'s real location when that is a regular file inside `root`'s real location.
-
-    Shared by everything rift reads into a prompt on its own (instruction files,
-    skills, personas): a symlink may point anywhere in the tree, never out of it.
-    """
-    try:
-        real = path.resolve(strict=True)
-        if not real.is_relative_to(root.resolve(strict=True)) or not real.is_file():
-            return None
-    except (OSError, RuntimeError):  # missing, unreadable, a symlink loop
-        return None
-    return real
 
 
 def _read(path: Path, readable: Callable[[Path], bool] | None) -> str | None:

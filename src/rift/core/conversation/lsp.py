@@ -1,4 +1,4 @@
-"""Diagnostics after edits from a real language server (reference notes, section 4.3).
+"""Diagnostics after edits from a real language server.
 
 After a write or edit, the file's new text goes to a language server for its
 type (started lazily, on first use, when its binary is on PATH), and the errors
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from rift.record import field, record
 
 if TYPE_CHECKING:
-    from rift.config import LspConfig
+    from rift.config_records import LspConfig
     from rift.tools.sandbox import Bubblewrap
 
 log = logging.getLogger("rift.lsp")
@@ -411,13 +411,3 @@ class LspService:
             if client is not None:
                 await client.close()
         self._clients.clear()
-
-
-async def diagnostics_after_edit(
-    extras: dict[str, Any], path: Path, shown: str, old: str | None, new: str
-) -> str:
-    """The write/edit hook: "" unless the session has an LSP service with something to say."""
-    service = extras.get("lsp")
-    if not isinstance(service, LspService):
-        return ""
-    return await service.report(path, shown, old, new)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rift.config import Config
+from rift.core.conversation.lsp import LspService
 from rift.core.conversation.owner import Conversation
 from rift.core.conversation.runtime import Agent, ModelBinding, bind_model
 from rift.core.permissions.rules import read_allowed
@@ -92,7 +93,8 @@ async def start_agent(
     else:
         path = store.reserve()
     approve = config.permissions.approve
-    extensions = Extensions.load(config)
+    readable = read_allowed(config.permissions, cwd=config.cwd, home=config.paths.home)
+    extensions = Extensions.load(config, readable)
     skills = dict(
         sorted(
             {
@@ -123,8 +125,10 @@ async def start_agent(
     if problem:
         notices.append(Warning(problem))
     agent.gate.confine(own_dirs, sandboxed=agent.ctx.sandbox is not None)
-    lsp = agent.ctx.extras.get("lsp")  # core/conversation/lsp.py: language servers run project code
-    if lsp is not None:
+    lsp = (
+        agent.ctx.services.diagnostics
+    )  # core/conversation/lsp.py: language servers run project code
+    if isinstance(lsp, LspService):
         lsp.sandbox = agent.ctx.sandbox
     extensions.attach(agent, attached=options.attached)
     notices += extensions.notices

@@ -1,4 +1,4 @@
-"""Repairs for the ways local models get tool calling wrong (reference notes, section 7.5).
+"""Repairs for the ways local models get tool calling wrong.
 
 Small models leak chat-template tokens, write a tool call as JSON in their
 reply instead of calling the tool, forget call ids, describe a change instead

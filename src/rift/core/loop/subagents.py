@@ -1,4 +1,4 @@
-"""Sub-agents: child turns that run concurrently on delegated tasks (reference 12.3).
+"""Sub-agents: child turns that run concurrently on delegated tasks.
 
 A child has its own conversation, plan, undo journal and token meter, but it
 shares the parent's permission gate, so its writes meet the same rules, the
@@ -34,62 +34,16 @@ from rift.events import (
 from rift.models.base import Message
 from rift.record import field, record
 from rift.tools.base import PlanState, Tool, ToolContext
+from rift.tools.delegation import MAX_TASKS, ChildTask, Persona, parse_tasks
 
-MAX_TASKS = 4
+__all__ = ["MAX_TASKS", "NO_REPORT", "ChildTask", "Persona", "SubagentRunner", "parse_tasks"]
+
 NO_REPORT = "(the sub-agent finished without a final report)"
-
-
-@record
-class ChildTask:
-    description: str
-    prompt: str
-    model: str | None = None
-    agent: str | None = None
-
-
-@record
-class Persona:
-    """A named role from `.rift/agents/<name>.md`: extra instructions, a model, a tool list."""
-
-    name: str
-    description: str
-    body: str
-    model: str | None = None
-    tools: tuple[str, ...] | None = None
-
-
-def parse_tasks(args: dict[str, Any]) -> list[ChildTask]:
-    """The `tasks` list (1 to 4), or a lenient single {description, prompt} at the top level."""
-    raw = args.get("tasks")
-    if raw is None and "prompt" in args:
-        raw = [args]
-    if not isinstance(raw, list) or not raw:
-        raise ToolError("agent needs 'tasks': a list of 1 to 4 {description, prompt} objects")
-    if len(raw) > MAX_TASKS:
-        raise ToolError(f"at most {MAX_TASKS} sub-agent tasks per call (got {len(raw)})")
-    tasks = []
-    for item in raw:
-        if (
-            not isinstance(item, dict)
-            or not isinstance(item.get("prompt"), str)
-            or not item["prompt"].strip()
-        ):
-            raise ToolError("each sub-agent task needs a non-empty 'prompt'")
-        desc = item.get("description")
-        tasks.append(
-            ChildTask(
-                description=desc if isinstance(desc, str) and desc.strip() else "delegated task",
-                prompt=item["prompt"],
-                model=item.get("model") if isinstance(item.get("model"), str) else None,
-                agent=item.get("agent") if isinstance(item.get("agent"), str) else None,
-            )
-        )
-    return tasks
 
 
 @record(frozen=False, slots=False)
 class SubagentRunner:
-    """Spawns children on behalf of one root agent; installed as ctx.extras["subagents"]."""
+    """Spawns children on behalf of one root agent; installed as ctx.services.subagents."""
 
     config: Config
     parent_setup: Callable[[], TurnSetup]
@@ -105,7 +59,7 @@ class SubagentRunner:
     async def run(self, tasks: list[ChildTask], background: bool) -> str:
         prepared = [await self._prepare(t) for t in tasks]
         if background:
-            registry = self.parent_setup().ctx.extras.get("tasks")
+            registry = self.parent_setup().ctx.extras.get("tasks")  # the core's TaskRegistry
             if registry is None:
                 raise ToolError("background tasks are not available here")
             ids = [
@@ -146,7 +100,6 @@ class SubagentRunner:
         tools: dict[str, Tool] = {n: t for n, t in parent.tools.items() if n != "agent"}
         if persona and persona.tools is not None:
             tools = {n: t for n, t in tools.items() if n in persona.tools}
-        extras = {k: v for k, v in parent.ctx.extras.items() if k != "subagents"}
         ctx = ToolContext(
             cwd=parent.ctx.cwd,
             gate=parent.ctx.gate,
@@ -155,7 +108,7 @@ class SubagentRunner:
             bash_wrapper=parent.ctx.bash_wrapper,
             sandbox=parent.ctx.sandbox,
             post_edit_hooks=parent.ctx.post_edit_hooks,
-            extras=extras,
+            services=parent.ctx.services.without_subagents(),
         )
         setup = TurnSetup(
             provider=provider,

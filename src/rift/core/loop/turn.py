@@ -200,8 +200,8 @@ class Turn:
 
     def _greedy_retry(self) -> bool:
         """Headless, once per turn: the apply nudge got no tool call either, so the turn is
-        cut back to its prompt and re-run at temperature 0 (reference 7.5: sampling noise
-        is a common reason a small model answers in prose instead of acting)."""
+        cut back to its prompt and re-run at temperature 0 (sampling noise is a
+        common reason a small model answers in prose instead of acting)."""
         if not self.s.headless or not self._nudged or self._greedy:
             return False
         if len(self.tool_log) > self._prereads:  # the model itself called a tool

@@ -1,4 +1,4 @@
-"""The built-in Read guard for credential stores (reference: issue 16, item 2b).
+"""The built-in Read guard for credential stores.
 
 Whoever answers the model's requests sees everything the tools read, and reads
 never ask. So the usual places keys live are Read-denied before any user rule

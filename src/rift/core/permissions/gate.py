@@ -1,6 +1,6 @@
 """The one permission gate every write, edit, bash command and fetch passes through.
 
-Order of decision (reference notes, section 5; spec `set_approval`):
+Order of decision (the serve spec's `set_approval` names the modes):
 
     deny rule        → refused, in every mode, with or without a user
     session denial   → refused ("always deny … this session", in every mode)
@@ -34,10 +34,9 @@ from rift.core.permissions.interaction import InteractionBroker
 from rift.core.permissions.rules import (
     Rules,
     canonical,
-    suggest_bash_pattern,
-    suggest_edit_rule,
     url_candidates,
 )
+from rift.core.permissions.suggestions import suggest_bash_pattern, suggest_edit_rule
 from rift.record import field, record
 from rift.tools.base import WriteVerdict
 
@@ -335,7 +334,8 @@ class PermissionGate:
     def _remember(self, rule: str, *, everywhere: bool) -> None:
         self.rules.add_allow(rule)
         if self.persist_rule is not None:
-            # The live rule applies either way; persisting is best effort (reference 5.3).
+            # The live rule applies either way; persisting is best effort
+            # (a read-only settings file must not cost the person their answer).
             with contextlib.suppress(OSError):
                 self.persist_rule(rule, everywhere)
 

@@ -1,4 +1,4 @@
-"""Edit review segments and diff previews (reference notes, sections 9.3 and 9.4).
+"""Edit review segments and diff previews.
 
 Two different views of one edit, with deliberately different line splitting:
 
@@ -34,7 +34,7 @@ from typing import Any
 from rift.events import DiffRegion
 
 DEFAULT_MAX_D = 2000
-"""Edit-distance cap: past it the review is one whole-file hunk (reference 9.3)."""
+"""Edit-distance cap: past it the review is one whole-file hunk (bounds the diff's cost)."""
 
 Segment = dict[str, Any]
 """Wire form: `{"same": True, "lines": [...]}` or `{"same": False, "old": [...], "new": [...]}`."""
@@ -392,13 +392,6 @@ def preview_region(lines: Sequence[str]) -> DiffRegion:
         elif line.startswith("+"):
             new.append(line[1:])
     return DiffRegion(start, old, new, created=not old and not trimmed)
-
-
-def count_changes(diff_lines: Sequence[str]) -> tuple[int, int]:
-    """(added, removed) for a preview; the `@@` and `…` lines are not counted."""
-    added = sum(1 for line in diff_lines if line.startswith("+"))
-    removed = sum(1 for line in diff_lines if line.startswith("-"))
-    return added, removed
 
 
 def changed_lines(old: str, new: str) -> tuple[int, int]:

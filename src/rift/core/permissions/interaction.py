@@ -20,26 +20,14 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import re
 from collections.abc import Callable
 
 from rift.core.permissions.choices import ask_options
 from rift.events import Ask, AskOption, EditReview, EditReviewClosed, Event
 from rift.record import record
+from rift.text import visible
 
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-"""C0 (but tab), DEL, C1, and the bidirectional overrides that reorder what is shown."""
-_NAMED = {"\r": "\\r", "\n": "\\n"}
-
-
-def visible(text: str) -> str:
-    """`text` with every control character written as an escape (`\\r`, `\\x1b`, `\\u202e`)."""
-    return _CONTROL.sub(lambda m: _escape(m.group()), text)
-
-
-def _escape(char: str) -> str:
-    code = ord(char)
-    return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+__all__ = ["InteractionBroker", "ReviewDecision", "visible"]
 
 
 @record
@@ -141,10 +129,6 @@ class InteractionBroker:
         """Resolve everything pending as "no answer" (stdin closed): callers deny."""
         for pending_id in list(self._pending):
             self._drop(pending_id)
-
-    @property
-    def pending_ids(self) -> list[int]:
-        return sorted(self._pending)
 
     # -------------------------------------------------------------- internals
 

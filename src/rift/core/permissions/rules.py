@@ -2,7 +2,7 @@
 
 Pure apart from path canonicalisation (`os.path.realpath`), so the gate in
 front of every tool and the `/permissions` display agree on one reading of the
-rules (reference notes, section 5.2). Precedence is deny > ask > allow > none;
+rules. Precedence is deny > ask > allow > none;
 what "none" means (prompt, or run under /yolo) is the approval gate's business.
 
 Bash rules follow the original's segment model (split on `; & | \\n ( ) \\` $`,
@@ -37,10 +37,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from rift.core.permissions.credentials import CredentialGuard, default_roots
+from rift.core.permissions.globs import glob_regex
 from rift.record import record
 
 if TYPE_CHECKING:
-    from rift.config import PermissionsConfig
+    from rift.config_records import PermissionsConfig
 
 VerdictKind = Literal["deny", "ask", "allow", "none"]
 RuleList = Literal["allow", "ask", "deny"]
@@ -80,7 +81,7 @@ _Matcher = Callable[[Rule], bool]
 
 
 def parse_rule(text: str) -> Rule | None:
-    """`Tool` or `Tool(pattern)`, or None when malformed (see reference 5.2)."""
+    """`Tool` or `Tool(pattern)`, or None when malformed."""
     text = text.strip()
     open_at = text.find("(")
     if open_at < 0:
@@ -96,7 +97,7 @@ def parse_rule(text: str) -> Rule | None:
     if depth:
         return None
     try:
-        re.compile(_glob(inner, path=False))
+        re.compile(glob_regex(inner, path=False))
     except re.error:
         return None
     return Rule(text, name.lower(), inner.strip())
@@ -113,48 +114,6 @@ def parse_rules(texts: Iterable[str]) -> tuple[list[Rule], list[str]]:
         else:
             rules.append(rule)
     return rules, warnings
-
-
-# ------------------------------------------------------------------ globs
-
-
-def _glob(pattern: str, *, path: bool) -> str:
-    """Glob to regex. Path mode: `*`/`?` stop at "/", `**` crosses it. Flat: all cross."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        char = pattern[i]
-        step = 1
-        if char == "*" and path and pattern.startswith("**", i):
-            slash = pattern.startswith("**/", i)
-            out.append("(?:.*/)?" if slash else ".*")
-            step = 3 if slash else 2
-        elif char in "*?":
-            out.append(("[^/]" if path else ".") + ("*" if char == "*" else ""))
-        elif char == "[" and (end := _class_end(pattern, i)) > 0:
-            body = re.sub(r"([\\\[\]&~|])", r"\\\1", pattern[i + 1 : end])
-            if body[0] in "!^":
-                body = "^" + ("/" if path else "") + body[1:]
-            out.append(f"[{body}]")
-            step = end + 1 - i
-        elif char == "{" and (end := pattern.find("}", i)) > 0 and "," in pattern[i:end]:
-            alternatives = pattern[i + 1 : end].split(",")
-            out.append("(?:" + "|".join(_glob(alt, path=path) for alt in alternatives) + ")")
-            step = end + 1 - i
-        else:
-            out.append(re.escape(char))
-        i += step
-    return "".join(out)
-
-
-def _class_end(pattern: str, start: int) -> int:
-    """Index of the `]` closing the class opened at `start`, or -1 (then `[` is literal)."""
-    j = start + 1
-    if j < len(pattern) and pattern[j] in "!^":
-        j += 1
-    if j < len(pattern) and pattern[j] == "]":
-        j += 1
-    return pattern.find("]", j)
 
 
 # ------------------------------------------------------------------ paths
@@ -215,9 +174,9 @@ def _bash_match(pattern: str, text: str) -> bool:
     """Flat glob match; `X *` also matches the bare `X`."""
     pattern = " ".join(pattern.split())
     if pattern.endswith(" *"):
-        regex = _glob(pattern[:-2], path=False) + "(?: .*)?"
+        regex = glob_regex(pattern[:-2], path=False) + "(?: .*)?"
     else:
-        regex = _glob(pattern, path=False)
+        regex = glob_regex(pattern, path=False)
     return re.fullmatch(regex, text, re.DOTALL) is not None
 
 
@@ -342,7 +301,7 @@ class Rules:
 
     def _path_matches(self, rule: Rule, candidates: Sequence[str]) -> bool:
         return any(
-            re.fullmatch(_glob(p, path=True), c, re.DOTALL | self._flags)
+            re.fullmatch(glob_regex(p, path=True), c, re.DOTALL | self._flags)
             for p in _path_patterns(rule.pattern or "", self._cwd, self._home)
             for c in candidates
         )
@@ -460,46 +419,3 @@ def read_allowed(perms: PermissionsConfig, *, cwd: Path, home: Path) -> Callable
     personas) before an agent and its gate exist."""
     rules = Rules.from_config(perms, cwd=cwd, home=home)
     return lambda path: rules.verdict_for_path("read", path).kind != "deny"
-
-
-# ------------------------------------------------------------- suggestions
-
-
-def suggest_bash_pattern(command: str) -> str:
-    """The pattern "always allow" offers: `prog sub *` when the second word looks
-    like a subcommand (no leading `-`, none of `/ \\ . =`), else `prog *`.
-
-    Built from the first segment only, with glob characters escaped, so a command
-    like `* x` or `git status;curl x` can never yield a catch-all or dead rule.
-    An empty command gives "" (there is nothing worth allowing).
-    """
-    from rift.core.permissions.bash_forms import split_bash_segments  # see verdict_for_bash
-
-    segments = split_bash_segments(command)
-    words = [_escape(word) for word in segments[0].split()] if segments else []
-    if not words:
-        return ""
-    if len(words) > 1 and not words[1].startswith("-") and not re.search(r"[/\\.=]", words[1]):
-        return f"{words[0]} {words[1]} *"
-    return f"{words[0]} *"
-
-
-def suggest_edit_rule(path: Path, cwd: Path) -> str:
-    """The persistent edit rule offered for `path`: its top-level directory under
-    cwd, the file itself at the cwd root, or its own directory outside cwd (never /)."""
-    real = canonical(path, cwd)
-    try:
-        parts = real.relative_to(canonical(cwd, cwd)).parts
-    except ValueError:
-        parent = real.parent
-        if parent == Path(parent.anchor):
-            return f"Edit({_escape(real.as_posix())})"
-        return f"Edit({_escape(parent.as_posix())}/**)"
-    if len(parts) <= 1:
-        return f"Edit({_escape(real.name)})"
-    return f"Edit({_escape(parts[0])}/**)"
-
-
-def _escape(text: str) -> str:
-    """Make glob characters in a real file name match only themselves."""
-    return re.sub(r"([*?\[{])", r"[\1]", text)

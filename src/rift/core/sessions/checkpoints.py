@@ -1,6 +1,6 @@
 """The undo journal: what write/edit changed, per turn, so `/undo` can put it back.
 
-Reference notes, section 9. The write and edit tools call `record` with a
+The write and edit tools call `record` with a
 file's bytes before they touch it (None when it did not exist); only the
 first snapshot per (turn, path) is kept, so undo returns a file to its state
 before the turn, not before its last edit. Raw bytes are stored so non-UTF-8

@@ -1,4 +1,4 @@
-"""Session files: reserve, save, load, list (reference notes, section 6).
+"""Session files: reserve, save, list (loading: loading.py).
 
 A session is one pretty-printed JSON file `{model, saved_at, cwd, messages}`
 in the sessions directory. Everything here is lenient on the way in (a
@@ -14,7 +14,6 @@ transcript, save trimming and compaction all agree on what "a turn" is.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import time
@@ -22,11 +21,30 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, cast
 
+from rift.core.sessions.loading import (
+    LoadedSession,
+    load_session,
+    move_aside,
+    normalize_tool_call_ids,
+    parse_session,
+)
 from rift.events import HistoryMessage, SessionItem
-from rift.models.base import FunctionCall, Message, ToolCallDict
+from rift.models.base import Message
 from rift.paths import atomic_write
-from rift.record import record
-from rift.text import scrub
+
+__all__ = [
+    "COMPACTED_PREFIX",
+    "INTERRUPT_NOTE",
+    "LoadedSession",
+    "SessionStore",
+    "history_for",
+    "load_session",
+    "normalize_tool_call_ids",
+    "prompt_text",
+    "save_session",
+    "turn_starts",
+    "user_turn_count",
+]
 
 INTERRUPT_NOTE = (
     "[system] The previous turn was cancelled by the user and deliberately abandoned;"
@@ -43,7 +61,6 @@ SYSTEM_MARKER = "[system]"
 DEFAULT_MAX_BYTES = 10_000_000
 TITLE_CHARS = 100
 LIST_LIMIT = 200
-_ROLES = frozenset({"system", "user", "assistant", "tool"})
 
 
 # ------------------------------------------------------------ what a turn is
@@ -190,7 +207,7 @@ class SessionStore:
                 continue
             except ValueError as exc:
                 if set_aside:
-                    self.set_aside.append(_move_aside(path, str(exc)))
+                    self.set_aside.append(move_aside(path, str(exc)))
                 continue
             self._cache[path] = (st.st_mtime_ns, st.st_size, item)
             yield item
@@ -203,12 +220,12 @@ def _real(path: str) -> str:
 
 def _read_item(path: Path, st: os.stat_result) -> SessionItem:
     """The picker entry for one file; raises OSError (unreadable) or ValueError (malformed)."""
-    data, messages = _parse(path.read_bytes())
+    data, messages = parse_session(path.read_bytes())
     starts = [text for m in messages if (text := prompt_text(m)) is not None]
     title = starts[0].strip().splitlines()[0][:TITLE_CHARS] if starts else "(empty session)"
     raw_saved = data.get("saved_at")
     if isinstance(raw_saved, int | float) and not isinstance(raw_saved, bool):
-        saved_at = int(raw_saved)  # finite: _parse refuses NaN and infinities
+        saved_at = int(raw_saved)  # finite: parse_session refuses NaN and infinities
     else:
         saved_at = int(st.st_mtime)
     if not 0 <= saved_at < 1 << 53:  # what a JSON client can hold exactly
@@ -225,193 +242,6 @@ def _read_item(path: Path, st: os.stat_result) -> SessionItem:
 
 def _str_or(value: Any, default: str) -> str:
     return value if isinstance(value, str) else default
-
-
-# ---------------------------------------------------------------- loading
-
-
-@record(frozen=False, slots=False)
-class LoadedSession:
-    """A resumed conversation plus what to tell the person about it."""
-
-    messages: list[Message]
-    model: str | None
-    notice: str | None = None
-    """An Info line (fresh start on a missing or empty file)."""
-    warning: str | None = None
-    """A Warning line (a corrupt file was set aside)."""
-
-
-def load_session(path: Path) -> LoadedSession:
-    """Read a session file leniently; never raises for a bad file.
-
-    Missing or empty files start fresh with a notice. A file that is not a
-    session (bad JSON, wrong shape, unreadable) is renamed to
-    `<name>.corrupt` so the next save cannot destroy it, and starts fresh with
-    a warning naming the backup.
-    """
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return LoadedSession([], None, notice="session file not found — starting fresh")
-    except OSError as exc:
-        return _set_aside(path, f"cannot read it: {exc.strerror or exc}")
-    if not raw.strip():
-        return LoadedSession([], None, notice="session has no saved turns yet — starting fresh")
-    try:
-        data, messages = _parse(raw)
-    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-        return _set_aside(path, str(exc))
-    model = data.get("model")
-    return LoadedSession(
-        messages=normalize_tool_call_ids(messages),
-        model=model if isinstance(model, str) and model else None,
-        notice=None if messages else "session has no saved turns yet — starting fresh",
-    )
-
-
-def _set_aside(path: Path, reason: str) -> LoadedSession:
-    return LoadedSession([], None, warning=_move_aside(path, reason) + " — starting fresh")
-
-
-def _move_aside(path: Path, reason: str) -> str:
-    """Rename a malformed session file to `<name>.corrupt[.N]`; the warning saying so."""
-    backup = path.with_name(path.name + ".corrupt")
-    n = 1
-    while backup.exists():
-        backup = path.with_name(f"{path.name}.corrupt.{n}")
-        n += 1
-    try:
-        os.replace(path, backup)
-    except OSError as exc:
-        return (
-            f"session file {path} is unreadable ({reason}); could not back it up"
-            f" ({exc.strerror or exc})"
-        )
-    return f"session file {path} is unreadable ({reason}); backed up to {backup}"
-
-
-def _parse(raw: bytes) -> tuple[dict[str, Any], list[Message]]:
-    """A session document and its messages, from standard JSON only.
-
-    Session files are rift's own, but anything may land in the sessions dir, and
-    `--continue` opens the newest file blindly. Non-standard numbers (`NaN`,
-    `Infinity`, `1e999`) and nesting deep enough to exhaust the parser's
-    recursion limit raise ValueError like any other malformed file, so the
-    caller sets the file aside instead of crashing on it now and on every
-    later `--continue`.
-
-    Raises:
-        ValueError: not a session file.
-    """
-    try:
-        data = json.loads(raw, parse_constant=_refuse_constant, parse_float=_finite_float)
-        messages = [_coerce_message(m) for m in _messages_field(data)]
-    except RecursionError as exc:
-        raise ValueError("nested too deeply to be a session") from exc
-    return data, messages
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not standard JSON")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if value != value or value in (float("inf"), float("-inf")):
-        raise ValueError(f"{text} is out of range")
-    return value
-
-
-def _messages_field(data: Any) -> list[Any]:
-    if not isinstance(data, dict):
-        raise ValueError("not a JSON object")
-    messages = data.get("messages", [])
-    if not isinstance(messages, list):
-        raise ValueError("'messages' is not a list")
-    return messages
-
-
-def _coerce_message(raw: Any) -> Message:
-    """Validate one stored message; raises ValueError when its shape is wrong.
-
-    Required: an object with a known role. Optional fields of the wrong type
-    are dropped rather than rejected (older writers were loose about them).
-    """
-    if not isinstance(raw, dict) or raw.get("role") not in _ROLES:
-        raise ValueError("a message without a valid role")
-    content = raw.get("content")
-    if content is not None and not isinstance(content, str):
-        raise ValueError("a message whose content is not a string")
-    message: Message = {"role": raw["role"], "content": scrub(content or "")}
-    for key in ("thinking", "tool_name", "tool_call_id"):
-        value = raw.get(key)
-        if isinstance(value, str) and value:
-            message[key] = scrub(value)
-    images = raw.get("images")
-    if isinstance(images, list) and images and all(isinstance(i, str) for i in images):
-        message["images"] = list(images)
-    if isinstance(raw.get("provider_data"), dict):  # e.g. signed thinking, re-sent verbatim
-        message["provider_data"] = raw["provider_data"]
-    calls = raw.get("tool_calls")
-    if isinstance(calls, list) and calls:
-        message["tool_calls"] = [_coerce_call(c) for c in calls]
-    return message
-
-
-def _coerce_call(raw: Any) -> ToolCallDict:
-    function = raw.get("function") if isinstance(raw, dict) else None
-    if not isinstance(function, dict) or not isinstance(function.get("name"), str):
-        raise ValueError("a tool call without a function name")
-    arguments = function.get("arguments")
-    if isinstance(arguments, str):  # some writers stored the raw JSON text
-        with contextlib.suppress(ValueError):
-            arguments = json.loads(arguments)
-    if not isinstance(arguments, dict):
-        arguments = {}
-    call_id = raw.get("id")
-    return {
-        "id": call_id if isinstance(call_id, str) else "",
-        "function": FunctionCall(name=function["name"], arguments=arguments),
-    }
-
-
-def normalize_tool_call_ids(messages: list[Message]) -> list[Message]:
-    """Give every tool call an id and every tool result the id of its call.
-
-    Strict OpenAI-compatible servers reject histories whose ids are missing.
-    Calls without one get `call_{msgIdx}_{i}`; the role=tool results right
-    after the assistant message that lack `tool_call_id` are paired with an
-    unanswered call of the same name, else with the next unanswered call.
-    Returns new message dicts; the input is not modified.
-    """
-    out: list[Message] = [cast(Message, dict(m)) for m in messages]
-    for idx, message in enumerate(out):
-        calls = message.get("tool_calls")
-        if message["role"] != "assistant" or not calls:
-            continue
-        fixed: list[ToolCallDict] = [
-            {"id": c.get("id") or f"call_{idx}_{i}", "function": c["function"]}
-            for i, c in enumerate(calls)
-        ]
-        message["tool_calls"] = fixed
-        _pair_results(out, idx + 1, fixed)
-    return out
-
-
-def _pair_results(out: list[Message], start: int, calls: list[ToolCallDict]) -> None:
-    end = start
-    while end < len(out) and out[end]["role"] == "tool":
-        end += 1
-    results = out[start:end]
-    unanswered = [c for c in calls if c["id"] not in {r.get("tool_call_id") for r in results}]
-    for result in results:
-        if result.get("tool_call_id") or not unanswered:
-            continue
-        name = result.get("tool_name")
-        match = next((c for c in unanswered if c["function"]["name"] == name), unanswered[0])
-        result["tool_call_id"] = match["id"]
-        unanswered.remove(match)
 
 
 # ----------------------------------------------------------------- saving

@@ -1,6 +1,6 @@
 """`--trace FILE`: one JSON line per turn, for comparing models and prompts offline.
 
-The record follows the original's shape (reference notes, section 7.6). A
+The record keeps one stable shape so traces from different runs compare. A
 trace is appended, never rewritten, so a crash can cost at most the line being
 written; failing to write it is a warning, never a failed turn.
 """

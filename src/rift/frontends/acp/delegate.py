@@ -1,7 +1,7 @@
 """The editor as rift's filesystem and terminal (ACP `fs/*` and `terminal/*`).
 
 When the client advertises them, the tools reach files and shells through
-these objects (placed in `ToolContext.extras` as "fs" and "terminal"), so
+these objects (`ToolContext.services.files` and `.terminal`, protocols in tools/services.py), so
 rift reads the editor's buffers, unsaved changes included, writes into them,
 and runs commands in terminals the person can watch. Failures come back as
 `OSError`, which the tools already turn into results the model can read.

@@ -7,7 +7,6 @@ tested) on its own.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -30,6 +29,7 @@ from acp.schema import (
 
 from rift.config import McpServerConfig
 from rift.events import AskOption
+from rift.record import record
 
 # ------------------------------------------------------------------ modes
 
@@ -108,7 +108,7 @@ def uri_to_display(uri: str, cwd: Path) -> str:
         return str(path)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PromptParts:
     """A prompt as rift sends it: the message text and its images (data URLs)."""
 
@@ -172,7 +172,7 @@ def _join_inline(parts: list[str]) -> str:
 # ------------------------------------------------------------ permissions
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PermissionChoices:
     """The options offered for one ask, and the broker answer each one stands for."""
 

@@ -19,7 +19,6 @@ import asyncio
 import datetime
 import logging
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +48,7 @@ from rift.frontends.acp.mapping import (
 )
 from rift.frontends.acp.updates import Outgoing, PermissionItem, Translator
 from rift.models.attachments import Attachments
+from rift.record import field, record
 
 log = logging.getLogger("rift.acp")
 
@@ -66,7 +66,7 @@ def request_error(code: int, message: str) -> RequestError:
     return RequestError(code, message)
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class AcpSession:
     """Everything one `sessionId` owns."""
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +49,7 @@ from rift.events import (
     ToolStart,
     Warning,
 )
+from rift.record import field, record
 
 log = logging.getLogger("rift.acp")
 
@@ -72,7 +72,7 @@ GATED = frozenset({"write", "edit", "bash"})
 RESULT_CHARS = 8000
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class ToolCallState:
     """One open tool call as the editor knows it."""
 
@@ -87,7 +87,7 @@ class ToolCallState:
     terminal_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PermissionItem:
     """An ask to forward as `session/request_permission` (not a notification)."""
 
@@ -99,7 +99,7 @@ Outgoing = Any
 """A session update model, or a PermissionItem."""
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class Translator:
     """Per-session event → update state; see the module docstring."""
 

@@ -23,16 +23,15 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import events, on, work
-from textual.app import App, ComposeResult
+from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.screen import Screen
 
-from rift import __version__
 from rift.config import Config
 from rift.errors import RiftError
 from rift.frontends.tui.driver import Driver
+from rift.frontends.tui.screens.chat import ChatScreen
 from rift.frontends.tui.widgets.activity import ActivityPane
 from rift.frontends.tui.widgets.composer import CommandHint, Composer, PromptInput
 from rift.frontends.tui.widgets.status import StatusBar
@@ -55,41 +54,6 @@ OFFLINE_HELP = (
     '  • "host": "http://HOST:11434" in ~/.config/rift/config.json\n'
     "  • or type /host URL here; /model NAME picks another model"
 )
-
-
-class ChatScreen(Screen[None]):
-    """The one working mode: transcript and activity side by side, input and status below."""
-
-    def __init__(self, app: RiftApp) -> None:
-        super().__init__(id="chat")
-        self._owner = app
-
-    def compose(self) -> ComposeResult:
-        model = self._owner.driver.config.model
-        with Horizontal(id="panes"):
-            yield Transcript(id="transcript", banner=(__version__, model))
-            yield ActivityPane(id="activity")
-        owner = self._owner
-        yield Composer(owner._command_hints, owner._file_index, paste=owner._pasted, id="composer")
-        yield StatusBar(id="status", model=model)
-
-    def on_mount(self) -> None:
-        self.query_one(PromptInput).focus()
-        self.call_after_refresh(self._owner.replay_early_keys)
-
-    def on_key(self, event: events.Key) -> None:
-        """A key typed while focus is elsewhere (a tool line, the transcript) goes to the input."""
-        prompt = self.query_one(PromptInput)
-        if event.is_printable and event.character and self.focused is not prompt:
-            event.stop()
-            prompt.focus()
-            prompt.insert(event.character)
-
-    def on_resize(self, event: events.Resize) -> None:
-        self._owner.fit_activity(event.size.width)
-
-    def on_prompt_input_page_key(self, message: PromptInput.PageKey) -> None:
-        self.query_one(Transcript).page(message.key)
 
 
 class RiftApp(App[int]):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -23,6 +22,7 @@ from rift.frontends.tui import session_commands as session
 from rift.frontends.tui.format import gauge
 from rift.frontends.tui.widgets.activity import color_diff
 from rift.frontends.tui.widgets.composer import CommandHint
+from rift.record import record
 
 if TYPE_CHECKING:
     from rift.core import CommandSpec
@@ -44,7 +44,7 @@ KEYS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Command:
     """A registry command (`spec`) and the TUI's handler for it."""
 

@@ -18,20 +18,19 @@ is painted before httpx and the model code load (bench/tui_startup.py).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rift.config import Config
 from rift.errors import ModelError
-from rift.record import replace
+from rift.record import record, replace
 
 if TYPE_CHECKING:
     from rift.core import Conversation, Started, TaskRegistry
     from rift.events import Done, Event, TurnStats
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class Totals:
     """Session totals for /stats and /cost, summed from `done` events."""
 

@@ -15,7 +15,6 @@ the queue strip above the input.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from rich.text import Text
 from textual import events
@@ -27,6 +26,7 @@ from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from rift.frontends.tui.mentions import complete, token_at
+from rift.record import record
 
 NEWLINE_KEYS = frozenset({"ctrl+j", "alt+enter", "shift+enter", "newline"})
 PALETTE_KEYS = frozenset({"up", "down", "tab", "enter", "escape"})
@@ -34,7 +34,7 @@ PAGE_KEYS = frozenset({"pageup", "pagedown"})
 EMPTY_PAGE_KEYS = frozenset({"home", "end"})
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CommandHint:
     """What the palette shows for one slash command."""
 

@@ -9,13 +9,13 @@ like a hung one; the app ticks it a few times a second.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
 from typing import Any
 
 from rich.text import Text
 from textual.widgets import Static
 
 from rift.frontends.tui.format import gauge
+from rift.record import record, replace
 
 LEVEL_STYLES = {"green": "green", "amber": "yellow", "red": "bold red"}
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -27,7 +27,7 @@ MODE_LABELS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class StatusState:
     model: str = "(no model)"
     used: int = 0

@@ -1,0 +1,191 @@
+"""The configuration records: one frozen `Config` and the records it holds.
+
+Kept apart from the merging (`config_merge.py`) and the loading (`config.py`) so
+that a component, or the permission engine, can name a config type without
+pulling in how the layers are read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+from rift.paths import Paths
+from rift.record import field, record
+
+DEFAULT_HOST = "http://localhost:11434"
+DEFAULT_MODEL = "gemma4:26b"
+DEFAULT_NUM_CTX = 32768
+DEFAULT_TEMPERATURE = 0.2
+DEFAULT_MAX_ITERATIONS = 40
+DEFAULT_READ_TIMEOUT = 120.0
+EFFORT_LEVELS = ("minimal", "low", "medium", "high", "xhigh", "max")
+PROJECT_FILE = ".rift.json"
+
+
+@record
+class ProviderConfig:
+    """A named model server reached as `name/model`."""
+
+    name: str
+    base_url: str
+    """Always ends in /v1 for OpenAI-compatible providers."""
+    kind: str = "openai"
+    api_key: str | None = None
+    """Resolved at load time from `api_key` or the variable named by `api_key_env`."""
+
+
+@record
+class Price:
+    """USD per million tokens for a model, as `pricing.<substring>` gives it."""
+
+    input: float
+    output: float
+
+
+BUILTIN_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+BUILTIN_PRICING: dict[str, Price] = {
+    "claude-opus-4": Price(15.0, 75.0),
+    "claude-sonnet-4": Price(3.0, 15.0),
+    "claude-3-7-sonnet": Price(3.0, 15.0),
+    "claude-3-5-sonnet": Price(3.0, 15.0),
+    "claude-3-5-haiku": Price(0.8, 4.0),
+    "claude-haiku-4": Price(1.0, 5.0),
+}
+"""Anthropic's list prices; anything else costs what the config's `pricing` says."""
+
+
+@record
+class McpServerConfig:
+    """An MCP server: stdio (`command`) or streamable HTTP (`url`)."""
+
+    name: str
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    url: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    project: bool = False
+    """Declared by the project: runs only after the user trusted its exact identity."""
+
+    @property
+    def identity(self) -> str:
+        """The exact string trust is keyed to; any change asks again."""
+        return json.dumps(
+            [
+                self.name,
+                self.command,
+                list(self.args),
+                sorted(self.env),
+                self.url,
+                sorted(self.headers),
+            ]
+        )
+
+
+@record
+class PermissionsConfig:
+    """Rules are `Tool(pattern)` strings; see core/permissions/rules.py."""
+
+    allow: tuple[str, ...] = ()
+    ask: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    approve: bool | None = None
+    """None = on for interactive sessions."""
+    bash_wrapper: str | None = None
+    """Sandbox template with `{cmd}` (and optionally `{cwd}`); user config only."""
+    sandbox: str | None = None
+    """"bwrap" runs each bash command under bubblewrap (tools/sandbox.py); a project may
+    switch it on, never off."""
+    sandbox_network: bool = False
+    """Let sandboxed commands use the network (user config only; a project may only say no)."""
+    allow_credentials: bool = False
+    """Lift the built-in Read guard on credential stores (permissions/credentials.py);
+    user config only."""
+    own_dirs: tuple[Path, ...] = ()
+    """rift's own config and data dirs, guarded with the credential stores."""
+
+
+# ---------------------------------------------------------------- lsp (issue 18)
+
+
+@record
+class LspConfig:
+    """`"lsp": false` turns diagnostics after edits off; a map overrides servers per
+    language or file extension: `{"python": {"command": ["pylsp"]}, "go": {"disabled": true}}`.
+    Server commands come from the user config only: a cloned repository must not pick
+    what rift runs (a project may only say `"lsp": false`)."""
+
+    enabled: bool = True
+    servers: Mapping[str, tuple[str, ...] | None] = field(default_factory=dict)
+    """Language or extension → argv, or None when disabled."""
+
+
+@record
+class Config:
+    """Everything rift's components need to know, merged from every layer."""
+
+    host: str = DEFAULT_HOST
+    host_explicit: bool = False
+    """True when any layer named a host (the embedded fallback only applies when none did)."""
+    model: str = DEFAULT_MODEL
+    num_ctx: int = DEFAULT_NUM_CTX
+    num_ctx_explicit: bool = False
+    """True when a flag or config file set num_ctx (providers may then not adopt a larger one)."""
+    temperature: float = DEFAULT_TEMPERATURE
+    effort: str | None = None
+    max_iterations: int = DEFAULT_MAX_ITERATIONS
+    models: Mapping[str, str] = field(default_factory=dict)
+    """Role map, e.g. {"fast": "qwen2.5-coder:7b"}."""
+    providers: Mapping[str, ProviderConfig] = field(default_factory=dict)
+    builtin_keys: Mapping[str, str] = field(default_factory=dict)
+    """API keys of the built-in providers (`openai`, `anthropic`), from the environment
+    only (OPENAI_API_KEY, ANTHROPIC_API_KEY): never from a project file."""
+    pricing: Mapping[str, Price] = field(default_factory=dict)
+    """Model-name substring → USD per million tokens (built-in rates, then the user's,
+    then the project's additions); see models/pricing.py."""
+    permissions: PermissionsConfig = field(default_factory=PermissionsConfig)
+    post_edit_hooks: tuple[str, ...] = ()
+    """User hooks: run freely."""
+    project_post_edit_hooks: tuple[str, ...] = ()
+    """Project hooks: each exact command needs trust."""
+    mcp: Mapping[str, McpServerConfig] = field(default_factory=dict)
+    search_url: str | None = None
+    """SearXNG base URL for web_search; None leaves the tool out."""
+    lsp: LspConfig = field(default_factory=LspConfig)
+    editor: str | None = None
+    theme: str | None = None
+    auto_continue: bool = False
+    """A background task that finishes while idle starts a turn on its own (user config
+    only: a repository must not make rift run turns unasked); the TUI's and serve's
+    `hello` default."""
+    read_timeout: float = DEFAULT_READ_TIMEOUT
+    """Streaming read-idle timeout in seconds; 0 means none."""
+    tool_schema: str = "rich"
+    """"lean" cuts tool descriptions to their first sentence."""
+    trace_file: Path | None = None
+    paths: Paths = field(default_factory=lambda: Paths.from_env({}))
+    cwd: Path = field(default_factory=Path.cwd)
+    user_config_path: Path | None = None
+    warnings: tuple[str, ...] = ()
+    """Problems met while loading (broken JSON, ignored project keys), shown once."""
+    untrusted_servers: str | None = None
+    """The warning about the project's model-server settings left unapplied (also in
+    `warnings`); startup adds it to a failure to reach the model."""
+
+
+@record
+class Overrides:
+    """Values from command-line flags; None means the flag was not given."""
+
+    host: str | None = None
+    model: str | None = None
+    num_ctx: int | None = None
+    temperature: float | None = None
+    max_iterations: int | None = None
+    approve: bool | None = None
+    effort: str | None = None
+    trace_file: str | None = None
+    trust_project: bool = False
+    """`--trust-project`: trust this project's host/provider settings as they are now."""

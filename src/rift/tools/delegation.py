@@ -1,0 +1,64 @@
+"""What a delegated task is: the `agent` tool's parsed arguments and the personas.
+
+The `agent` tool parses its call into `ChildTask`s here, and extensions describe
+personas with `Persona`; the core's sub-agent runner (core/loop/subagents.py)
+consumes both. They live with the tools so that neither tools nor extensions
+import the core.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rift.errors import ToolError
+from rift.record import record
+
+MAX_TASKS = 4
+
+
+@record
+class ChildTask:
+    description: str
+    prompt: str
+    model: str | None = None
+    agent: str | None = None
+
+
+@record
+class Persona:
+    """A named role from `.rift/agents/<name>.md`: extra instructions, a model, a tool list."""
+
+    name: str
+    description: str
+    body: str
+    model: str | None = None
+    tools: tuple[str, ...] | None = None
+
+
+def parse_tasks(args: dict[str, Any]) -> list[ChildTask]:
+    """The `tasks` list (1 to 4), or a lenient single {description, prompt} at the top level."""
+    raw = args.get("tasks")
+    if raw is None and "prompt" in args:
+        raw = [args]
+    if not isinstance(raw, list) or not raw:
+        raise ToolError("agent needs 'tasks': a list of 1 to 4 {description, prompt} objects")
+    if len(raw) > MAX_TASKS:
+        raise ToolError(f"at most {MAX_TASKS} sub-agent tasks per call (got {len(raw)})")
+    tasks = []
+    for item in raw:
+        if (
+            not isinstance(item, dict)
+            or not isinstance(item.get("prompt"), str)
+            or not item["prompt"].strip()
+        ):
+            raise ToolError("each sub-agent task needs a non-empty 'prompt'")
+        desc = item.get("description")
+        tasks.append(
+            ChildTask(
+                description=desc if isinstance(desc, str) and desc.strip() else "delegated task",
+                prompt=item["prompt"],
+                model=item.get("model") if isinstance(item.get("model"), str) else None,
+                agent=item.get("agent") if isinstance(item.get("agent"), str) else None,
+            )
+        )
+    return tasks
