@@ -120,6 +120,9 @@ class PermissionsConfig:
     user config only."""
     own_dirs: tuple[Path, ...] = ()
     """rift's own config and data dirs, guarded with the credential stores."""
+    additional_directories: tuple[Path, ...] = ()
+    """Directories write/edit may change besides the project (`--add-dir`, user config
+    only): core/permissions/roots.py."""
 
 
 # ---------------------------------------------------------------- lsp (issue 18)
@@ -233,6 +236,8 @@ class Overrides:
     trace_file: str | None = None
     trust_project: bool = False
     """`--trust-project`: trust this project's host/provider settings as they are now."""
+    add_dirs: tuple[str, ...] = ()
+    """`--add-dir PATH` (repeatable): more directories write/edit may change."""
 
 
 # ------------------------------------------------------------------ loading
@@ -363,6 +368,7 @@ class _Merger:
         self.sandbox: str | None = None
         self.sandbox_network = False
         self.allow_credentials = False
+        self.add_dirs: list[str] = []
         self.auto_continue = False
         self.hooks: list[str] = []
         self.project_hooks: list[str] = []
@@ -425,6 +431,7 @@ class _Merger:
             self.sandbox_network = perms["sandbox_network"]
         if isinstance(perms.get("allow_credentials"), bool):
             self.allow_credentials = perms["allow_credentials"]
+        self.add_dirs += _str_list(perms.get("additional_directories"))
         hooks = _dict(data.get("hooks"))
         self.hooks += _str_list(hooks.get("post_edit"))
         for name, raw in _dict(data.get("providers")).items():
@@ -459,7 +466,13 @@ class _Merger:
         self._permission_lists(perms, where)
         for name, price in _prices(data.get("pricing"), where, self.warnings).items():
             self.pricing.setdefault(name, price)  # a project may add rates, not change them
-        for key in ("allow", "bash_allow", "bash_wrapper", "allow_credentials"):
+        for key in (
+            "allow",
+            "bash_allow",
+            "bash_wrapper",
+            "allow_credentials",
+            "additional_directories",
+        ):
             if key in perms:
                 self.warnings.append(
                     f"{where}: ignoring 'permissions.{key}' (a project may only tighten"
@@ -615,6 +628,9 @@ def load_config(
             sandbox_network=merger.sandbox_network,
             allow_credentials=merger.allow_credentials,
             own_dirs=(paths.config_dir, paths.data_dir),
+            additional_directories=_added_dirs(
+                [*merger.add_dirs, *flags.add_dirs], cwd, paths.home, warnings
+            ),
         ),
         post_edit_hooks=tuple(merger.hooks),
         project_post_edit_hooks=tuple(merger.project_hooks),
@@ -634,6 +650,19 @@ def load_config(
         warnings=tuple(warnings),
         untrusted_servers=untrusted,
     )
+
+
+def _added_dirs(raw: list[str], cwd: Path, home: Path, warnings: list[str]) -> tuple[Path, ...]:
+    """The directories added as writable roots, resolved; a missing one is one warning."""
+    found: list[Path] = []
+    for text in raw:
+        path = Path(home.as_posix() + text[1:] if text == "~" or text.startswith("~/") else text)
+        real = Path(os.path.realpath(cwd / path))
+        if real.is_dir():
+            found.append(real)
+        else:
+            warnings.append(f"ignoring added directory {text}: not a directory")
+    return tuple(dict.fromkeys(found))
 
 
 def _host_label(host: str) -> str:

@@ -95,6 +95,11 @@ class Journal(Protocol):
         """Remember `path`'s bytes before its first change this turn (None = did not exist)."""
         ...
 
+    def wrote(self, path: Path, written: Any) -> None:
+        """Remember which file the tool left at `path` (a `safe_fs.FileId`; None: unknown),
+        so a restore leaves alone a file someone else put there since."""
+        ...
+
 
 @record(frozen=False, slots=False)
 class PlanState:

@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from rift import safe_fs
 from rift.errors import ToolError
 from rift.tools import guard
 from rift.tools.base import (
@@ -201,7 +202,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         raise ToolError("old_string is empty; use write to create a file")
     if old == new:
         raise ToolError("old_string and new_string are identical; nothing to change")
-    path = ctx.resolve(raw)
+    path = safe_fs.resolve(ctx.resolve(raw))  # checked, read, written and journaled as is
     denied = ctx.gate.check_read(path)  # before reading: no hint may quote a denied file
     if denied is not None:
         raise ToolError(denied)

@@ -113,7 +113,10 @@ async def start_agent(
     )
     if problem:
         notices.append(Warning(problem))
-    agent.gate.confine(own_dirs, sandboxed=agent.ctx.sandbox is not None)
+    agent.gate.confine(
+        own_dirs, sandboxed=agent.ctx.sandbox is not None, added=perms.additional_directories
+    )
+    agent.journal.guard = agent.gate.restore_limits  # undo meets a write's fixed limits
     lsp = agent.ctx.extras.get("lsp")  # core/conversation/lsp.py: language servers run project code
     if lsp is not None:
         lsp.sandbox = agent.ctx.sandbox
