@@ -1,7 +1,8 @@
 """The undo journal: what write/edit changed, per turn, so `/undo` can put it back.
 
 Reference notes, section 9. The write and edit tools call `record` with a
-file's bytes before they touch it (None when it did not exist); only the
+file's bytes from before their change (None when it did not exist) and `wrote`
+with the file they left; only the
 first snapshot per (turn, path) is kept, so undo returns a file to its state
 before the turn, not before its last edit. Raw bytes are stored so non-UTF-8
 files stay undoable. Changes made through bash are never seen here.
@@ -11,8 +12,9 @@ them), so a restore acts on exactly the file that was written, never on a
 textual spelling such as `lnk/../../../settings.json` that folds elsewhere.
 Every restore opens that path without following symlinks (rift/safe_fs.py),
 passes `guard` (the same fixed limits as a write) and leaves alone a file that
-is no longer the one rift wrote (another inode with other bytes, a symlink, a
-directory): undo never deletes or replaces what it did not create or change.
+is no longer the one rift wrote (a symlink, a directory, other bytes): undo
+never deletes or replaces what it did not create or change, and never throws
+away a change made after rift's.
 """
 
 from __future__ import annotations
@@ -157,7 +159,7 @@ class UndoJournal:
 
         Raises OSError (safe_fs.UnsafePath) and changes nothing when the path is past
         the write limits, a part of it is now a symlink, or what is there is not the
-        file rift left (another inode with other bytes, a symlink, a directory).
+        file rift left (other bytes, a symlink, a directory).
         """
         refusal = self.guard(path) if self.guard is not None else None
         if refusal is not None:
@@ -185,8 +187,9 @@ def read_prior(path: Path) -> bytes | None:
 
 
 def _same_file(now: safe_fs.FileId, left: safe_fs.FileId) -> bool:
-    """The same inode (edited in place since), or the very bytes rift left there."""
-    return (now.dev, now.ino) == (left.dev, left.ino) or now.digest == left.digest
+    """Still the very bytes rift left there. Not the inode: a file deleted and made
+    anew by someone else often gets the freed inode number back."""
+    return now.digest == left.digest
 
 
 def format_undo_message(paths: list[Path], cwd: Path) -> str:
