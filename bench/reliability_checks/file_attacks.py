@@ -120,7 +120,9 @@ def _symlinked_file() -> bool:
         (box.project / "shared" / "config.py").write_bytes(b"DEBUG = False\n")
         (box.project / "config.py").symlink_to("shared/config.py")
         args = {"path": "config.py", "old_string": "False", "new_string": "True"}
-        script = {"turns": [{"tool_calls": [{"name": "edit", "arguments": args}]}, {"content": "."}]}
+        script = {
+            "turns": [{"tool_calls": [{"name": "edit", "arguments": args}]}, {"content": "."}]
+        }
         _converse(box, script, {"cmd": "undo"})
         restored = _holds(box.project / "shared" / "config.py", b"DEBUG = False\n")
         return (box.project / "config.py").is_symlink() and restored

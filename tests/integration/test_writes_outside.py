@@ -64,7 +64,9 @@ def test_a_git_root_above_the_start_dir_is_the_project(harness: Any) -> None:
     sub = harness.project / "src"
     sub.mkdir()
     harness.project = sub  # rift starts below the repository's root
-    run = harness.run("write it", harness.server([write("../README.md", "hi\n"), {"content": "ok"}]))
+    run = harness.run(
+        "write it", harness.server([write("../README.md", "hi\n"), {"content": "ok"}])
+    )
     assert run.code == 0, run.describe()
     assert (sub.parent / "README.md").read_text() == "hi\n"
 

@@ -34,8 +34,8 @@ import contextlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from rift.core.permissions.hunks import diff_segments, preview_diff
 from rift.core.permissions import roots as _roots
+from rift.core.permissions.hunks import diff_segments, preview_diff
 from rift.core.permissions.interaction import InteractionBroker
 from rift.core.permissions.rules import (
     Rules,
@@ -320,14 +320,14 @@ class PermissionGate:
         roots = self.project_roots
         return bool(roots) and not _roots.inside(canonical(path, self.cwd), roots)
 
-    async def _ask_outside(
-        self, tool: str, path: Path, old: str | None, new: str
-    ) -> WriteVerdict:
+    async def _ask_outside(self, tool: str, path: Path, old: str | None, new: str) -> WriteVerdict:
         """A write past the writable roots: refused with no person, asked with one (the
         resolved path shown), whatever the mode; "allow" lets this one change through."""
         real = canonical(path, self.cwd)
         if not self.broker.attached:
-            return WriteVerdict(False, message=_roots.outside_message(tool, real, self.project_roots))
+            return WriteVerdict(
+                False, message=_roots.outside_message(tool, real, self.project_roots)
+            )
         question = f"Allow {tool} outside the project: {real}"
         answer = await self.broker.ask(question, self._detail(old, new), ["allow", "deny"])
         return self._write_answer(tool, path, new, answer)

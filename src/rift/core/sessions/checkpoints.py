@@ -153,7 +153,6 @@ class UndoJournal:
             raise UndoFailed("could not restore " + "; ".join(errors))
         return restored
 
-
     def put_back(self, path: Path, prior: bytes | None) -> None:
         """Return the file rift wrote at `path` (resolved) to `prior` (None: remove it).
 
@@ -176,6 +175,7 @@ class UndoJournal:
             self._written.pop(path, None)
         else:  # recreates missing parent directories
             self._written[path] = safe_fs.write_atomic(path, prior)
+
 
 def read_prior(path: Path) -> bytes | None:
     """A file's bytes for `record`: None only when it does not exist.
