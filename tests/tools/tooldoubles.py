@@ -36,6 +36,10 @@ class RecordingGate:
                 return f"{path} blocked by permission rule 'read({denied.name})'"
         return None
 
+    def check_opened(self, path: Path, info: Any) -> str | None:
+        """Hard links are the real gate's business (tests/reliability/test_hard_links.py)."""
+        return None
+
     async def authorize_write(
         self, tool: str, path: Path, old: str | None, new: str
     ) -> WriteVerdict:

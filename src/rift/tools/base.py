@@ -69,6 +69,10 @@ class Gate(Protocol):
         """Deny message when a deny rule covers reading `path`, else None."""
         ...
 
+    def check_opened(self, path: Path, info: os.stat_result) -> str | None:
+        """The refusal for the file a read opened (a hard link to a denied file), or None."""
+        ...
+
     async def authorize_write(
         self, tool: str, path: Path, old: str | None, new: str
     ) -> WriteVerdict:

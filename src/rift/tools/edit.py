@@ -209,6 +209,10 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     prior = snapshot(path, raw)
     if prior is None:
         raise ToolError(not_found_message(ctx.cwd, raw, ctx.gate))
+    opened = safe_fs.lstat(path)
+    denied = None if opened is None else ctx.gate.check_opened(path, opened)
+    if denied is not None:  # a hard link to a Read-denied file: no hint may quote it
+        raise ToolError(denied)
     if is_binary(prior):
         raise ToolError(f"{raw} is a binary file; edit changes text files only")
     content = prior.decode("utf-8", errors="replace")

@@ -53,7 +53,10 @@ async def load_text(raw: str, ctx: ToolContext) -> str:
     fs: Any = ctx.extras.get("fs")  # an editor that owns the buffers (ACP), else the disk
     try:
         if fs is None:
-            data = safe_fs.read_regular(path)[0]
+            data, info = safe_fs.read_regular(path)
+            denied = ctx.gate.check_opened(path, info)  # a hard link to a denied file
+            if denied is not None:
+                raise ToolError(denied)
         else:
             data = (await fs.read_text(path)).encode("utf-8")
     except FileNotFoundError as exc:

@@ -31,6 +31,7 @@ tool then opens without following symlinks.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -201,6 +202,12 @@ class PermissionGate:
         if verdict.kind == "deny":
             return f"{path} blocked by permission rule '{verdict.rule}'"
         return None
+
+    def check_opened(self, path: Path, info: os.stat_result) -> str | None:
+        """The check on the file actually opened: a hard link to a denied file is denied."""
+        from rift.core.permissions.hardlinks import hard_link_refusal
+
+        return hard_link_refusal(self.rules, "read", path, info) if info.st_nlink > 1 else None
 
     async def authorize_write(
         self, tool: str, path: Path, old: str | None, new: str
