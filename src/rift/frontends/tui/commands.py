@@ -321,6 +321,12 @@ async def _remember(app: RiftApp, arg: str) -> None:
         await app.driver.wait()  # the edit review comes and goes meanwhile
 
 
+async def _add_dir(app: RiftApp, arg: str) -> None:
+    if not arg.strip():
+        raise RiftError("usage: /add-dir <path> (write and edit may change files there too)")
+    app.require_conversation().add_directory(arg.strip())
+
+
 async def _quit(app: RiftApp, arg: str) -> None:
     app.exit(0)
 
@@ -336,6 +342,7 @@ COMMANDS: dict[str, Command] = {
     "mode": Command(_mode, "[ask|accept-edits|plan|auto]", "show or switch the approval mode"),
     "autocontinue": Command(_autocontinue, "[on|off]", "a finished background task starts a turn"),
     "permissions": Command(_permissions, "", "show the allow/ask/deny rules"),
+    "add-dir": Command(_add_dir, "<path>", "let write/edit change files in another directory"),
     "remember": Command(_remember, "<fact>", "save a fact for later sessions", idle_only=True),
     "undo": Command(_undo, "", "restore files changed by the last turn", idle_only=True),
     "rewind": Command(session.rewind, "[n]", "undo n turns: files and conversation", True, True),
