@@ -88,3 +88,9 @@ def test_undo_meets_the_write_limits(tmp_path: Path) -> None:
     with pytest.raises(UndoFailed, match="rift's own directory"):
         journal.undo_last_turn()
     assert made.read_bytes() == b"rift"
+
+
+def test_a_file_in_the_middle_of_a_path_is_not_a_directory(tmp_path: Path) -> None:
+    (tmp_path / "main.py").write_bytes(b"")
+    with pytest.raises(NotADirectoryError):
+        safe_fs.write_atomic(tmp_path / "main.py" / "x.py", b"x")

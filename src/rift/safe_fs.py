@@ -105,9 +105,15 @@ def _step(fd: int, name: str, path: Path) -> int:
     except PermissionError:
         return os.open(name, _DIR_NO_READ, dir_fd=fd)  # searchable but not listable
     except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+        if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+            raise
+        try:
+            mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
+        except OSError:
+            mode = stat.S_IFLNK  # gone again: it is changing under us
+        if stat.S_ISLNK(mode):
             raise PathChanged(path) from exc
-        raise
+        raise NotADirectoryError(errno.ENOTDIR, f"{name} is not a directory", str(path)) from exc
 
 
 def open_dir(real: Path, *, create: bool = False) -> int:
