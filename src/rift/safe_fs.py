@@ -176,7 +176,10 @@ def read_regular(real: Path, cap: int = READ_CAP) -> tuple[bytes, os.stat_result
             raise NotRegular(real, f"{_kind(info.st_mode)}, not a regular file; not read")
         if info.st_size > cap:
             raise TooLarge(real, f"{info.st_size} bytes, over the {cap}-byte read limit")
-        data = handle.read(cap + 1)
+        want = min(cap, info.st_size) + 1  # read(n) allocates n: size it by the file
+        data = handle.read(want)
+        if len(data) == want and want <= cap:  # it grew since fstat: the rest, to the cap
+            data += handle.read(cap + 1 - len(data))
     if len(data) > cap:
         raise TooLarge(real, f"over the {cap}-byte read limit")
     return data, info
