@@ -25,6 +25,7 @@ from typing import Any
 
 from .bypass import build_tree, expand_path, load_corpus
 from .common import REPO, Report, sandbox
+from .file_attacks import race_attacks, undo_path_attacks, writes_outside_attacks
 from .process_escape import escape_scenarios
 from .sandbox_attacks import remount_attack_as, remount_attack_through_rift, unprivileged_user
 from .sandbox_check import probe
@@ -79,6 +80,9 @@ SCENARIOS: dict[str, list[tuple[Scenario, bool]]] = {
         (git_attacks, False),
     ],
     "process-hygiene": [(_process_escapes, False)],
+    "undo-paths": [(undo_path_attacks, False)],
+    "races": [(race_attacks, False)],
+    "writes-outside": [(writes_outside_attacks, False)],
 }
 """family -> [(scenario, needs a working bwrap)]; other checks may register more."""
 

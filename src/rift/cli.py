@@ -82,6 +82,13 @@ def build_parser() -> "argparse.ArgumentParser":  # quoted: importing __future__
         action="store_true",
         help="trust this project's host/provider settings in .rift.json (asked once per setting)",
     )
+    add(
+        "--add-dir",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="let write/edit change files in PATH too, besides the project (repeatable)",
+    )
     add("--trace", metavar="FILE", help="append one JSON line per turn to FILE (env RIFT_TRACE)")
     return parser
 
@@ -173,6 +180,7 @@ def _run(args: "argparse.Namespace") -> tuple[int, bool]:
         effort=args.effort,
         trace_file=args.trace,
         trust_project=args.trust_project,
+        add_dirs=tuple(args.add_dir),
     )
     if args.acp:  # each ACP session loads its own config for the editor's cwd
         from rift.frontends import acp

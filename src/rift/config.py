@@ -20,6 +20,7 @@ returns one frozen `Config` that components receive.
 from __future__ import annotations
 
 import contextlib
+import os
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -158,6 +159,9 @@ def load_config(
             sandbox_network=merger.sandbox_network,
             allow_credentials=merger.allow_credentials,
             own_dirs=(paths.config_dir, paths.data_dir),
+            additional_directories=_added_dirs(
+                [*merger.add_dirs, *flags.add_dirs], cwd, paths.home, warnings
+            ),
         ),
         post_edit_hooks=tuple(merger.hooks),
         project_post_edit_hooks=tuple(merger.project_hooks),
@@ -306,3 +310,16 @@ def _trust_chosen_host(config: Config, host: str) -> None:
     keys = project_server_keys(config.cwd, normalize_base_url(host), {})
     with contextlib.suppress(OSError):
         TrustStore.load(config.paths).trust_hook_entry(next(iter(keys.values())))
+
+
+def _added_dirs(raw: list[str], cwd: Path, home: Path, warnings: list[str]) -> tuple[Path, ...]:
+    """The directories added as writable roots, resolved; a missing one is one warning."""
+    found: list[Path] = []
+    for text in raw:
+        path = Path(home.as_posix() + text[1:] if text == "~" or text.startswith("~/") else text)
+        real = Path(os.path.realpath(cwd / path))
+        if real.is_dir():
+            found.append(real)
+        else:
+            warnings.append(f"ignoring added directory {text}: not a directory")
+    return tuple(dict.fromkeys(found))

@@ -150,6 +150,7 @@ class Merger:
         self.sandbox: str | None = None
         self.sandbox_network = False
         self.allow_credentials = False
+        self.add_dirs: list[str] = []
         self.auto_continue = False
         self.hooks: list[str] = []
         self.project_hooks: list[str] = []
@@ -212,6 +213,7 @@ class Merger:
             self.sandbox_network = perms["sandbox_network"]
         if isinstance(perms.get("allow_credentials"), bool):
             self.allow_credentials = perms["allow_credentials"]
+        self.add_dirs += _str_list(perms.get("additional_directories"))
         hooks = _dict(data.get("hooks"))
         self.hooks += _str_list(hooks.get("post_edit"))
         for name, raw in _dict(data.get("providers")).items():
@@ -246,7 +248,13 @@ class Merger:
         self._permission_lists(perms, where)
         for name, price in _prices(data.get("pricing"), where, self.warnings).items():
             self.pricing.setdefault(name, price)  # a project may add rates, not change them
-        for key in ("allow", "bash_allow", "bash_wrapper", "allow_credentials"):
+        for key in (
+            "allow",
+            "bash_allow",
+            "bash_wrapper",
+            "allow_credentials",
+            "additional_directories",
+        ):
             if key in perms:
                 self.warnings.append(
                     f"{where}: ignoring 'permissions.{key}' (a project may only tighten"

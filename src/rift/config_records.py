@@ -105,6 +105,9 @@ class PermissionsConfig:
     user config only."""
     own_dirs: tuple[Path, ...] = ()
     """rift's own config and data dirs, guarded with the credential stores."""
+    additional_directories: tuple[Path, ...] = ()
+    """Directories write/edit may change besides the project (`--add-dir`, user config
+    only): core/permissions/roots.py."""
 
 
 # ---------------------------------------------------------------- lsp (issue 18)
@@ -189,3 +192,5 @@ class Overrides:
     trace_file: str | None = None
     trust_project: bool = False
     """`--trust-project`: trust this project's host/provider settings as they are now."""
+    add_dirs: tuple[str, ...] = ()
+    """`--add-dir PATH` (repeatable): more directories write/edit may change."""

@@ -36,6 +36,10 @@ class RecordingGate:
                 return f"{path} blocked by permission rule 'read({denied.name})'"
         return None
 
+    def check_opened(self, path: Path, info: Any) -> str | None:
+        """Hard links are the real gate's business (tests/reliability/test_hard_links.py)."""
+        return None
+
     async def authorize_write(
         self, tool: str, path: Path, old: str | None, new: str
     ) -> WriteVerdict:
@@ -55,6 +59,9 @@ class RecordingJournal:
 
     def record(self, path: Path, prior: bytes | None) -> None:
         self.entries.append((path, prior))
+
+    def wrote(self, path: Path, written: Any) -> None:
+        """The identity of the file left behind: not needed by these tests."""
 
 
 def call(tool: Tool, ctx: ToolContext, **args: Any) -> ToolOutput:

@@ -190,3 +190,36 @@ def test_escape_cancels_the_turn(tui: Any) -> None:
         assert not app.driver.busy
 
     drive(app, scenario)
+
+
+def _outside_write_turns() -> list[dict[str, Any]]:
+    write = {"name": "write", "arguments": {"path": "../outside.txt", "content": "x\n"}}
+    return [{"tool_calls": [write]}, {"content": "finished"}]
+
+
+def test_a_write_outside_the_project_is_asked_even_in_auto_mode(tui: Any, project: Path) -> None:
+    """Issue 34: with approval off, a write past the project still asks, showing the
+    resolved path; /add-dir then lets the next one through unasked."""
+    app, _ = tui([*_outside_write_turns(), *_outside_write_turns()])
+    target = project.parent / "outside.txt"
+
+    async def scenario(pilot: Pilot[Any]) -> None:
+        await connected(pilot)
+        await send(pilot, "/yolo")
+        await until(pilot, lambda: not app.status_bar.state.approve, "approval off")
+        await send(pilot, "write outside")
+        picker = await until(
+            pilot, lambda: isinstance(app.screen, PickerScreen) and app.screen, "the picker"
+        )
+        assert picker.question == f"Allow write outside the project: {target}"
+        await pilot.press(*["down"] * picker.choices.index("deny"), "enter")
+        await idle(pilot)
+        assert not target.exists()
+        await send(pilot, f"/add-dir {project.parent}")
+        await until(pilot, lambda: "may now change files in" in transcript_text(app), "info")
+        await send(pilot, "write outside again")
+        await idle(pilot)
+        assert not isinstance(app.screen, PickerScreen)
+
+    drive(app, scenario)
+    assert target.read_text() == "x\n"

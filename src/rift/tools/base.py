@@ -70,6 +70,10 @@ class Gate(Protocol):
         """Deny message when a deny rule covers reading `path`, else None."""
         ...
 
+    def check_opened(self, path: Path, info: os.stat_result) -> str | None:
+        """The refusal for the file a read opened (a hard link to a denied file), or None."""
+        ...
+
     async def authorize_write(
         self, tool: str, path: Path, old: str | None, new: str
     ) -> WriteVerdict:
@@ -94,6 +98,11 @@ class Journal(Protocol):
 
     def record(self, path: Path, prior: bytes | None) -> None:
         """Remember `path`'s bytes before its first change this turn (None = did not exist)."""
+        ...
+
+    def wrote(self, path: Path, written: Any) -> None:
+        """Remember which file the tool left at `path` (a `safe_fs.FileId`; None: unknown),
+        so a restore leaves alone a file someone else put there since."""
         ...
 
 

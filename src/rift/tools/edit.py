@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from rift import safe_fs
 from rift.errors import ToolError
 from rift.tools import guard
 from rift.tools.base import (
@@ -192,6 +193,24 @@ def _kept_anchor_update(raw: str, path: Path, content: str, old: str, new: str) 
     return kept if refusal(raw, path, content, inserted, kept, small=True) is None else None
 
 
+def _readable_prior(ctx: ToolContext, raw: str, path: Path) -> bytes:
+    """The file's bytes once the Read rules allow them (before reading: no hint may quote
+    a denied file, nor one hard-linked to it); ToolError for missing or binary files."""
+    denied = ctx.gate.check_read(path)
+    if denied is not None:
+        raise ToolError(denied)
+    prior = snapshot(path, raw)
+    if prior is None:
+        raise ToolError(not_found_message(ctx.cwd, raw, ctx.gate))
+    opened = safe_fs.lstat(path)
+    denied = None if opened is None else ctx.gate.check_opened(path, opened)
+    if denied is not None:
+        raise ToolError(denied)
+    if is_binary(prior):
+        raise ToolError(f"{raw} is a binary file; edit changes text files only")
+    return prior
+
+
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     raw, note = guard.project_relative(ctx.cwd, require_str(args, "path"))
     old = require_str(args, "old_string")
@@ -201,15 +220,8 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         raise ToolError("old_string is empty; use write to create a file")
     if old == new:
         raise ToolError("old_string and new_string are identical; nothing to change")
-    path = ctx.resolve(raw)
-    denied = ctx.gate.check_read(path)  # before reading: no hint may quote a denied file
-    if denied is not None:
-        raise ToolError(denied)
-    prior = snapshot(path, raw)
-    if prior is None:
-        raise ToolError(not_found_message(ctx.cwd, raw, ctx.gate))
-    if is_binary(prior):
-        raise ToolError(f"{raw} is a binary file; edit changes text files only")
+    path = safe_fs.resolve(ctx.resolve(raw))  # checked, read, written and journaled as is
+    prior = _readable_prior(ctx, raw, path)
     content = prior.decode("utf-8", errors="replace")
     fs = ctx.services.files  # the editor's buffer may hold unsaved changes (ACP)
     if fs is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rift import safe_fs
 from rift.errors import ToolError
 from rift.tools import _outline, guard
 from rift.tools.base import (
@@ -39,8 +40,12 @@ def split_lines(text: str) -> list[str]:
 
 
 async def load_text(raw: str, ctx: ToolContext) -> str:
-    """The file's text after the deny check; ToolError for directories, binaries, ENOENT."""
-    path = ctx.resolve(raw)
+    """The file's text after the deny check; ToolError for directories, binaries, ENOENT.
+
+    The resolved path is checked and then opened without following a symlink swapped
+    in since (rift/safe_fs.py); only a regular file is read, up to a cap, so a FIFO
+    cannot hang the turn and /dev/zero cannot fill memory."""
+    path = safe_fs.resolve(ctx.resolve(raw))
     denied = ctx.gate.check_read(path)
     if denied is not None:
         raise ToolError(denied)
@@ -48,9 +53,17 @@ async def load_text(raw: str, ctx: ToolContext) -> str:
         raise ToolError(f"{raw} is a directory; use ls to list it")
     fs = ctx.services.files  # an editor that owns the buffers (ACP), else the disk
     try:
-        data = path.read_bytes() if fs is None else (await fs.read_text(path)).encode("utf-8")
+        if fs is None:
+            data, info = safe_fs.read_regular(path)
+            denied = ctx.gate.check_opened(path, info)  # a hard link to a denied file
+            if denied is not None:
+                raise ToolError(denied)
+        else:
+            data = (await fs.read_text(path)).encode("utf-8")
     except FileNotFoundError as exc:
         raise ToolError(not_found_message(ctx.cwd, raw, ctx.gate)) from exc
+    except IsADirectoryError as exc:
+        raise ToolError(f"{raw} is a directory; use ls to list it") from exc
     except OSError as exc:
         raise ToolError(f"cannot read {raw}: {exc.strerror or exc}") from exc
     if is_binary(data):

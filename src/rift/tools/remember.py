@@ -6,15 +6,18 @@ duplicates refused, the file capped. The change is gated as
 an edit of that file (deny rules, approval, review) and journaled for /undo.
 A memory file that is a symlink out of the project, or that the Read rules
 deny, is never read: the duplicate check would make it an oracle and the
-append would copy it into the prompt.
+append would copy it into the prompt. One that is a symlink inside the project
+is written through (its target changes, the link stays), by the same resolved,
+race-free path as write and edit (rift/safe_fs.py).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from rift import safe_fs
 from rift.errors import ToolError
-from rift.paths import MEMORY_FILE, atomic_write, contained_file
+from rift.paths import MEMORY_FILE, contained_file
 from rift.tools.base import Tool, ToolContext, ToolOutput
 from rift.tools.write import snapshot
 
@@ -43,6 +46,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     if (path.exists() or path.is_symlink()) and contained_file(path, ctx.cwd) is None:
         # A repository's `memory.md -> ~/notes` must not be read (an oracle) or copied in.
         raise ToolError(f"{MEMORY_FILE} is not a regular file inside the project; not touching it")
+    path = safe_fs.resolve(path)
     denied = ctx.gate.check_read(path)
     if denied is not None:
         raise ToolError(denied)
@@ -61,11 +65,12 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     verdict = await ctx.gate.authorize_write("edit", path, old if prior is not None else None, new)
     if not verdict.allowed:
         return ToolOutput(ok=False, text=verdict.message)
-    ctx.journal.record(path, prior)
     try:
-        atomic_write(path, verdict.content)
+        written = safe_fs.write_atomic(path, verdict.content.encode("utf-8"))
     except OSError as exc:
         raise ToolError(f"cannot write {MEMORY_FILE}: {exc.strerror or exc}") from exc
+    ctx.journal.record(path, prior)
+    ctx.journal.wrote(path, written)
     return ToolOutput(ok=True, text=f"remembered in {MEMORY_FILE}: {fact}")
 
 

@@ -1,16 +1,22 @@
 """write: create or overwrite a whole file.
 
-The prior bytes are snapshotted before anything else: a file that cannot be
-snapshotted cannot be undone, so the write is refused. The gate then decides
-(and may, through an edit review, accept only part of the proposal); the
-journal records the prior bytes before the first byte hits disk.
+The path is resolved once (symlinks and `..` followed) and that resolved path is
+what is checked, snapshotted, written and journaled: undo then acts on exactly
+the file that changed. The prior bytes are snapshotted before anything else: a
+file that cannot be snapshotted cannot be undone, so the write is refused. The
+gate then decides (and may, through an edit review, accept only part of the
+proposal); the bytes go to disk through rift/safe_fs.py (no symlink followed
+after the check, atomic), and the journal records the prior bytes and the file
+it wrote.
 """
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
+from rift import safe_fs
 from rift.errors import ToolError
 from rift.tools import guard
 from rift.tools.base import (
@@ -31,15 +37,14 @@ PARTIAL_NOTE = (
 
 
 def snapshot(path: Path, raw: str) -> bytes | None:
-    """The file's bytes before the change; None when it does not exist yet."""
-    if path.is_dir():
-        raise ToolError(f"{raw} is a directory")
+    """The bytes of `path` (resolved) before the change; None when it does not exist yet.
+    Only a regular file is read, without following a symlink swapped in after the check."""
     try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+        return safe_fs.read_prior(path)
+    except IsADirectoryError as exc:
+        raise ToolError(f"{raw} is a directory") from exc
     except OSError as exc:
-        raise ToolError(f"cannot snapshot {raw} before changing it: {exc}") from exc
+        raise ToolError(f"cannot snapshot {raw} before changing it: {exc.strerror or exc}") from exc
 
 
 async def apply_change(
@@ -50,19 +55,24 @@ async def apply_change(
 
     Shared by write and edit, which differ only in how they build the new text.
     """
-    ctx.journal.record(path, prior)
     fs = ctx.services.files  # an editor that owns the buffers (ACP), else the disk
+    written: safe_fs.FileId | None = None
     try:
         if fs is not None:
             await fs.write_text(path, verdict.content)
         else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(verdict.content.encode("utf-8"))
+            written = safe_fs.write_atomic(path, verdict.content.encode("utf-8"))
     except OSError as exc:
         raise ToolError(f"cannot write {raw}: {exc.strerror or exc}") from exc
+    ctx.journal.record(path, prior)
+    ctx.journal.wrote(path, written)
     old = None if prior is None else prior.decode("utf-8", errors="replace")
     diagnostics = await diagnostics_after_edit(ctx.services, path, raw, old, verdict.content)
-    return diagnostics + await run_post_edit_hooks(ctx)
+    hooks = await run_post_edit_hooks(ctx)
+    if written is not None:  # a post-edit hook (a formatter) may have rewritten it: still ours
+        with contextlib.suppress(OSError):
+            ctx.journal.wrote(path, safe_fs.current_id(path))
+    return diagnostics + hooks
 
 
 def _diff_base(prior: bytes | None, old: str | None) -> str:
@@ -122,9 +132,9 @@ def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: st
 
 
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    raw, note = guard.project_relative(ctx.cwd, require_str(args, "path"))
+    raw, note = guard.project_relative(ctx.cwd, require_str(args, "path"), creating=True)
     content = require_str(args, "content")
-    path = ctx.resolve(raw)
+    path = safe_fs.resolve(ctx.resolve(raw))
     prior = snapshot(path, raw)
     content = guard.strip_whole_fence(guard.strip_template_wrapper(content), path)
     # A binary prior still reaches the gate decoded: its NUL bytes tell the gate

@@ -61,6 +61,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
        method="set_mode", wire="set_mode"),
     _c("autocontinue", "[on|off]", "a finished background task starts a turn"),
     _c("permissions", "", "show the allow/ask/deny rules", method="permissions"),
+    _c("add-dir", "<path>", "let write/edit change files in another directory (this session)"),
     _c("remember", "<fact>", "save a fact for later sessions", idle_only=True, method="remember"),
     _c("undo", "", "restore files changed by the last turn", idle_only=True, method="undo",
        wire="undo", faces=EVERYWHERE),

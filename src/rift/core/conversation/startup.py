@@ -124,10 +124,11 @@ async def start_agent(
     )
     if problem:
         notices.append(Warning(problem))
-    agent.gate.confine(own_dirs, sandboxed=agent.ctx.sandbox is not None)
-    lsp = (
-        agent.ctx.services.diagnostics
-    )  # core/conversation/lsp.py: language servers run project code
+    agent.gate.confine(
+        own_dirs, sandboxed=agent.ctx.sandbox is not None, added=perms.additional_directories
+    )
+    agent.journal.guard = agent.gate.restore_limits  # undo meets a write's fixed limits
+    lsp = agent.ctx.services.diagnostics  # conversation/lsp.py: language servers run project code
     if isinstance(lsp, LspService):
         lsp.sandbox = agent.ctx.sandbox
     extensions.attach(agent, attached=options.attached)

@@ -7,6 +7,10 @@ finished. When the turn ends, for whatever reason, every file it journaled is
 checked: one that parsed before the turn (or did not exist) and does not parse
 now goes back to its state before the turn, and the user is told. A file that
 was already broken before the turn is left alone.
+
+The restore goes through the journal (`UndoJournal.put_back`): the resolved
+path that was written, opened without following symlinks, and only when the
+file there is still the one rift left.
 """
 
 from __future__ import annotations
@@ -15,9 +19,9 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from rift import safe_fs
 from rift.core.sessions.checkpoints import UndoJournal
 from rift.events import Event, Warning
-from rift.paths import atomic_write
 from rift.tools.guard import syntax_error
 
 
@@ -28,7 +32,7 @@ def _text(data: bytes | None) -> str | None:
 def _current(path: Path) -> bytes | None:
     """The file's bytes now; None when it is gone or cannot be read (nothing to check)."""
     try:
-        return path.read_bytes()
+        return safe_fs.read_regular(path)[0]
     except OSError:
         return None
 
@@ -52,10 +56,7 @@ def restore_unparseable(journal: object, cwd: Path) -> list[str]:
         if error is None or (before is not None and syntax_error(path, before) is not None):
             continue
         try:
-            if prior is None:
-                path.unlink()
-            else:
-                atomic_write(path, prior)
+            journal.put_back(path, prior)
         except OSError as exc:
             reason = exc.strerror or exc
             notes.append(

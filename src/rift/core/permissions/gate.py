@@ -20,19 +20,28 @@ rift's own config and data directories (config.json, plugins, trust stores:
 what decides the next run's rules and hooks) are never written by a tool, and
 with the bwrap sandbox on, writes stay inside the project and the temp
 directory, the same places sandboxed bash can write.
+
+Then the writable roots (core/permissions/roots.py): a write or edit outside
+the project and the directories the user added is refused with no person
+attached and asked with one, in every approval mode, unless an allow rule
+names the path. Paths arrive resolved (rift/safe_fs.py), the same path the
+tool then opens without following symlinks.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from rift.core.permissions import roots as _roots
 from rift.core.permissions.choices import ask_options
 from rift.core.permissions.hunks import diff_segments, preview_diff
 from rift.core.permissions.interaction import InteractionBroker
 from rift.core.permissions.rules import (
     Rules,
+    Verdict,
     canonical,
     url_candidates,
 )
@@ -107,6 +116,9 @@ class PermissionGate:
     """rift's own config and data directories: never written by write/edit."""
     writable_roots: tuple[Path, ...] | None = None
     """With the sandbox on, the only directories write/edit may touch."""
+    project_roots: tuple[Path, ...] = ()
+    """The project and the directories the user added: write/edit outside them asks
+    (refuses with no user) unless an allow rule names the path; empty = unchecked."""
     _session_kinds: set[str] = field(default_factory=set)
     refusals: int = 0
     """How many times a person said no (deny, a dismissed ask or review): the turn loop
@@ -117,16 +129,32 @@ class PermissionGate:
         """Refuse `tool` from now on, whatever the mode ("always deny … this session")."""
         self._denied_kinds.add(tool)
 
-    def confine(self, own_dirs: Sequence[Path], *, sandboxed: bool) -> None:
+    def confine(
+        self, own_dirs: Sequence[Path], *, sandboxed: bool, added: Sequence[Path] = ()
+    ) -> None:
         """Set the fixed write limits: `own_dirs` off limits, and with the sandbox on
-        only the project and the temp directory writable."""
+        only the project, the temp directory and `added` writable; and the writable
+        roots (the project and `added`) past which a write is asked."""
         self.protected = tuple(canonical(d, self.cwd) for d in own_dirs)
         self.writable_roots = None
+        self.project_roots = _roots.writable_roots(self.cwd, added)
         if sandboxed:
             import tempfile  # here only: it loads shutil, random, bz2 and lzma
 
-            roots = (self.cwd, Path(tempfile.gettempdir()))
+            roots = (self.cwd, Path(tempfile.gettempdir()), *added)
             self.writable_roots = tuple(canonical(r, self.cwd) for r in roots)
+
+    def add_root(self, path: Path) -> Path:
+        """Let write/edit reach `path` (a directory) unasked from now on (`/add-dir`)."""
+        real = canonical(path, self.cwd)
+        self.project_roots = tuple(dict.fromkeys((*self.project_roots, real)))
+        if self.writable_roots is not None:
+            self.writable_roots = tuple(dict.fromkeys((*self.writable_roots, real)))
+        return real
+
+    def restore_limits(self, path: Path) -> str | None:
+        """Why undo must not touch `path` (the fixed limits a write meets); None if it may."""
+        return self._outside_limits("restore", path)
 
     def _outside_limits(self, tool: str, path: Path) -> str | None:
         real = canonical(path, self.cwd)
@@ -175,6 +203,12 @@ class PermissionGate:
             return f"{path} blocked by permission rule '{verdict.rule}'"
         return None
 
+    def check_opened(self, path: Path, info: os.stat_result) -> str | None:
+        """The check on the file actually opened: a hard link to a denied file is denied."""
+        from rift.core.permissions.hardlinks import hard_link_refusal
+
+        return hard_link_refusal(self.rules, "read", path, info) if info.st_nlink > 1 else None
+
     async def authorize_write(
         self, tool: str, path: Path, old: str | None, new: str
     ) -> WriteVerdict:
@@ -191,6 +225,8 @@ class PermissionGate:
         mode = self.approval.mode
         if mode == "plan":
             return WriteVerdict(False, message=_plan_mode(tool))
+        if self._outside_project(path) and not _names_path(verdict):
+            return await self._ask_outside(tool, path, old, new)
         if mode == "auto" or (mode == "accept-edits" and verdict.kind != "ask"):
             return WriteVerdict(True, content=new)
         shown = self._display(path)
@@ -289,6 +325,22 @@ class PermissionGate:
 
     # -------------------------------------------------------------- internals
 
+    def _outside_project(self, path: Path) -> bool:
+        roots = self.project_roots
+        return bool(roots) and not _roots.inside(canonical(path, self.cwd), roots)
+
+    async def _ask_outside(self, tool: str, path: Path, old: str | None, new: str) -> WriteVerdict:
+        """A write past the writable roots: refused with no person, asked with one (the
+        resolved path shown), whatever the mode; "allow" lets this one change through."""
+        real = canonical(path, self.cwd)
+        if not self.broker.attached:
+            return WriteVerdict(
+                False, message=_roots.outside_message(tool, real, self.project_roots)
+            )
+        question = f"Allow {tool} outside the project: {real}"
+        answer = await self.broker.ask(question, self._detail(old, new), ["allow", "deny"])
+        return self._write_answer(tool, path, new, answer)
+
     async def _review(self, tool: str, shown: str, old: str, new: str) -> WriteVerdict:
         decision = await self.broker.review(tool, shown, old, new, diff_segments(old, new))
         if decision is None or not decision.apply:
@@ -350,6 +402,11 @@ class PermissionGate:
         if _is_binary(old):
             return ["(overwriting a binary file)"]
         return preview_diff(old or "", new, ASK_DIFF_LINES)
+
+
+def _names_path(verdict: Verdict) -> bool:
+    """An allow rule with a path pattern (`Edit(~/notes/**)`), not a bare `Edit`."""
+    return verdict.kind == "allow" and "(" in (verdict.rule or "")
 
 
 def always_choices(rule: str) -> tuple[str, str]:

@@ -299,6 +299,21 @@ class Rules:
             tool, lambda rule: self._path_matches(rule, candidates), ("ask", "allow")
         )
 
+    def denied_globs(self, tool: str) -> list[tuple[str, str]]:
+        """(rule text, absolute glob) for each deny rule with a path that covers `tool`, and
+        for each credential store: what core/permissions/hardlinks.py searches for the
+        other names of a hard-linked file."""
+        found = [
+            (rule.text, pattern)
+            for rule in self._lists["deny"]
+            if rule.pattern is not None and rule.covers(tool)
+            for pattern in _path_patterns(rule.pattern, self._cwd, self._home)
+            if pattern.startswith("/")
+        ]
+        if tool.lower() in _FAMILIES["read"]:
+            found += [(f"Read({root}/**)", f"{root}/**") for root in self._guard.roots]
+        return found
+
     def _path_matches(self, rule: Rule, candidates: Sequence[str]) -> bool:
         return any(
             re.fullmatch(glob_regex(p, path=True), c, re.DOTALL | self._flags)

@@ -1,19 +1,28 @@
 """The undo journal: what write/edit changed, per turn, so `/undo` can put it back.
 
-The write and edit tools call `record` with a
-file's bytes before they touch it (None when it did not exist); only the
+The write and edit tools call `record` with a file's bytes from before their
+change (None when it did not exist) and `wrote` with the file they left; only the
 first snapshot per (turn, path) is kept, so undo returns a file to its state
 before the turn, not before its last edit. Raw bytes are stored so non-UTF-8
 files stay undoable. Changes made through bash are never seen here.
+
+Paths are keyed resolved (symlinks and `..` followed, as the write followed
+them), so a restore acts on exactly the file that was written, never on a
+textual spelling such as `lnk/../../../settings.json` that folds elsewhere.
+Every restore opens that path without following symlinks (rift/safe_fs.py),
+passes `guard` (the same fixed limits as a write) and leaves alone a file that
+is no longer the one rift wrote (a symlink, a directory, other bytes): undo
+never deletes or replaces what it did not create or change, and never throws
+away a change made after rift's.
 """
 
 from __future__ import annotations
 
-import os
+from collections.abc import Callable
 from pathlib import Path
 
+from rift import safe_fs
 from rift.errors import RiftError
-from rift.paths import atomic_write
 
 MAX_TURNS = 20
 BASH_NOTE = "(note: changes made via bash are not tracked)"
@@ -41,7 +50,12 @@ class UndoJournal:
         self.max_turns = max_turns
         self._turn = 0
         self._turns: dict[int, dict[Path, bytes | None]] = {}
-        """turn -> {absolute path -> prior bytes}; dicts keep insertion (turn, record) order."""
+        """turn -> {resolved path -> prior bytes}; dicts keep insertion (turn, record) order."""
+        self._written: dict[Path, safe_fs.FileId] = {}
+        """resolved path -> the file rift last left there (by write or by restore)."""
+        self.guard: Callable[[Path], str | None] | None = None
+        """The fixed write limits (the gate's own dirs and sandbox roots): a restore
+        outside them is refused like a write would be. Set at startup."""
 
     @property
     def turn(self) -> int:
@@ -54,11 +68,23 @@ class UndoJournal:
         return self._turn
 
     def record(self, path: Path, prior: bytes | None) -> None:
-        """Remember `path`'s content before its first change in the current turn."""
+        """Remember `path`'s content before its first change in the current turn.
+
+        `path` is taken resolved (the caller resolves it before checking and writing;
+        resolving again here keeps a caller that did not from keying a spelling)."""
         entries = self._turns.setdefault(self._turn, {})
-        entries.setdefault(Path(os.path.abspath(path)), prior)
+        entries.setdefault(safe_fs.resolve(path), prior)
         while len(self._turns) > self.max_turns:
             del self._turns[min(self._turns)]
+
+    def wrote(self, path: Path, written: safe_fs.FileId | None) -> None:
+        """Remember which file rift left at `path` (None: unknown, e.g. an editor wrote
+        it), so a restore can tell it from a file someone else put there since."""
+        real = safe_fs.resolve(path)
+        if written is None:
+            self._written.pop(real, None)
+        else:
+            self._written[real] = written
 
     def current(self) -> dict[Path, bytes | None]:
         """The current turn's first snapshots (a copy): what the turn has changed so far."""
@@ -94,9 +120,11 @@ class UndoJournal:
         for t in later:
             for path, prior in self._turns[t].items():
                 snapshots.setdefault(path, prior)
-        if not later:
-            return []
-        return self._restore(snapshots, drop=later, keep_failed_in=later[0])
+        restored = self._restore(snapshots, drop=later, keep_failed_in=later[0]) if later else []
+        # The conversation now ends at `turn`: the next turn is `turn + 1` again, so a later
+        # `rewind n` undoes the same turns it drops from the conversation (issue 32).
+        self._turn = max(turn, 0)
+        return restored
 
     def clear(self) -> None:
         """Forget every snapshot (the turn counter keeps counting)."""
@@ -111,7 +139,7 @@ class UndoJournal:
         errors: list[str] = []
         for path, prior in snapshots.items():
             try:
-                _put_back(path, prior)
+                self.put_back(path, prior)
             except OSError as exc:
                 failed[path] = prior
                 errors.append(f"{path}: {exc.strerror or exc}")
@@ -124,6 +152,29 @@ class UndoJournal:
             raise UndoFailed("could not restore " + "; ".join(errors))
         return restored
 
+    def put_back(self, path: Path, prior: bytes | None) -> None:
+        """Return the file rift wrote at `path` (resolved) to `prior` (None: remove it).
+
+        Raises OSError (safe_fs.UnsafePath) and changes nothing when the path is past
+        the write limits, a part of it is now a symlink, or what is there is not the
+        file rift left (other bytes, a symlink, a directory).
+        """
+        refusal = self.guard(path) if self.guard is not None else None
+        if refusal is not None:
+            raise safe_fs.UnsafePath(path, refusal)
+        now = safe_fs.current_id(path)  # NotRegular: a symlink or directory is there now
+        left = self._written.get(path)
+        if now is not None and left is not None and not _same_file(now, left):
+            raise safe_fs.UnsafePath(
+                path, "changed since rift wrote it (by someone else); left as it is"
+            )
+        if prior is None:
+            if now is not None:
+                safe_fs.remove(path)
+            self._written.pop(path, None)
+        else:  # recreates missing parent directories
+            self._written[path] = safe_fs.write_atomic(path, prior)
+
 
 def read_prior(path: Path) -> bytes | None:
     """A file's bytes for `record`: None only when it does not exist.
@@ -131,17 +182,13 @@ def read_prior(path: Path) -> bytes | None:
     Any other read failure propagates, so the caller aborts its write instead
     of journaling "did not exist" and having undo delete a real file.
     """
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+    return safe_fs.read_prior(safe_fs.resolve(path))
 
 
-def _put_back(path: Path, prior: bytes | None) -> None:
-    if prior is None:
-        path.unlink(missing_ok=True)
-    else:
-        atomic_write(path, prior)  # recreates missing parent directories
+def _same_file(now: safe_fs.FileId, left: safe_fs.FileId) -> bool:
+    """Still the very bytes rift left there. Not the inode: a file deleted and made
+    anew by someone else often gets the freed inode number back."""
+    return now.digest == left.digest
 
 
 def format_undo_message(paths: list[Path], cwd: Path) -> str:

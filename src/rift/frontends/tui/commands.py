@@ -340,6 +340,12 @@ async def _remember(app: RiftApp, arg: str) -> None:
         await app.driver.wait()  # the edit review comes and goes meanwhile
 
 
+async def _add_dir(app: RiftApp, arg: str) -> None:
+    if not arg.strip():
+        raise RiftError("usage: /add-dir <path> (write and edit may change files there too)")
+    app.require_conversation().add_directory(arg.strip())
+
+
 async def _quit(app: RiftApp, arg: str) -> None:
     app.exit(0)
 
@@ -355,6 +361,7 @@ HANDLERS: dict[str, Handler] = {
     "mode": _mode,
     "autocontinue": _autocontinue,
     "permissions": _permissions,
+    "add-dir": _add_dir,
     "remember": _remember,
     "undo": _undo,
     "rewind": session.rewind,
