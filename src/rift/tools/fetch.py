@@ -32,6 +32,7 @@ import socket
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from rift.hosts import literal_address, normal_host
 from rift.errors import ToolError
 from rift.tools.base import (
     Tool,
@@ -97,7 +98,7 @@ def _check_url(url: str) -> tuple[str, int]:
         raise ToolError(f"fetch only reads http and https URLs, not {url}")
     if not parts.hostname:
         raise ToolError(f"not a valid URL (no host): {url}")
-    return parts.hostname, port or (443 if parts.scheme.lower() == "https" else 80)
+    return normal_host(parts.hostname), port or (443 if parts.scheme.lower() == "https" else 80)
 
 
 def html_to_text(html: str) -> str:
@@ -160,12 +161,19 @@ async def _follow(client: Any, url: str, ctx: ToolContext) -> tuple[Any, bytes, 
     approved: set[str] = set()
     for _hop in range(MAX_REDIRECTS + 1):
         host, port = _check_url(url)
-        addresses = await resolve(host, port)
-        private = first_private(addresses)
-        refusal = await ctx.gate.authorize_fetch(url, private, approved=host.lower() in approved)
+        literal = literal_address(host)
+        private = literal if literal is not None and not _public(literal) else None
+        # Rules and the person's answer first: the lookup itself can carry a secret.
+        refusal = await ctx.gate.authorize_fetch(url, private, approved=host in approved)
         if refusal is not None:
             raise ToolError(refusal)
-        approved.add(host.lower())
+        approved.add(host)
+        addresses = await resolve(host, port)
+        private = first_private(addresses)
+        if private is not None:
+            refusal = await ctx.gate.authorize_fetch(url, private, approved=True)
+            if refusal is not None:
+                raise ToolError(refusal)
         response, body, cut = await asyncio.wait_for(_get(client, url, addresses), TIMEOUT * 2)
         location = response.headers.get("location")
         if response.status_code not in _REDIRECTS or not location:

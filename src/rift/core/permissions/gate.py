@@ -246,19 +246,24 @@ class PermissionGate:
         """None when `url` may be fetched, else the refusal message.
 
         `private_address` is a loopback/private/link-local address the host
-        resolved to (the fetch tool checks every one): only an explicit allow
-        rule lets such a fetch through, in every mode, so a prompt injection
-        cannot talk a model into reading the metadata service or a local admin page.
-        `approved` marks a redirect to a host the user already allowed in this call.
+        resolved to (the fetch tool checks every one): only an allow rule of the
+        user's config that names this exact host lets such a fetch through, in
+        every mode (a wildcard such as `Fetch(*.example.com)` never does), so a
+        prompt injection cannot talk a model into reading the metadata service or
+        a local admin page. The fetch tool calls this before resolving the name
+        (rules and the person's answer come before any DNS query), then again
+        with `approved` and the address the lookup found.
+        `approved` marks a hop the user already allowed in this call.
         """
         verdict = self.rules.verdict_for_url("fetch", url)
         if verdict.kind == "deny":
             return f"{url} blocked by permission rule '{verdict.rule}'"
         host = url_host(url)
-        if private_address is not None and verdict.kind != "allow":
+        if private_address is not None and not self.rules.names_url_host("fetch", url):
             return (
                 f"{url} resolves to the private address {private_address}; fetch refuses local"
-                f" and private networks unless an allow rule names the host, e.g. 'Fetch({host})'"
+                f" and private networks unless an allow rule names that exact host,"
+                f" e.g. 'Fetch({host})'"
             )
         if not self.approval.enabled or approved:
             return None
