@@ -32,8 +32,8 @@ import socket
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from rift.hosts import literal_address, normal_host
 from rift.errors import ToolError
+from rift.hosts import literal_address, normal_host
 from rift.tools.base import (
     Tool,
     ToolContext,
@@ -77,7 +77,7 @@ def first_private(addresses: list[str]) -> str | None:
     return next((a for a in addresses if not _public(a)), None)
 
 
-def _pinned(url: str, address: str) -> tuple[str, dict[str, str], dict[str, Any]]:
+def pinned(url: str, address: str) -> tuple[str, dict[str, str], dict[str, Any]]:
     """`url` aimed at `address`, with the Host header and SNI still naming its host."""
     parts = urlsplit(url)
     host = parts.hostname or ""
@@ -133,7 +133,7 @@ async def _get(client: Any, url: str, addresses: list[str]) -> tuple[Any, bytes,
     from rift._httpx import httpx
 
     for n, address in enumerate(addresses):
-        target, headers, extensions = _pinned(url, address)
+        target, headers, extensions = pinned(url, address)
         try:
             return await _read(client.stream("GET", target, headers=headers, extensions=extensions))
         except httpx.ConnectError:

@@ -59,6 +59,7 @@ NO_VERDICT = Verdict("none")
 _FAMILIES: dict[str, frozenset[str]] = {
     "edit": frozenset({"edit", "write"}),
     "read": frozenset({"read", "ls", "grep", "glob", "outline"}),
+    "websearch": frozenset({"websearch", "web_search"}),
 }
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_]+")
 
