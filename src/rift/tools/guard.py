@@ -10,7 +10,9 @@ change adds is judged: a file that already holds `<tool_call>` (a chat
 template, this very module) can still be edited.
 
 The syntax check covers the formats the standard library parses (Python,
-JSON, TOML) and YAML when PyYAML happens to be installed. A file that did not
+JSON, TOML), JSON with comments where its readers allow them, and YAML when
+PyYAML happens to be installed; Python a newer interpreter would accept is
+accepted (tools/syntax_check.py). A file that did not
 parse before the change may be changed freely: the model may be fixing it.
 """
 
@@ -138,9 +140,9 @@ def strip_whole_fence(text: str, path: Path) -> str:
 
 
 def _check_python(text: str, name: str) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # invalid escapes etc. are not our business here
-        compile(text, name, "exec", dont_inherit=True)
+    from rift.tools.syntax_check import check_python  # tree-sitter only when compile fails
+
+    check_python(text, name)
 
 
 def _check_json(text: str, name: str) -> None:
@@ -164,13 +166,23 @@ _CHECKERS: dict[str, Callable[[str, str], None]] = {
     ".yaml": _check_yaml,
     ".yml": _check_yaml,
 }
-_LANGUAGE = {".py": "Python", ".pyi": "Python", ".json": "JSON", ".toml": "TOML"}
+_LANGUAGE = {
+    ".py": "Python",
+    ".pyi": "Python",
+    ".json": "JSON",
+    ".jsonc": "JSON with comments",
+    ".toml": "TOML",
+}
 
 
 def _checker(path: Path) -> Callable[[str, str], None] | None:
     suffix = path.suffix.lower()
     if suffix in (".yaml", ".yml") and importlib.util.find_spec("yaml") is None:
         return None
+    from rift.tools.syntax_check import allows_comments, check_jsonc
+
+    if suffix in (".json", ".jsonc", ".code-workspace") and allows_comments(path):
+        return check_jsonc
     return _CHECKERS.get(suffix)
 
 
