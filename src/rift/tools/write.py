@@ -23,6 +23,7 @@ from rift.tools.base import (
     is_binary,
     require_str,
 )
+from rift.tools.encoding_keep import kept_bytes
 from rift.tools.hooks import run_post_edit_hooks
 
 PARTIAL_NOTE = (
@@ -57,7 +58,7 @@ async def apply_change(
             await fs.write_text(path, verdict.content)
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(verdict.content.encode("utf-8"))
+            path.write_bytes(kept_bytes(prior, verdict.content))  # not-UTF-8 bytes kept
     except OSError as exc:
         raise ToolError(f"cannot write {raw}: {exc.strerror or exc}") from exc
     old = None if prior is None else prior.decode("utf-8", errors="replace")
