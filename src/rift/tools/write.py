@@ -94,10 +94,10 @@ def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: st
     model also writes a file back unchanged and calls the task done; that write
     is refused too, so it learns that nothing happened.
     """
-    problem = guard.content_problem(content, old or "", "write")
+    small = bool(ctx.extras.get("small_model"))
+    problem = guard.content_problem(content, old or "", "write", path, small)
     if problem is not None:
         return problem
-    small = bool(ctx.extras.get("small_model"))
     if small and old and old.strip() and not content.strip():
         return (
             f"write refused: the content is empty, and {raw} has {old.count(chr(10))} lines; "
@@ -127,7 +127,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     content = require_str(args, "content")
     path = ctx.resolve(raw)
     prior = snapshot(path, raw)
-    content = guard.strip_whole_fence(guard.strip_template_wrapper(content), path)
+    content = guard.strip_debris(content, path, bool(ctx.extras.get("small_model")))
     # A binary prior still reaches the gate decoded: its NUL bytes tell the gate
     # to ask plainly ("overwriting a binary file") instead of showing a diff.
     old = None if prior is None else prior.decode("utf-8", errors="replace")
