@@ -38,79 +38,14 @@ _NUMBERED = lazy(r"^( *)(\d+)\t")
 """The read tool's prefix: the line number right-aligned in 5 columns, then a tab."""
 _READ_WIDTH = 5
 _WHOLE_FENCE = lazy(r"\A\s*```[A-Za-z0-9_+.-]*[ \t]*\n(.*?)\n?```[ \t]*\n?\s*\Z", re.DOTALL)
-_CODE_TYPES = frozenset(
-    {
-        ".py",
-        ".pyi",
-        ".js",
-        ".jsx",
-        ".mjs",
-        ".cjs",
-        ".ts",
-        ".tsx",
-        ".mts",
-        ".cts",
-        ".json",
-        ".jsonc",
-        ".toml",
-        ".yaml",
-        ".yml",
-        ".go",
-        ".rs",
-        ".c",
-        ".h",
-        ".cc",
-        ".cpp",
-        ".cxx",
-        ".hpp",
-        ".hh",
-        ".java",
-        ".kt",
-        ".kts",
-        ".scala",
-        ".rb",
-        ".php",
-        ".cs",
-        ".swift",
-        ".m",
-        ".mm",
-        ".lua",
-        ".sh",
-        ".bash",
-        ".zsh",
-        ".fish",
-        ".ps1",
-        ".sql",
-        ".css",
-        ".scss",
-        ".sass",
-        ".less",
-        ".vue",
-        ".svelte",
-        ".dart",
-        ".ex",
-        ".exs",
-        ".erl",
-        ".hs",
-        ".ml",
-        ".mli",
-        ".clj",
-        ".r",
-        ".jl",
-        ".zig",
-        ".nim",
-        ".pl",
-        ".pm",
-        ".tf",
-        ".hcl",
-        ".ini",
-        ".cfg",
-        ".gradle",
-        ".cmake",
-        ".proto",
-        ".graphql",
-    }
+_CODE_SUFFIXES = (
+    ".py .pyi .js .jsx .mjs .cjs .ts .tsx .mts .cts .json .jsonc .toml .yaml .yml .go .rs "
+    ".c .h .cc .cpp .cxx .hpp .hh .java .kt .kts .scala .rb .php .cs .swift .m .mm .lua "
+    ".sh .bash .zsh .fish .ps1 .sql .css .scss .sass .less .vue .svelte .dart .ex .exs "
+    ".erl .hs .ml .mli .clj .r .jl .zig .nim .pl .pm .tf .hcl .ini .cfg .gradle .cmake "
+    ".proto .graphql "
 )
+_CODE_TYPES = frozenset(_CODE_SUFFIXES.split())
 """Source and config types whose text can never open with a markdown fence or a chat
 template wrapper: there, and only there, such a wrapper proves model debris. A README
 without an extension, a `.txt` note or an `.xml` fixture may hold either on purpose."""
