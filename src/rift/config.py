@@ -470,8 +470,15 @@ class _Merger:
                     f"{where}: ignoring 'permissions.{key}' (a project may only tighten"
                     " permissions; put it in the user config)"
                 )
-        if perms.get("approve", data.get("approve")) is True:
+        approve = perms.get("approve", data.get("approve"))
+        if approve is True:
             self.approve = True
+        elif approve is False:
+            key = "permissions.approve" if "approve" in perms else "approve"
+            self.warnings.append(
+                f"{where}: ignoring '{key}: false' (a project may only turn approval on;"
+                " put it in the user config)"
+            )
         self._project_sandbox(perms, where)
         hooks = _dict(data.get("hooks"))
         self.project_hooks += _str_list(hooks.get("post_edit"))
