@@ -120,6 +120,9 @@ class PermissionsConfig:
     user config only."""
     own_dirs: tuple[Path, ...] = ()
     """rift's own config and data dirs, guarded with the credential stores."""
+    pass_api_keys: bool = False
+    """Leave rift's model API keys in the environment of bash, hooks, plugins and language
+    servers (rift/child_env.py); user config only."""
 
 
 # ---------------------------------------------------------------- lsp (issue 18)
@@ -363,6 +366,7 @@ class _Merger:
         self.sandbox: str | None = None
         self.sandbox_network = False
         self.allow_credentials = False
+        self.pass_api_keys = False
         self.auto_continue = False
         self.hooks: list[str] = []
         self.project_hooks: list[str] = []
@@ -427,6 +431,8 @@ class _Merger:
             self.sandbox_network = perms["sandbox_network"]
         if isinstance(perms.get("allow_credentials"), bool):
             self.allow_credentials = perms["allow_credentials"]
+        if isinstance(perms.get("pass_api_keys"), bool):
+            self.pass_api_keys = perms["pass_api_keys"]
         hooks = _dict(data.get("hooks"))
         self.hooks += _str_list(hooks.get("post_edit"))
         for name, raw in _dict(data.get("providers")).items():
@@ -464,7 +470,7 @@ class _Merger:
         self._permission_lists(perms, where)
         for name, price in _prices(data.get("pricing"), where, self.warnings).items():
             self.pricing.setdefault(name, price)  # a project may add rates, not change them
-        for key in ("allow", "bash_allow", "bash_wrapper", "allow_credentials"):
+        for key in ("allow", "bash_allow", "bash_wrapper", "allow_credentials", "pass_api_keys"):
             if key in perms:
                 self.warnings.append(
                     f"{where}: ignoring 'permissions.{key}' (a project may only tighten"
@@ -626,6 +632,7 @@ def load_config(
             sandbox=merger.sandbox,
             sandbox_network=merger.sandbox_network,
             allow_credentials=merger.allow_credentials,
+            pass_api_keys=merger.pass_api_keys,
             own_dirs=(paths.config_dir, paths.data_dir),
         ),
         post_edit_hooks=tuple(merger.hooks),
