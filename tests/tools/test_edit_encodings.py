@@ -29,9 +29,7 @@ def test_a_cp1252_csv_keeps_its_other_bytes(ctx: ToolContext, proj: Path) -> Non
     assert (proj / "prices.csv").read_bytes() == CP1252.replace("2\n", "2.5\n").encode("cp1252")
 
 
-def test_a_line_copied_back_with_its_replacement_characters(
-    ctx: ToolContext, proj: Path
-) -> None:
+def test_a_line_copied_back_with_its_replacement_characters(ctx: ToolContext, proj: Path) -> None:
     """The model sees é as U+FFFD; the edited line itself keeps the bytes it copied back,
     and a new accented character is written in the file's own encoding."""
     (proj / "prices.csv").write_bytes(CP1252.encode("cp1252"))
