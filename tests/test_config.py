@@ -167,9 +167,10 @@ def test_project_is_tighten_only(tmp_path: Path, cwd: Path) -> None:
         "provider 'work'",
         "MCP server 'files'",
         "'typesafe'",
+        "'permissions.approve: false'",
     ):
         assert key in text, key
-    assert len(config.warnings) == 7
+    assert len(config.warnings) == 8
 
 
 def test_project_can_force_approval_on(tmp_path: Path, cwd: Path) -> None:

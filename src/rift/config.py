@@ -6,12 +6,12 @@ rules, pick a model, and force approval on, but it can never widen
 permissions, pick the editor or the bash wrapper, or redefine a provider that
 routes an API key. Every ignored key produces one warning.
 
-Its `host` and `providers` decide which server sees everything the model
-reads, so they take effect only once the user trusted that exact setting for
-this project's real path (`rift --trust-project`, the same trust store as
-plugins and hooks; `project_servers`). Until then they are not applied, with
-one warning that says how to trust them; a host given by flag or environment
-makes the project's moot.
+Its `host`, `providers` and `search_url` decide which server sees everything
+the model reads (or searches for), so they take effect only once the user
+trusted that exact setting for this project's real path (`rift
+--trust-project`, the same trust store as plugins and hooks; `project_servers`).
+Until then they are not applied, with one warning that says how to trust
+them; a host given by flag or environment makes the project's moot.
 
 `load_config` is the only function in rift that looks at the environment; it
 returns one frozen `Config` that components receive.
@@ -20,8 +20,8 @@ returns one frozen `Config` that components receive.
 from __future__ import annotations
 
 import contextlib
-import os
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -158,6 +158,7 @@ def load_config(
             sandbox=merger.sandbox,
             sandbox_network=merger.sandbox_network,
             allow_credentials=merger.allow_credentials,
+            pass_api_keys=merger.pass_api_keys,
             own_dirs=(paths.config_dir, paths.data_dir),
             additional_directories=_added_dirs(
                 [*merger.add_dirs, *flags.add_dirs], cwd, paths.home, warnings
@@ -190,16 +191,26 @@ def _provider_label(name: str, prov: ProviderConfig) -> str:
     return f'provider "{name}" ({prov.base_url})'
 
 
+def _search_label(url: str) -> str:
+    return f'search_url "{url}"'
+
+
 def project_server_keys(
-    cwd: Path, host: str | None, providers: Mapping[str, ProviderConfig]
+    cwd: Path,
+    host: str | None,
+    providers: Mapping[str, ProviderConfig],
+    search_url: str | None = None,
 ) -> dict[str, str]:
-    """Trust keys (extend/trust.py style) for a project's host and providers, by label."""
+    """Trust keys (extend/trust.py style) for a project's host, providers and search
+    server, by label."""
     from rift.extend.trust import project_key
 
     where = project_key(cwd)
     keys = {}
     if host is not None:
         keys[_host_label(host)] = f"host:{where}:{json.dumps(['host', host])}"
+    if search_url is not None:
+        keys[_search_label(search_url)] = f"host:{where}:{json.dumps(['search_url', search_url])}"
     for name, prov in providers.items():
         setting = json.dumps(["provider", name, prov.base_url, prov.kind])
         keys[_provider_label(name, prov)] = f"host:{where}:{setting}"
@@ -229,7 +240,10 @@ def project_servers(
         if outside_host is None:
             merger.values["host"] = host  # the server the user already uses
         host = None
-    keys = project_server_keys(cwd, host, merger.project_providers)
+    search_url = merger.project_search_url
+    if search_url is not None and search_url == merger.values.get("search_url"):
+        search_url = None  # the server the user already searches with
+    keys = project_server_keys(cwd, host, merger.project_providers, search_url)
     if not keys:
         return None
     store = TrustStore.load(paths)
@@ -242,6 +256,8 @@ def project_servers(
     trusted = {label for label, key in keys.items() if key in store.hooks}
     if host is not None and _host_label(host) in trusted:
         merger.values["host"] = host
+    if search_url is not None and _search_label(search_url) in trusted:
+        merger.values["search_url"] = search_url
     for name, prov in merger.project_providers.items():
         if _provider_label(name, prov) in trusted:
             merger.providers[name] = prov
@@ -249,7 +265,7 @@ def project_servers(
     if not untrusted:
         return None
     warning = (
-        f"project config {project_path}: not using its model server settings"
+        f"project config {project_path}: not using its model and search server settings"
         f" ({', '.join(untrusted)}) because a repository could send everything the model"
         f" reads there; if you trust this project, run rift once with --trust-project in {cwd}"
     )

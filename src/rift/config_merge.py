@@ -150,6 +150,7 @@ class Merger:
         self.sandbox: str | None = None
         self.sandbox_network = False
         self.allow_credentials = False
+        self.pass_api_keys = False
         self.add_dirs: list[str] = []
         self.auto_continue = False
         self.hooks: list[str] = []
@@ -158,6 +159,8 @@ class Merger:
         self.warnings: list[str] = []
         self.project_host: str | None = None
         """The project file's `host`, held back until `project_servers` decides."""
+        self.project_search_url: str | None = None
+        """The project file's `search_url` (every query goes there): held back the same way."""
         self.project_providers: dict[str, ProviderConfig] = {}
 
     SCALARS = (
@@ -213,6 +216,8 @@ class Merger:
             self.sandbox_network = perms["sandbox_network"]
         if isinstance(perms.get("allow_credentials"), bool):
             self.allow_credentials = perms["allow_credentials"]
+        if isinstance(perms.get("pass_api_keys"), bool):
+            self.pass_api_keys = perms["pass_api_keys"]
         self.add_dirs += _str_list(perms.get("additional_directories"))
         hooks = _dict(data.get("hooks"))
         self.hooks += _str_list(hooks.get("post_edit"))
@@ -239,6 +244,9 @@ class Merger:
         host = data.pop("host", None)
         if isinstance(host, str) and host.strip():
             self.project_host = normalize_base_url(host)
+        search_url = data.pop("search_url", None)
+        if isinstance(search_url, str) and search_url.strip():
+            self.project_search_url = search_url.strip()
         self._scalars(data)
         where = f"project config {path}"
         for key in ("editor", "typesafe", "auto_continue", "projects"):
@@ -254,14 +262,22 @@ class Merger:
             "bash_wrapper",
             "allow_credentials",
             "additional_directories",
+            "pass_api_keys",
         ):
             if key in perms:
                 self.warnings.append(
                     f"{where}: ignoring 'permissions.{key}' (a project may only tighten"
                     " permissions; put it in the user config)"
                 )
-        if perms.get("approve", data.get("approve")) is True:
+        approve = perms.get("approve", data.get("approve"))
+        if approve is True:
             self.approve = True
+        elif approve is False:
+            key = "permissions.approve" if "approve" in perms else "approve"
+            self.warnings.append(
+                f"{where}: ignoring '{key}: false' (a project may only turn approval on;"
+                " put it in the user config)"
+            )
         self._project_sandbox(perms, where)
         hooks = _dict(data.get("hooks"))
         self.project_hooks += _str_list(hooks.get("post_edit"))

@@ -105,6 +105,9 @@ class PermissionsConfig:
     user config only."""
     own_dirs: tuple[Path, ...] = ()
     """rift's own config and data dirs, guarded with the credential stores."""
+    pass_api_keys: bool = False
+    """Leave rift's model API keys in the environment of bash, hooks, plugins and language
+    servers (rift/child_env.py); user config only."""
     additional_directories: tuple[Path, ...] = ()
     """Directories write/edit may change besides the project (`--add-dir`, user config
     only): core/permissions/roots.py."""

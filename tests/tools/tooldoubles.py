@@ -24,6 +24,7 @@ class RecordingGate:
     reads: list[Path] = field(default_factory=list)
     writes: list[tuple[str, Path, str | None, str]] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
+    searches: list[tuple[str, str, str | None]] = field(default_factory=list)
     refusals: int = 0
 
     def authorize_tool(self, tool: str, *, plan_safe: bool) -> str | None:
@@ -51,6 +52,12 @@ class RecordingGate:
     async def authorize_bash(self, command: str) -> str | None:
         self.commands.append(command)
         return self.bash_refusal
+
+    async def authorize_search(
+        self, query: str, url: str, private_address: str | None, *, approved: bool = False
+    ) -> str | None:
+        self.searches.append((query, url, private_address))
+        return None
 
 
 @dataclass

@@ -40,8 +40,11 @@ def new_token() -> str:
 
 
 def marked_env(env: dict[str, str] | None, token: str) -> dict[str, str]:
-    """`env` (default: rift's own) with the command's token set."""
-    marked = dict(os.environ if env is None else env)
+    """`env` (default: rift's own) with the command's token set, and without rift's
+    API keys (rift/child_env.py: the command runs repository code)."""
+    from rift.child_env import child_environ
+
+    marked = child_environ(env)
     marked[TOKEN_VAR] = token
     return marked
 

@@ -141,10 +141,13 @@ def outline(path: Path, text: str) -> list[Symbol] | None:
     if language is None:
         return None
     parser = _parser(language)
-    if parser is not None:
-        return list(_walk_tree(parser.parse(text.encode("utf-8")).root_node, language))
-    if language == "python":
-        return _python_ast(text)
+    try:
+        if parser is not None:
+            return list(_walk_tree(parser.parse(text.encode("utf-8")).root_node, language))
+        if language == "python":
+            return _python_ast(text)
+    except (RecursionError, MemoryError):  # a 200,000-term expression: no outline, no crash
+        return None
     return None
 
 
@@ -171,7 +174,14 @@ def _parser(language: str) -> Any:
     return tree_sitter.Parser(tree_sitter.Language(getattr(grammar, function)()))
 
 
-def _walk_tree(node: Any, language: str, depth: int = 0) -> Iterator[Symbol]:
+MAX_NESTING = 100
+"""Syntax nesting below which symbols are not looked for: a generated file with thousands
+of nested modules or blocks would otherwise exhaust Python's recursion limit (issue 30)."""
+
+
+def _walk_tree(node: Any, language: str, depth: int = 0, level: int = 0) -> Iterator[Symbol]:
+    if level > MAX_NESTING:
+        return
     symbols = _SYMBOLS[language]
     for child in node.named_children:
         kind = child.type
@@ -180,9 +190,9 @@ def _walk_tree(node: Any, language: str, depth: int = 0) -> Iterator[Symbol]:
             if kind in _CONTAINERS:
                 body = child.child_by_field_name("body")
                 if body is not None:
-                    yield from _walk_tree(body, language, depth + 1)
+                    yield from _walk_tree(body, language, depth + 1, level + 1)
         elif kind in _PASS_THROUGH:
-            yield from _walk_tree(child, language, depth)
+            yield from _walk_tree(child, language, depth, level + 1)
 
 
 _DECLARATIONS = ("lexical_declaration", "variable_declaration")
@@ -229,7 +239,7 @@ def _python_ast(text: str) -> list[Symbol] | None:
     """The stdlib fallback for .py; None when the file does not parse (no partial trees)."""
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     out: list[Symbol] = []
     lines = text.splitlines()

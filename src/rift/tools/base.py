@@ -92,6 +92,13 @@ class Gate(Protocol):
         `approved`: a redirect hop to a host the user allowed for this call (no new ask)."""
         ...
 
+    async def authorize_search(
+        self, query: str, url: str, private_address: str | None, *, approved: bool = False
+    ) -> str | None:
+        """None when web_search may send `query` to `url`, else the refusal (rules, an ask,
+        and the private-address check once the host resolved; see the gate)."""
+        ...
+
 
 class Journal(Protocol):
     """The undo journal (core/sessions/checkpoints.py)."""

@@ -116,10 +116,13 @@ def replace(raw: str, content: str, old: str, new: str, replace_all: bool) -> tu
     return content.replace(target, replacement, 1), 1
 
 
-def unwrapped(content: str, old: str, new: str) -> tuple[str, str]:
+def unwrapped(content: str, old: str, new: str, strip: bool = True) -> tuple[str, str]:
     """old_string/new_string without a `<tool_response>` wrapper a small model copied from
     the chat template (guard.strip_template_wrapper), each only where it had one and
-    the file does not hold the wrapped text itself."""
+    the file does not hold the wrapped text itself; `strip` False (a document or a
+    fixture, from a capable model: guard.proves_debris) leaves both as sent."""
+    if not strip:
+        return old, new
     bare_old = guard.strip_template_wrapper(old).rstrip("\n") if old not in content else old
     bare_new = guard.strip_template_wrapper(new)
     if bare_new != new:
@@ -144,7 +147,7 @@ def refusal(
 ) -> str | None:
     """Why this edit must not be applied (tools/guard.py), as advice; None when it may.
     `small`: the model is a small one (`ctx.services.small_model`), held to more rules."""
-    problem = guard.content_problem(new, content, "edit")
+    problem = guard.content_problem(new, content, "edit", path, small)
     if problem is not None:
         return problem
     dead = guard.code_defects("edit", raw, path, content, updated) if small else None
@@ -229,10 +232,10 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
             content = await fs.read_text(path)
         except OSError as exc:
             raise ToolError(f"cannot read {raw}: {exc.strerror or exc}") from exc
-    old, new = unwrapped(content, old, new)
+    small = ctx.services.small_model
+    old, new = unwrapped(content, old, new, small or guard.proves_debris(path))
     old, new = unnumbered(content, old, new)
     updated, count = replace(raw, content, old, new, replace_all)
-    small = ctx.services.small_model
     refused = refusal(raw, path, content, new, updated, small)
     if refused is not None and small and count == 1:
         kept = _kept_anchor_update(raw, path, content, old, new)

@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from rift.errors import ToolError
+from rift.hosts import literal_address, normal_host
 from rift.tools.base import (
     Tool,
     ToolContext,
@@ -76,7 +77,7 @@ def first_private(addresses: list[str]) -> str | None:
     return next((a for a in addresses if not _public(a)), None)
 
 
-def _pinned(url: str, address: str) -> tuple[str, dict[str, str], dict[str, Any]]:
+def pinned(url: str, address: str) -> tuple[str, dict[str, str], dict[str, Any]]:
     """`url` aimed at `address`, with the Host header and SNI still naming its host."""
     parts = urlsplit(url)
     host = parts.hostname or ""
@@ -97,7 +98,7 @@ def _check_url(url: str) -> tuple[str, int]:
         raise ToolError(f"fetch only reads http and https URLs, not {url}")
     if not parts.hostname:
         raise ToolError(f"not a valid URL (no host): {url}")
-    return parts.hostname, port or (443 if parts.scheme.lower() == "https" else 80)
+    return normal_host(parts.hostname), port or (443 if parts.scheme.lower() == "https" else 80)
 
 
 def html_to_text(html: str) -> str:
@@ -132,7 +133,7 @@ async def _get(client: Any, url: str, addresses: list[str]) -> tuple[Any, bytes,
     from rift._httpx import httpx
 
     for n, address in enumerate(addresses):
-        target, headers, extensions = _pinned(url, address)
+        target, headers, extensions = pinned(url, address)
         try:
             return await _read(client.stream("GET", target, headers=headers, extensions=extensions))
         except httpx.ConnectError:
@@ -160,12 +161,19 @@ async def _follow(client: Any, url: str, ctx: ToolContext) -> tuple[Any, bytes, 
     approved: set[str] = set()
     for _hop in range(MAX_REDIRECTS + 1):
         host, port = _check_url(url)
-        addresses = await resolve(host, port)
-        private = first_private(addresses)
-        refusal = await ctx.gate.authorize_fetch(url, private, approved=host.lower() in approved)
+        literal = literal_address(host)
+        private = literal if literal is not None and not _public(literal) else None
+        # Rules and the person's answer first: the lookup itself can carry a secret.
+        refusal = await ctx.gate.authorize_fetch(url, private, approved=host in approved)
         if refusal is not None:
             raise ToolError(refusal)
-        approved.add(host.lower())
+        approved.add(host)
+        addresses = await resolve(host, port)
+        private = first_private(addresses)
+        if private is not None:
+            refusal = await ctx.gate.authorize_fetch(url, private, approved=True)
+            if refusal is not None:
+                raise ToolError(refusal)
         response, body, cut = await asyncio.wait_for(_get(client, url, addresses), TIMEOUT * 2)
         location = response.headers.get("location")
         if response.status_code not in _REDIRECTS or not location:

@@ -10,7 +10,9 @@ change adds is judged: a file that already holds `<tool_call>` (a chat
 template, this very module) can still be edited.
 
 The syntax check covers the formats the standard library parses (Python,
-JSON, TOML) and YAML when PyYAML happens to be installed. A file that did not
+JSON, TOML), JSON with comments where its readers allow them, and YAML when
+PyYAML happens to be installed; Python a newer interpreter would accept is
+accepted (tools/syntax_check.py). A file that did not
 parse before the change may be changed freely: the model may be fixing it.
 """
 
@@ -37,7 +39,17 @@ _NUMBERED = lazy(r"^( *)(\d+)\t")
 """The read tool's prefix: the line number right-aligned in 5 columns, then a tab."""
 _READ_WIDTH = 5
 _WHOLE_FENCE = lazy(r"\A\s*```[A-Za-z0-9_+.-]*[ \t]*\n(.*?)\n?```[ \t]*\n?\s*\Z", re.DOTALL)
-_FENCED_TYPES = frozenset({".md", ".markdown", ".rst", ".txt", ".mdx"})
+_CODE_SUFFIXES = (
+    ".py .pyi .js .jsx .mjs .cjs .ts .tsx .mts .cts .json .jsonc .toml .yaml .yml .go .rs "
+    ".c .h .cc .cpp .cxx .hpp .hh .java .kt .kts .scala .rb .php .cs .swift .m .mm .lua "
+    ".sh .bash .zsh .fish .ps1 .sql .css .scss .sass .less .vue .svelte .dart .ex .exs "
+    ".erl .hs .ml .mli .clj .r .jl .zig .nim .pl .pm .tf .hcl .ini .cfg .gradle .cmake "
+    ".proto .graphql "
+)
+_CODE_TYPES = frozenset(_CODE_SUFFIXES.split())
+"""Source and config types whose text can never open with a markdown fence or a chat
+template wrapper: there, and only there, such a wrapper proves model debris. A README
+without an extension, a `.txt` note or an `.xml` fixture may hold either on purpose."""
 TINY_FILE_LINES = 20
 """An existing file this short may be rewritten whole even by a small model: a 1.5B model
 rewrites a 20-line file reliably (the content checks above and the parse check still
@@ -80,13 +92,32 @@ def strip_line_numbers(text: str) -> str:
     return "\n".join(out)
 
 
-def content_problem(new: str, old: str, tool: str) -> str | None:
+def proves_debris(path: Path | None) -> bool:
+    """Whether a fence or template wrapper around the whole of `path`'s text can only be
+    debris (a source or config type; None: unknown, judged as before)."""
+    return path is None or path.suffix.lower() in _CODE_TYPES
+
+
+def strip_debris(text: str, path: Path, small: bool = False) -> str:
+    """A whole-file template wrapper and markdown fence taken off, where the file type
+    proves them debris; a small model's wrapper is taken off any file (it wraps every
+    file it writes in the template's tags, seen on the tiny tier)."""
+    if small or proves_debris(path):
+        text = strip_template_wrapper(text)
+    return strip_whole_fence(text, path) if proves_debris(path) else text
+
+
+def content_problem(
+    new: str, old: str, tool: str, path: Path | None = None, small: bool = True
+) -> str | None:
     """Why `new` must not replace `old`, as advice to the model; None when it may.
 
     `tool` is "write" or "edit": the advice names what that tool should be sent.
+    Template markup is refused in source and config files, and anywhere from a
+    small model; a capable model may write it into a document or a fixture.
     """
     field = "content" if tool == "write" else "new_string"
-    tokens = template_tokens(new, old)
+    tokens = template_tokens(new, old) if small or proves_debris(path) else []
     if tokens:
         shown = ", ".join(tokens[:3])
         return (
@@ -125,8 +156,9 @@ def strip_template_wrapper(text: str) -> str:
 
 
 def strip_whole_fence(text: str, path: Path) -> str:
-    """Whole-file content wrapped in one markdown fence, unwrapped (not for markdown files)."""
-    if path.suffix.lower() in _FENCED_TYPES:
+    """Whole-file content wrapped in one markdown fence, unwrapped (source and config
+    files only: a README or a note may be one fenced block on purpose)."""
+    if not proves_debris(path):
         return text
     match = _WHOLE_FENCE().match(text)
     if match is None or "```" in match.group(1):
@@ -139,9 +171,9 @@ def strip_whole_fence(text: str, path: Path) -> str:
 
 
 def _check_python(text: str, name: str) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # invalid escapes etc. are not our business here
-        compile(text, name, "exec", dont_inherit=True)
+    from rift.tools.syntax_check import check_python  # tree-sitter only when compile fails
+
+    check_python(text, name)
 
 
 def _check_json(text: str, name: str) -> None:
@@ -165,13 +197,23 @@ _CHECKERS: dict[str, Callable[[str, str], None]] = {
     ".yaml": _check_yaml,
     ".yml": _check_yaml,
 }
-_LANGUAGE = {".py": "Python", ".pyi": "Python", ".json": "JSON", ".toml": "TOML"}
+_LANGUAGE = {
+    ".py": "Python",
+    ".pyi": "Python",
+    ".json": "JSON",
+    ".jsonc": "JSON with comments",
+    ".toml": "TOML",
+}
 
 
 def _checker(path: Path) -> Callable[[str, str], None] | None:
     suffix = path.suffix.lower()
     if suffix in (".yaml", ".yml") and importlib.util.find_spec("yaml") is None:
         return None
+    from rift.tools.syntax_check import allows_comments, check_jsonc
+
+    if suffix in (".json", ".jsonc", ".code-workspace") and allows_comments(path):
+        return check_jsonc
     return _CHECKERS.get(suffix)
 
 

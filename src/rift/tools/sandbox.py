@@ -28,6 +28,10 @@ capabilities inside a user namespace never reach files of unmapped owners.
 Where user namespaces cannot be created (a setuid bwrap on a kernel that forbids
 them), the probe retries without `--unshare-user`.
 
+Every listening Unix socket of the host outside the project (docker.sock, a
+session bus, an ssh agent: a read-only bind still lets a process connect) has
+/dev/null bound over it (`host_sockets`).
+
 rift's own config and data directories (config.json, plugins, trust stores)
 are bound read-only on top when they lie inside the project (or hold it), so
 a sandboxed command never rewrites what decides the next run's hooks and
@@ -85,6 +89,8 @@ class Bubblewrap:
         ]  # fmt: skip
         for path in self.protected:
             args += ["--ro-bind", str(path), str(path)]
+        for socket_path in host_sockets(self.project):
+            args += ["--ro-bind", "/dev/null", socket_path]  # connect() now fails
         if not self.network:
             args.append("--unshare-net")
         args += ["--cap-drop", "ALL"]
@@ -101,6 +107,34 @@ class Bubblewrap:
         import shlex  # on first use: a run that never sandboxes a command skips it
 
         return "exec " + shlex.join([*self.argv(cwd), "sh", "-c", command])
+
+
+def host_sockets(project: Path) -> list[str]:
+    """Paths of the host's listening Unix sockets a sandboxed command could connect to.
+
+    A read-only bind still lets a process connect to a socket file, and one such
+    socket (`/var/run/docker.sock`, a desktop session bus, an ssh agent) is a way out
+    of the sandbox. The kernel lists every bound socket of this network namespace in
+    /proc/net/unix; each one outside the project (the project's own, a dev server's,
+    stay usable), /tmp and /dev (both replaced inside) gets /dev/null bound over it.
+    Abstract sockets (`@name`) are cut with the network (`--unshare-net`).
+    """
+    try:
+        with open("/proc/net/unix", encoding="utf-8", errors="replace") as table:
+            lines = table.read().splitlines()[1:]
+    except OSError:
+        return []
+    top = str(project).rstrip("/") + "/"
+    found: list[str] = []
+    for line in lines:
+        fields = line.split(None, 7)
+        path = fields[7] if len(fields) == 8 else ""
+        if not path.startswith("/") or path.startswith((top, "/tmp/", "/dev/", "/proc/")):
+            continue
+        if os.path.realpath(path).startswith(top) or not os.path.exists(path):
+            continue
+        found.append(path)
+    return sorted(set(found))
 
 
 def choose_sandbox(

@@ -2,8 +2,11 @@
 
 Registered only when `search_url` is configured (tools/__init__.py), so a
 model never sees a tool that can only fail. The instance must allow
-`format=json`; a 403 says so. The query goes to the user's own server, so it
-is not gated per call (the URL it returns is, when fetched).
+`format=json`; a 403 says so. The query leaves the machine and can carry what
+the model read, so it passes the gate like a fetch (`WebSearch(...)` rules, or
+the person is asked) before the server's name is even resolved, and the
+server's addresses are checked as fetch checks them (gate.authorize_search).
+A project's `search_url` applies only once the project is trusted (config.py).
 """
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from rift.errors import ToolError
+from rift.hosts import literal_address, parse_url
 from rift.tools.base import Tool, ToolContext, ToolOutput, require_str
+from rift.tools.fetch import first_private, pinned, resolve
 
 MAX_RESULTS = 8
 SNIPPET_CAP = 240
@@ -40,6 +45,44 @@ def format_results(query: str, data: Any) -> str:
     return "\n".join(lines) if lines else f"no results for: {query}"
 
 
+async def _checked_addresses(query: str, url: str, ctx: ToolContext) -> list[str]:
+    """The gate's answer before any lookup, then the server's addresses, each checked
+    (the connection goes to one of them, never to a fresh lookup)."""
+    target = parse_url(url)
+    if target is None or target.scheme not in ("http", "https"):
+        raise ToolError(f"web search failed: cannot reach {url}: not an http(s) URL")
+    literal = literal_address(target.host)
+    private = literal if literal is not None and first_private([literal]) else None
+    refusal = await ctx.gate.authorize_search(query, url, private)
+    if refusal is not None:
+        raise ToolError(refusal)
+    port = target.port or (443 if target.scheme == "https" else 80)
+    try:
+        addresses = await resolve(target.host, port)
+    except ToolError as exc:
+        raise ToolError(f"web search failed: cannot reach {url}: {exc}") from exc
+    private = first_private(addresses)
+    if private is not None:
+        refusal = await ctx.gate.authorize_search(query, url, private, approved=True)
+        if refusal is not None:
+            raise ToolError(refusal)
+    return addresses
+
+
+async def _get(client: Any, url: str, addresses: list[str], params: dict[str, str]) -> Any:
+    """GET from the first checked address that connects (Host header and SNI keep the name)."""
+    from rift._httpx import httpx
+
+    for n, address in enumerate(addresses):
+        target, headers, extensions = pinned(url, address)
+        try:
+            return await client.get(target, params=params, headers=headers, extensions=extensions)
+        except httpx.ConnectError:
+            if n == len(addresses) - 1:
+                raise
+    raise ToolError(f"web search failed: cannot resolve {url}")
+
+
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     from rift import __version__
     from rift._httpx import httpx
@@ -52,10 +95,12 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     if not base:
         raise ToolError(UNCONFIGURED)
     url = base.rstrip("/") + "/search"
+    addresses = await _checked_addresses(query, url, ctx)
     headers = {"User-Agent": f"rift/{__version__}", "Accept": "application/json"}
+    params = {"q": query, "format": "json"}
     try:
         async with httpx.AsyncClient(timeout=TIMEOUT, headers=headers) as client:
-            response = await client.get(url, params={"q": query, "format": "json"})
+            response = await _get(client, url, addresses, params)
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
         raise ToolError(f"web search failed: cannot reach {url}: {exc}") from exc
     if response.status_code == 403:

@@ -28,6 +28,7 @@ from rift.tools.base import (
     is_binary,
     require_str,
 )
+from rift.tools.encoding_keep import kept_bytes
 from rift.tools.hooks import run_post_edit_hooks
 from rift.tools.services import diagnostics_after_edit
 
@@ -61,7 +62,7 @@ async def apply_change(
         if fs is not None:
             await fs.write_text(path, verdict.content)
         else:
-            written = safe_fs.write_atomic(path, verdict.content.encode("utf-8"))
+            written = safe_fs.write_atomic(path, kept_bytes(prior, verdict.content))
     except OSError as exc:
         raise ToolError(f"cannot write {raw}: {exc.strerror or exc}") from exc
     ctx.journal.record(path, prior)
@@ -103,10 +104,10 @@ def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: st
     model also writes a file back unchanged and calls the task done; that write
     is refused too, so it learns that nothing happened.
     """
-    problem = guard.content_problem(content, old or "", "write")
+    small = ctx.services.small_model
+    problem = guard.content_problem(content, old or "", "write", path, small)
     if problem is not None:
         return problem
-    small = ctx.services.small_model
     if small and old and old.strip() and not content.strip():
         return (
             f"write refused: the content is empty, and {raw} has {old.count(chr(10))} lines; "
@@ -136,7 +137,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     content = require_str(args, "content")
     path = safe_fs.resolve(ctx.resolve(raw))
     prior = snapshot(path, raw)
-    content = guard.strip_whole_fence(guard.strip_template_wrapper(content), path)
+    content = guard.strip_debris(content, path, ctx.services.small_model)
     # A binary prior still reaches the gate decoded: its NUL bytes tell the gate
     # to ask plainly ("overwriting a binary file") instead of showing a diff.
     old = None if prior is None else prior.decode("utf-8", errors="replace")

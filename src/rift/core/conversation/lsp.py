@@ -30,6 +30,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rift.child_env import child_environ
 from rift.record import field, record
 
 if TYPE_CHECKING:
@@ -90,9 +91,13 @@ class LspError(Exception):
 class LspClient:
     """One language server over stdio: requests, notifications, pushed diagnostics."""
 
-    def __init__(self, argv: tuple[str, ...], root: Path) -> None:
+    def __init__(
+        self, argv: tuple[str, ...], root: Path, init_options: dict[str, Any] | None = None
+    ) -> None:
         self.argv = argv
         self.root = root
+        self.init_options = init_options or {}
+        """`initializationOptions` (lsp_origin.py: the user's own tsserver, for one)."""
         self.capabilities: dict[str, Any] = {}
         self.versions: dict[str, int] = {}
         """Open documents (uri → version last sent)."""
@@ -114,6 +119,7 @@ class LspClient:
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
             start_new_session=True,  # a Ctrl-C meant for rift does not kill it mid-answer
+            env=child_environ(),  # no API keys: a server runs the project's code
         )
         self._reader = asyncio.create_task(self._read_loop())
         root_uri = self.root.as_uri()
@@ -122,6 +128,7 @@ class LspClient:
             {
                 "processId": os.getpid(),
                 "rootUri": root_uri,
+                "initializationOptions": self.init_options,
                 "workspaceFolders": [{"uri": root_uri, "name": self.root.name}],
                 "capabilities": {
                     "textDocument": {
@@ -391,9 +398,15 @@ class LspService:
         argv = self.command_for(language)
         if argv is None:
             return None
+        from rift.core.conversation.lsp_origin import startable
+
+        options = startable(argv, self.root, configured=language in self.config.servers)
+        if options is None:  # the project's own binary or tsserver: never run it
+            log.info("lsp: not starting %s: it would run code from the project", argv[0])
+            return None
         if self.sandbox is not None:
             argv = (*self.sandbox.argv(self.root), *argv)
-        client = LspClient(argv, self.root)
+        client = LspClient(argv, self.root, options)
         try:
             await asyncio.wait_for(client.start(), self.start_timeout)
         except BaseException:

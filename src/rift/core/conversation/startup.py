@@ -12,6 +12,7 @@ import gc
 from collections.abc import Callable
 from pathlib import Path
 
+from rift import child_env
 from rift.config import Config
 from rift.core.conversation.lsp import LspService
 from rift.core.conversation.owner import Conversation
@@ -114,6 +115,8 @@ async def start_agent(
     )
     agent.approval.enabled = True if approve is None else approve
     perms = config.permissions
+    keys = [*config.builtin_keys.values(), *(p.api_key for p in config.providers.values())]
+    child_env.configure(keys, pass_keys=perms.pass_api_keys)  # rift/child_env.py
     own_dirs = (config.paths.config_dir, config.paths.data_dir)
     agent.ctx.sandbox, problem = choose_sandbox(
         perms.sandbox,

@@ -4,8 +4,9 @@ Whoever answers the model's requests sees everything the tools read, and reads
 never ask. So the usual places keys live are Read-denied before any user rule
 is consulted: rift's own config and data dirs (provider API keys, trust
 stores, sessions), `~/.ssh`, `~/.aws`, `~/.gnupg`, `~/.netrc`,
-`~/.docker/config.json`, `~/.kube`, `~/.config/gh`, and `.env*` files outside
-the project. The user lifts it in their own config, never a project's: an
+`~/.docker/config.json`, `~/.kube`, `~/.config/gh`, `~/.git-credentials`
+(and `~/.config/git/credentials`), `~/.npmrc`, and `.env*` files outside the
+project. The user lifts it in their own config, never a project's: an
 allow rule naming the path (`Read(~/.aws/**)`) or `permissions.allow_credentials`.
 
 For bash the guard is best effort: words that name a guarded path (`cat
@@ -31,8 +32,12 @@ HOME_STORES = (
     ".docker/config.json",
     ".kube",
     ".config/gh",
+    ".git-credentials",
+    ".config/git/credentials",
+    ".npmrc",
 )
-"""Relative to the home directory."""
+"""Relative to the home directory. `.git-credentials` (and its XDG twin) holds git's
+stored HTTPS passwords and tokens in clear text; `.npmrc` the npm registry token."""
 DEFAULT_OWN_DIRS = (".config/rift", ".local/share/rift")
 """rift's config and data dirs when XDG does not move them (the config passes the real ones)."""
 _REDIRECT = lazy(r"^\d*[<>]+&?")

@@ -283,19 +283,24 @@ class PermissionGate:
         """None when `url` may be fetched, else the refusal message.
 
         `private_address` is a loopback/private/link-local address the host
-        resolved to (the fetch tool checks every one): only an explicit allow
-        rule lets such a fetch through, in every mode, so a prompt injection
-        cannot talk a model into reading the metadata service or a local admin page.
-        `approved` marks a redirect to a host the user already allowed in this call.
+        resolved to (the fetch tool checks every one): only an allow rule of the
+        user's config that names this exact host lets such a fetch through, in
+        every mode (a wildcard such as `Fetch(*.example.com)` never does), so a
+        prompt injection cannot talk a model into reading the metadata service or
+        a local admin page. The fetch tool calls this before resolving the name
+        (rules and the person's answer come before any DNS query), then again
+        with `approved` and the address the lookup found.
+        `approved` marks a hop the user already allowed in this call.
         """
         verdict = self.rules.verdict_for_url("fetch", url)
         if verdict.kind == "deny":
             return f"{url} blocked by permission rule '{verdict.rule}'"
         host = url_host(url)
-        if private_address is not None and verdict.kind != "allow":
+        if private_address is not None and not self.rules.names_url_host("fetch", url):
             return (
                 f"{url} resolves to the private address {private_address}; fetch refuses local"
-                f" and private networks unless an allow rule names the host, e.g. 'Fetch({host})'"
+                f" and private networks unless an allow rule names that exact host,"
+                f" e.g. 'Fetch({host})'"
             )
         if not self.approval.enabled or approved:
             return None
@@ -322,6 +327,71 @@ class PermissionGate:
             self._session_kinds.add("fetch")
             return None
         return denied_by_user("fetch")
+
+    async def authorize_search(
+        self, query: str, url: str, private_address: str | None, *, approved: bool = False
+    ) -> str | None:
+        """None when `query` may be sent to the search server at `url`, else the refusal.
+
+        Gated like fetch, because the query leaves the machine and can carry
+        what the model read (`WebSearch(glob over the query)` rules; bare
+        `WebSearch` allows or denies every search; otherwise the person is asked).
+        `private_address` is a non-public address the server's host resolved to:
+        link-local (the metadata service) is always refused; another private
+        address only when the user wrote it as the host itself (an IP literal or
+        `localhost`, as a local SearXNG is) or an allow rule names the exact host.
+        The tool calls this before the lookup, then with `approved` and the address.
+        """
+        verdict = self.rules.verdict_for_text("web_search", [query])
+        if verdict.kind == "deny":
+            return f"this web search was blocked by permission rule '{verdict.rule}'"
+        if "web_search" in self._denied_kinds:
+            return denied_by_user("web_search")
+        if private_address is not None:
+            refusal = self._private_search(url, private_address)
+            if refusal is not None:
+                return refusal
+        if not self.approval.enabled or approved:
+            return None
+        shown = f"Allow web search: {query} (sent to {url_host(url)})"
+        if verdict.kind == "ask":
+            if not self.broker.attached:
+                return _no_user(verdict.rule or "WebSearch")
+            answer = await self.broker.ask(shown, [], ["allow once", "deny"])
+            return None if answer == "allow once" else self._refused("web_search", answer)
+        if verdict.kind == "allow" or "web_search" in self._session_kinds:
+            return None
+        if not self.broker.attached:
+            return None
+        always = always_choices("WebSearch")
+        choices = ["allow once", *always, "allow all web_search this session", "deny"]
+        answer = await self.broker.ask(shown, [], choices)
+        if answer == "allow once":
+            return None
+        if answer in always:
+            self._remember("WebSearch", everywhere=answer == always[1])
+            return None
+        if answer == "allow all web_search this session":
+            self._session_kinds.add("web_search")
+            return None
+        return self._refused("web_search", answer)
+
+    def _private_search(self, url: str, address: str) -> str | None:
+        import ipaddress
+
+        from rift.hosts import literal_address, parse_url
+
+        target = parse_url(url)
+        host = target.host if target else ""
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+        named = literal_address(host) is not None or host == "localhost"
+        if not ip.is_link_local and (named or self.rules.names_url_host("fetch", url)):
+            return None
+        return (
+            f"web search refused: search_url {url} reaches the private address {address}"
+            " (link-local addresses such as the metadata service are always refused; for a"
+            " local server write its address or localhost in search_url)"
+        )
 
     # -------------------------------------------------------------- internals
 

@@ -60,6 +60,7 @@ NO_VERDICT = Verdict("none")
 _FAMILIES: dict[str, frozenset[str]] = {
     "edit": frozenset({"edit", "write"}),
     "read": frozenset({"read", "ls", "grep", "glob", "outline"}),
+    "websearch": frozenset({"websearch", "web_search"}),
 }
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_]+")
 
@@ -194,7 +195,9 @@ def url_candidates(url: str) -> list[str]:
         port = parts.port
     except ValueError:
         return [url]
-    host = (parts.hostname or "").lower()
+    from rift.hosts import normal_host
+
+    host = normal_host(parts.hostname or "")
     shown = f"[{host}]" if ":" in host else host
     default = {"http": 80, "https": 443}.get(parts.scheme.lower())
     netloc = shown if port is None or port == default else f"{shown}:{port}"
@@ -352,8 +355,28 @@ class Rules:
         )
 
     def verdict_for_url(self, tool: str, url: str) -> Verdict:
-        """Verdict for a URL tool (fetch): `Fetch(domain)`, `Fetch(*.domain)` or a URL glob."""
-        return self.verdict_for_text(tool, url_candidates(url))
+        """Verdict for a URL tool (fetch): `Fetch(domain)`, `Fetch(*.domain)` or a URL glob,
+        read by host (rift/hosts.py): a path never satisfies a domain rule."""
+        from rift.hosts import parse_url, rule_matches
+
+        target = parse_url(url)
+        if target is None:
+            return self.verdict_for_text(tool, [url])
+        return self._decide(
+            tool, lambda rule: rule_matches(rule.pattern or "", target, _bash_match)
+        )
+
+    def names_url_host(self, tool: str, url: str) -> str | None:
+        """The user's allow rule that names `url`'s host exactly (no wildcard), or None.
+        Only such a rule, from the config (not a live "always allow"), lifts fetch's
+        refusal of a private address: a wildcard or a yes to a question never does."""
+        from rift.hosts import names_exactly, parse_url
+
+        target = parse_url(url)
+        if target is None or self.verdict_for_url(tool, url).kind == "deny":
+            return None
+        rules = [r for r in self._lists["allow"] if r.covers(tool) and r.pattern]
+        return next((r.text for r in rules if names_exactly(r.pattern or "", target)), None)
 
     def verdict_for_bash(self, command: str) -> Verdict:
         """Verdict for a shell command: built-ins, then deny/ask on ANY segment form,

@@ -5,6 +5,11 @@ these objects (`ToolContext.services.files` and `.terminal`, protocols in tools/
 rift reads the editor's buffers, unsaved changes included, writes into them,
 and runs commands in terminals the person can watch. Failures come back as
 `OSError`, which the tools already turn into results the model can read.
+
+The editor is sent the path rift's rules checked (`os.path.realpath`: symlinks
+resolved, then `..` folded), never the path as the model wrote it: an editor
+that folds `lnk/../secrets/key.txt` as text (Node's `path.resolve`) would open
+a different file than the one the rules allowed.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,6 +28,11 @@ log = logging.getLogger("rift.acp")
 
 TERMINAL_OUTPUT_BYTES = 256 * 1024
 """What the editor keeps of a command's output (the tail); bash trims it further."""
+
+
+def _checked(path: Path) -> str:
+    """The path as the permission rules saw it (core/permissions/rules.canonical)."""
+    return os.path.realpath(path)
 
 
 class EditorFs:
@@ -45,7 +56,7 @@ class EditorFs:
             return path.read_bytes().decode("utf-8", errors="replace")
         try:
             response = await self._client.read_text_file(
-                session_id=self._session_id, path=str(path)
+                session_id=self._session_id, path=_checked(path)
             )
         except (RequestError, ConnectionError) as exc:
             if not path.exists():
@@ -60,7 +71,7 @@ class EditorFs:
         else:
             try:
                 await self._client.write_text_file(
-                    session_id=self._session_id, path=str(path), content=content
+                    session_id=self._session_id, path=_checked(path), content=content
                 )
             except (RequestError, ConnectionError) as exc:
                 raise OSError(f"the editor could not write {path}: {exc}") from exc

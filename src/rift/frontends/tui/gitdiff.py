@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from rift.child_env import child_environ
 from rift.gitcmd import git_argv
 
 MAX_BYTES = 400_000
@@ -54,9 +55,11 @@ async def _untracked(cwd: Path) -> bytes:
 
 
 async def _git(cwd: Path, *args: str) -> tuple[int, bytes, bytes]:
+    argv = await asyncio.to_thread(git_argv, *args, cwd=cwd)
     proc = await asyncio.create_subprocess_exec(
-        *git_argv(*args),  # repository-configured diff drivers, hooks, fsmonitor: off
+        *argv,  # repository-configured diff drivers, filters, hooks, fsmonitor: off
         cwd=cwd,
+        env=child_environ(),  # no API keys for whatever git still runs
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
