@@ -30,7 +30,6 @@ table (and a .jsonl of every run) is rewritten after every exercise.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import re
@@ -38,8 +37,6 @@ import shutil
 import stat
 import subprocess
 import sys
-import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,13 +44,10 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "tasks"))
 import agents as ag  # noqa: E402
-import offline  # noqa: E402
 import run_tasks  # noqa: E402
+import side_run  # noqa: E402
 import side_table  # noqa: E402
-from llama_server import ALIAS, DEFAULT_BINARY, N_CTX, THREADS, LlamaServer, stop_on_signals  # noqa: E402
-from llama_server import version as server_version  # noqa: E402
 
-DEFAULT_GGUF = Path.home() / ".cache/rift/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 TEST_TIMEOUT = 60  # aider's harness gives the unit tests a minute
 TAIL_LINES = 50
 ADDENDUM = """
@@ -279,126 +273,43 @@ def render(header: list[str], agents: list[str], rows: list[dict[str, Any]]) -> 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="Exercism Python, aider's method, side by side.")
     p.add_argument("--exercises", type=Path, required=True, help="exercises folder (a path)")
-    p.add_argument("--agents", default=",".join(ag.AGENTS), help="comma-separated agents")
     p.add_argument("--slugs", help="comma-separated exercise slugs (default: all)")
     p.add_argument("--limit", type=int, help="the N easiest exercises")
-    p.add_argument("--timeout", type=float, default=300, help="seconds per try, each agent")
     p.add_argument("--test-timeout", type=float, default=TEST_TIMEOUT, help="seconds for tests")
     p.add_argument("--tries", type=int, default=2, help="tries per exercise (aider: 2)")
-    p.add_argument("--until", help="HH:MM UTC: start no exercise that would end later")
-    p.add_argument("--save", type=Path, help="write the table here, and FILE.jsonl beside it")
-    p.add_argument("--gguf", type=Path, default=DEFAULT_GGUF, help="the GGUF for every agent")
-    p.add_argument("--llama-server", type=Path, default=DEFAULT_BINARY, help="llama-server")
-    p.add_argument("--server-arg", action="append", default=[], help="extra llama-server arg")
-    p.add_argument("--threads", type=int, default=THREADS, help="llama-server threads")
-    p.add_argument("--server-url", help="use this OpenAI-compatible server; start none")
-    p.add_argument("--model", default=ALIAS, help="model name the server agents ask for")
-    p.add_argument("--aider", default="/tmp/aider-venv/bin/aider", help="aider command")
-    p.add_argument("--rift", help="command that starts rift (default: python -m rift)")
-    p.add_argument("--online", action="store_true", help="no network namespace")
-    p.add_argument("--keep", action="store_true", help="keep the temp repositories and logs")
+    side_run.add_common_args(p, timeout=300)
     args = p.parse_args(argv)
-    args.agents = ag.parse_agents(args.agents)
     if args.limit is not None and args.limit < 1:
         p.error("--limit must be at least 1")
+    side_run.check_args(args)
     return args
-
-
-def deadline(until: str | None) -> float | None:
-    if not until:
-        return None
-    hour, minute = (int(x) for x in until.split(":"))
-    now = datetime.datetime.now(datetime.UTC)
-    return now.replace(hour=hour, minute=minute, second=0, microsecond=0).timestamp()
-
-
-def header(args: argparse.Namespace, setup: ag.Setup, network: str, picked: int) -> list[str]:
-    server = args.server_url or f"llama-server {server_version(args.llama_server)} (--jinja)"
-    return [
-        "Exercism Python practice exercises, aider's benchmark method, side by side",
-        f"started {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC; rift at commit"
-        f" {ag.git_commit(HERE.parent)}; Python {sys.version.split()[0]}",
-        f"hardware: {ag.hardware()}",
-        f"model: {args.gguf.name} for every agent; n_ctx {N_CTX}, temperature"
-        f" {ag.TEMPERATURE}, {args.threads} threads, one model process at a time",
-        *(f"  {ag.describe(a, setup, server)}" for a in args.agents),
-        f"network: {network}",
-        f"exercises: the first {{done}} of {picked} picked from {args.exercises.name}"
-        f" ({'--slugs' if args.slugs else 'easiest first'}); per-try timeout"
-        f" {args.timeout:.0f} s, {args.tries} tries, order alternating per exercise",
-    ]
 
 
 def main(argv: list[str] | None = None) -> int:
     raw = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(raw)
     exercises = select(catalogue(args.exercises.resolve()), args.slugs, args.limit)
-    if "aider" in args.agents and shutil.which(args.aider) is None:
-        raise SystemExit(f"exercism: no aider at {args.aider} (pip install aider-chat==0.86.2)")
-    if args.online or args.server_url:
-        network = "not isolated (" + ("--online" if args.online else "--server-url") + ")"
-    else:
-        network = offline.isolate([str(Path(__file__).resolve()), *raw])
-    stop_on_signals()
-    work = Path(tempfile.mkdtemp(prefix="rift-exercism-"))
-    setup = ag.Setup(
-        rift=run_tasks.rift_command(args.rift),
-        gguf=args.gguf,
-        work=work,
-        timeout=args.timeout,
-        aider=args.aider,
-        server_url=args.server_url or "",
-        model=args.model,
+    session = side_run.Session(args, Path(__file__).resolve(), raw)
+    head = [
+        "Exercism Python practice exercises, aider's benchmark method, side by side",
+        *session.header(),
+    ]
+    how = (
+        f" picked from {args.exercises.name} ({'--slugs' if args.slugs else 'easiest first'});"
+        f" per-try timeout {args.timeout:.0f} s, {args.tries} tries, order alternating"
     )
-    setup.aider_flags = ag.aider_settings(work)
-    server = LlamaServer(
-        args.llama_server,
-        args.gguf,
-        work / "llama-server.log",
-        threads=args.threads,
-        extra=args.server_arg,
-    )
-    lines = header(args, setup, network, len(exercises))
-    stop_at = deadline(args.until)
-    rows: list[dict[str, Any]] = []
-    jsonl = args.save.with_suffix(".jsonl") if args.save else None
-    if jsonl:
-        jsonl.write_text("", encoding="utf-8")
-    text, started_load = "", ag.load_average()
-    spent: list[float] = []
-    try:
-        for index, ex in enumerate(exercises):
-            if stop_at and spent and time.time() + sum(spent) / len(spent) > stop_at:
-                break
-            began = time.perf_counter()
-            for agent in ag.orders(args.agents, index):
-                if not args.server_url:
-                    if ag.needs_server(agent) and not server.running():
-                        setup.server_url = server.start().url
-                    elif not ag.needs_server(agent) and server.running():
-                        server.stop()
-                        setup.server_url = ""
-                row = attempt(agent, ex, setup, work, args.tries, args.test_timeout)
-                rows.append(row)
-                print(json.dumps(row), file=sys.stderr, flush=True)
-                if jsonl:
-                    with jsonl.open("a", encoding="utf-8") as handle:
-                        handle.write(json.dumps(row) + "\n")
-                if not args.keep:
-                    shutil.rmtree(work / f"{ex.slug}.{agent}", ignore_errors=True)
-            spent.append(time.perf_counter() - began)
-            done = [h.replace("{done}", str(index + 1)) for h in lines]
-            done.append(f"load average at start: {started_load}; now: {ag.load_average()}")
-            text = render(done, args.agents, rows)
-            if args.save:
-                args.save.write_text(text, encoding="utf-8")
-    finally:
-        server.stop()
-        if args.keep:
-            print(f"exercism: kept {work}", file=sys.stderr)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
-    print(text, end="")
+
+    def run_one(agent: str, ex: Exercise) -> dict[str, Any]:
+        row = attempt(agent, ex, session.setup, session.work, args.tries, args.test_timeout)
+        if not args.keep:
+            shutil.rmtree(session.work / f"{ex.slug}.{agent}", ignore_errors=True)
+        return row
+
+    def table(done: int, rows: list[dict[str, Any]]) -> str:
+        lines = [*head, f"exercises: the first {done} of {len(exercises)}{how}"]
+        return render([*lines, side_run.load_line(session)], args.agents, rows)
+
+    print(side_run.run_all(session, exercises, run_one, table), end="")
     return 0
 
 

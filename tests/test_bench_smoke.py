@@ -301,3 +301,34 @@ def test_exercism_runs_the_aider_method_against_the_fake_server(tmp_path: Path) 
     assert summary == {"pass@1": "1/2", "pass@2": "2/2"}
     assert "add-one (1)" in table and "pass@2" in table.split("add-one (1)")[1]
     assert "network: not isolated (--server-url)" in table
+
+
+@pytest.mark.timeout(120)
+def test_side_by_side_scores_a_task_tier_against_the_fake_server(tmp_path: Path) -> None:
+    from rift.testing.fake_server import FakeModelServer
+
+    save = tmp_path / "side.txt"
+    with FakeModelServer(run_tasks.fake_script()) as fake:
+        run = subprocess.run(
+            [
+                sys.executable,
+                str(TASKS / "aider_side_by_side.py"),
+                *("--tier", "full", "--tasks", run_tasks.FAKE_TASK, "--agents", "rift-server"),
+                *("--server-url", fake.url + "/v1", "--model", run_tasks.FAKE_MODEL),
+                *("--timeout", "60", "--save", str(save)),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=110,
+        )
+    assert run.returncode == 0, run.stdout + run.stderr
+    (row,) = [json.loads(line) for line in save.with_suffix(".jsonl").read_text().splitlines()]
+    assert (row["agent"], row["task"], row["ok"], row["damaged"]) == (
+        "rift-server",
+        run_tasks.FAKE_TASK,
+        True,
+        0,
+    )
+    assert row["llm_calls"] == 3 and row["prompt_tokens"] > 0
+    summary = [line.split() for line in save.read_text().splitlines()]
+    assert ["tasks", "passed", "1/1"] in summary and ["files", "damaged", "0"] in summary
