@@ -277,6 +277,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--limit", type=int, help="the N easiest exercises")
     p.add_argument("--test-timeout", type=float, default=TEST_TIMEOUT, help="seconds for tests")
     p.add_argument("--tries", type=int, default=2, help="tries per exercise (aider: 2)")
+    p.add_argument("--list", action="store_true", help="print the picked exercises and exit")
     side_run.add_common_args(p, timeout=300)
     args = p.parse_args(argv)
     if args.limit is not None and args.limit < 1:
@@ -289,6 +290,9 @@ def main(argv: list[str] | None = None) -> int:
     raw = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(raw)
     exercises = select(catalogue(args.exercises.resolve()), args.slugs, args.limit)
+    if args.list:
+        print("\n".join(f"{e.slug} {e.difficulty}" for e in exercises))
+        return 0
     session = side_run.Session(args, Path(__file__).resolve(), raw)
     head = [
         "Exercism Python practice exercises, aider's benchmark method, side by side",

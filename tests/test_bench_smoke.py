@@ -332,3 +332,28 @@ def test_side_by_side_scores_a_task_tier_against_the_fake_server(tmp_path: Path)
     assert row["llm_calls"] == 3 and row["prompt_tokens"] > 0
     summary = [line.split() for line in save.read_text().splitlines()]
     assert ["tasks", "passed", "1/1"] in summary and ["files", "damaged", "0"] in summary
+
+
+def test_exercism_reads_an_exercism_python_checkout_easiest_first(tmp_path: Path) -> None:
+    """The track's own layout: exercises/practice/<slug>/ and config.json's difficulties."""
+    (tmp_path / "exercises").mkdir()
+    for slug in ("greet", "add-one", "hard-one"):
+        _exercise(tmp_path / "exercises", slug, ADD_ONE_TEST, {"instructions.md": "x\n"})
+    track = {"exercises": {"practice": [*EXERCISES_JSON["practice"], {"slug": "gone"}]}}
+    (tmp_path / "config.json").write_text(json.dumps(track))
+    run = subprocess.run(
+        [sys.executable, str(BENCH / "exercism.py"), "--exercises", str(tmp_path), "--list"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split("\n")[:3] == ["add-one 1", "greet 2", "hard-one 9"]
+    bad = subprocess.run(
+        [sys.executable, str(BENCH / "exercism.py"), "--exercises", str(tmp_path / "none")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bad.returncode != 0 and "Traceback" not in bad.stderr
+    assert "no practice/ or exercises/practice/" in bad.stderr
