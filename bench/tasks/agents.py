@@ -227,10 +227,22 @@ def forget_aider_files(repo: Path) -> None:
 def describe(agent: str, setup: Setup, server: str) -> str:
     """One line per agent for a results header."""
     if agent == "rift-embedded":
-        return "rift-embedded: rift -m embedded, the GGUF in-process"
+        return f"rift-embedded: rift -m embedded, the GGUF in-process ({embedded_runtime()})"
     if agent == "rift-server":
         return f"rift-server: rift --host {server} --num-ctx {N_CTX}"
     return f"aider: {aider_version(setup.aider)} --edit-format whole -> {server}"
+
+
+def embedded_runtime() -> str:
+    """The llama.cpp binding rift-embedded runs on here, with its version."""
+    from importlib import metadata
+
+    for name in ("cyllama", "llama-cpp-python"):
+        try:
+            return f"{name} {metadata.version(name)}"
+        except metadata.PackageNotFoundError:
+            continue
+    return "no runtime found"
 
 
 def aider_version(aider: str) -> str:
