@@ -282,7 +282,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.limit is not None and args.limit < 1:
         p.error("--limit must be at least 1")
-    side_run.check_args(args)
     return args
 
 
@@ -293,6 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         print("\n".join(f"{e.slug} {e.difficulty}" for e in exercises))
         return 0
+    side_run.check_args(args)
     session = side_run.Session(args, Path(__file__).resolve(), raw)
     head = [
         "Exercism Python practice exercises, aider's benchmark method, side by side",

@@ -54,6 +54,14 @@ def check_args(args: argparse.Namespace) -> None:
     args.agents = ag.parse_agents(args.agents)
     if "aider" in args.agents and shutil.which(args.aider) is None:
         raise SystemExit(f"bench: no aider at {args.aider} (pip install aider-chat==0.86.2)")
+    if not args.gguf.is_file() and (args.server_url is None or "rift-embedded" in args.agents):
+        raise SystemExit(f"bench: no GGUF at {args.gguf} (--gguf)")
+    servers = any(ag.needs_server(a) for a in args.agents)
+    if servers and not args.server_url and not args.llama_server.is_file():
+        raise SystemExit(
+            f"bench: no llama-server at {args.llama_server}"
+            " (scripts/build_llama_server.sh builds it; or --llama-server, --server-url)"
+        )
 
 
 def deadline(until: str | None) -> float | None:
