@@ -144,7 +144,8 @@ def run_all(
 ) -> str:
     """Every item by every agent (order alternating), within --until; the final table.
 
-    `render(done, rows)` makes the table after `done` items; it is saved each time."""
+    `render(done, rows)` makes the table with `done` items begun; it is saved after every
+    run, so a run killed halfway still leaves the table of what it finished."""
     args = session.args
     stop_at = deadline(args.until)
     jsonl = args.save.with_suffix(".jsonl") if args.save else None
@@ -166,10 +167,10 @@ def run_all(
                 if jsonl:
                     with jsonl.open("a", encoding="utf-8") as handle:
                         handle.write(json.dumps(row) + "\n")
+                text = render(index + 1, rows)  # after every run: a cut-short run keeps it
+                if args.save:
+                    args.save.write_text(text, encoding="utf-8")
             spent.append(time.perf_counter() - began)
-            text = render(index + 1, rows)
-            if args.save:
-                args.save.write_text(text, encoding="utf-8")
     finally:
         session.close()
     return text
