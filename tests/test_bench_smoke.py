@@ -180,3 +180,180 @@ def test_run_quick_prints_every_row(tmp_path: Path) -> None:
     for header in ("machine:", "CPUs", "Python", "goals missed:"):
         assert header in run.stdout
     assert doc["machine"]["nproc"] >= 1
+
+
+# ------------------------------------------------- bench/exercism.py, the aider method
+
+EXERCISES_JSON = {
+    "practice": [
+        {"slug": "greet", "difficulty": 2},
+        {"slug": "add-one", "difficulty": 1},
+        {"slug": "hard-one", "difficulty": 9},
+    ]
+}
+ADD_ONE_TEST = (
+    "import unittest\n\nfrom add_one import add_one\n\n\n"
+    "class AddOneTest(unittest.TestCase):\n"
+    "    def test_adds_one(self):\n        self.assertEqual(add_one(1), 2)\n"
+)
+GREET_TEST = (
+    "import unittest\n\nfrom greet import greet\n\n\n"
+    "class GreetTest(unittest.TestCase):\n"
+    "    def test_greets(self):\n        self.assertEqual(greet('Ann'), 'Hello, Ann!')\n"
+)
+
+
+def _exercise(root: Path, slug: str, test: str, docs: dict[str, str]) -> None:
+    """One practice exercise laid out as exercism/python ships it, read-only like the data."""
+    module = slug.replace("-", "_")
+    folder = root / "practice" / slug
+    (folder / ".meta").mkdir(parents=True)
+    (folder / ".docs").mkdir()
+    (folder / f"{module}.py").write_text(f"def {module}(value):\n    pass\n")
+    (folder / f"{module}_test.py").write_text(test)
+    files = {"solution": [f"{module}.py"], "test": [f"{module}_test.py"]}
+    (folder / ".meta" / "config.json").write_text(json.dumps({"files": files}))
+    (folder / ".meta" / "example.py").write_text("the reference solution: never shown\n")
+    for name, text in docs.items():
+        (folder / ".docs" / name).write_text(text)
+    for path in [*folder.rglob("*"), folder]:
+        path.chmod(0o555 if path.is_dir() else 0o444)
+
+
+def _write(path: str, content: str) -> dict[str, object]:
+    return {"tool_calls": [{"name": "write", "arguments": {"path": path, "content": content}}]}
+
+
+def _exercism_script() -> dict[str, object]:
+    """add-one: a wrong solution plus a doctored test (restored, so it fails), then the fix on
+    the second try; greet: right the first time (its requests are told apart by `match`)."""
+    greet = "def greet(name):\n    return f'Hello, {name}!'\n"
+    return {
+        "models": [{"name": "fake-model", "capabilities": ["tools"], "context_length": 8192}],
+        "wire": "openai",
+        "turns": [
+            {"match": "Say hello to someone", **_write("greet.py", greet)},
+            {"match": "Say hello to someone", "content": "Done.", "repeat": 5},
+            _write("add_one.py", "def add_one(value):\n    return value\n"),
+            _write("add_one_test.py", "import unittest\n"),
+            {"content": "Done."},
+            _write("add_one.py", "def add_one(value):\n    return value + 1\n"),
+            {"content": "Done.", "repeat": 5},
+        ],
+    }
+
+
+@pytest.mark.timeout(180)
+def test_exercism_runs_the_aider_method_against_the_fake_server(tmp_path: Path) -> None:
+    from rift.testing.fake_server import FakeModelServer
+
+    root = tmp_path / "exercism-python"
+    root.mkdir()
+    (root / "exercises.json").write_text(json.dumps(EXERCISES_JSON))
+    _exercise(root, "greet", GREET_TEST, {"instructions.md": "Say hello to someone.\n"})
+    _exercise(
+        root,
+        "add-one",
+        ADD_ONE_TEST,
+        {"introduction.md": "Counting.\n", "instructions.md": "Return the value plus one.\n"},
+    )
+    _exercise(root, "hard-one", ADD_ONE_TEST, {"instructions.md": "Never picked.\n"})
+    save = tmp_path / "results" / "exercism.txt"
+    save.parent.mkdir()
+    fake = FakeModelServer(_exercism_script()).start()
+    try:
+        run = subprocess.run(
+            [
+                sys.executable,
+                str(BENCH / "exercism.py"),
+                *("--exercises", str(root), "--limit", "2", "--agents", "rift-server"),
+                *("--server-url", fake.url + "/v1", "--model", "fake-model", "--timeout", "60"),
+                *("--save", str(save)),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=170,
+        )
+        requests = [r for r in fake.requests() if r.get("_path", "").endswith("completions")]
+    finally:
+        fake.stop()
+    assert run.returncode == 0, run.stdout + run.stderr
+    rows = [json.loads(line) for line in save.with_suffix(".jsonl").read_text().splitlines()]
+    assert [r["exercise"] for r in rows] == ["add-one", "greet"]  # easiest first, --limit 2
+    add_one, greet = rows
+    assert (add_one["pass1"], add_one["pass2"], add_one["tries"]) == (False, True, 2)
+    assert add_one["damaged_files"] == ["add_one_test.py"]
+    assert (greet["pass1"], greet["pass2"], greet["tries"], greet["damaged"]) == (True, True, 1, 0)
+    assert add_one["llm_calls"] + greet["llm_calls"] == len(requests)
+    assert all(r["prompt_tokens"] > 0 and r["secs"] > 0 for r in rows)
+    first = json.dumps(requests[0])
+    assert "Counting." in first and "Return the value plus one." in first
+    assert "add_one.py" in first and "reference solution" not in first
+    retry = next(json.dumps(r) for r in requests if "See the test errors above" in json.dumps(r))
+    assert "AssertionError: 1 != 2" in retry  # the restored test's failure, fed back
+    table = save.read_text()
+    assert table == run.stdout
+    for label in ("pass@1", "pass@2", "files damaged", "model requests", "prompt tokens"):
+        assert label in table
+    summary = {
+        line.split()[0]: line.split()[-1] for line in table.splitlines() if line.startswith("pass@")
+    }
+    assert summary == {"pass@1": "1/2", "pass@2": "2/2"}
+    assert "add-one (1)" in table and "pass@2" in table.split("add-one (1)")[1]
+    assert "network: not isolated (--server-url)" in table
+
+
+@pytest.mark.timeout(120)
+def test_side_by_side_scores_a_task_tier_against_the_fake_server(tmp_path: Path) -> None:
+    from rift.testing.fake_server import FakeModelServer
+
+    save = tmp_path / "side.txt"
+    with FakeModelServer(run_tasks.fake_script()) as fake:
+        run = subprocess.run(
+            [
+                sys.executable,
+                str(TASKS / "aider_side_by_side.py"),
+                *("--tier", "full", "--tasks", run_tasks.FAKE_TASK, "--agents", "rift-server"),
+                *("--server-url", fake.url + "/v1", "--model", run_tasks.FAKE_MODEL),
+                *("--timeout", "60", "--save", str(save)),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=110,
+        )
+    assert run.returncode == 0, run.stdout + run.stderr
+    (row,) = [json.loads(line) for line in save.with_suffix(".jsonl").read_text().splitlines()]
+    assert (row["agent"], row["task"], row["ok"], row["damaged"]) == (
+        "rift-server",
+        run_tasks.FAKE_TASK,
+        True,
+        0,
+    )
+    assert row["llm_calls"] == 3 and row["prompt_tokens"] > 0
+    summary = [line.split() for line in save.read_text().splitlines()]
+    assert ["tasks", "passed", "1/1"] in summary and ["files", "damaged", "0"] in summary
+
+
+def test_exercism_reads_an_exercism_python_checkout_easiest_first(tmp_path: Path) -> None:
+    """The track's own layout: exercises/practice/<slug>/ and config.json's difficulties."""
+    (tmp_path / "exercises").mkdir()
+    for slug in ("greet", "add-one", "hard-one"):
+        _exercise(tmp_path / "exercises", slug, ADD_ONE_TEST, {"instructions.md": "x\n"})
+    track = {"exercises": {"practice": [*EXERCISES_JSON["practice"], {"slug": "gone"}]}}
+    (tmp_path / "config.json").write_text(json.dumps(track))
+    run = subprocess.run(
+        [sys.executable, str(BENCH / "exercism.py"), "--exercises", str(tmp_path), "--list"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split("\n")[:3] == ["add-one 1", "greet 2", "hard-one 9"]
+    bad = subprocess.run(
+        [sys.executable, str(BENCH / "exercism.py"), "--exercises", str(tmp_path / "none")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bad.returncode != 0 and "Traceback" not in bad.stderr
+    assert "no practice/ or exercises/practice/" in bad.stderr
