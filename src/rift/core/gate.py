@@ -117,12 +117,17 @@ class PermissionGate:
         """Refuse `tool` from now on, whatever the mode ("always deny … this session")."""
         self._denied_kinds.add(tool)
 
-    def confine(self, own_dirs: Sequence[Path], *, sandboxed: bool) -> None:
+    def confine(
+        self, own_dirs: Sequence[Path], *, sandboxed: bool, contained: bool = False
+    ) -> None:
         """Set the fixed write limits: `own_dirs` off limits, and with the sandbox on
-        only the project and the temp directory writable."""
+        only the project and the temp directory writable; `contained` (a swarm
+        candidate in its worktree) allows the project alone, sandbox or not."""
         self.protected = tuple(canonical(d, self.cwd) for d in own_dirs)
         self.writable_roots = None
-        if sandboxed:
+        if contained:
+            self.writable_roots = (canonical(self.cwd, self.cwd),)
+        elif sandboxed:
             import tempfile  # here only: it loads shutil, random, bz2 and lzma
 
             roots = (self.cwd, Path(tempfile.gettempdir()))
@@ -143,6 +148,9 @@ class PermissionGate:
             return (
                 f"this {tool} was refused: {path} is outside the places the sandbox lets"
                 f" rift write ({shown})"
+                if len(roots) > 1
+                else f"this {tool} was refused: {path} is outside the project ({shown}),"
+                " the only place this agent may write"
             )
         return None
 

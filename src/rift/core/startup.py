@@ -34,6 +34,8 @@ class StartOptions:
     """A person can answer asks (serve, TUI); False for headless runs."""
     continue_last: bool = False
     resume: Path | None = None
+    contained: bool = False
+    """write/edit may touch the project directory only (swarm candidates in worktrees)."""
 
 
 @record(frozen=False, slots=False)
@@ -113,7 +115,9 @@ async def start_agent(
     )
     if problem:
         notices.append(Warning(problem))
-    agent.gate.confine(own_dirs, sandboxed=agent.ctx.sandbox is not None)
+    agent.gate.confine(
+        own_dirs, sandboxed=agent.ctx.sandbox is not None, contained=options.contained
+    )
     lsp = agent.ctx.extras.get("lsp")  # core/lsp.py: language servers run project code
     if lsp is not None:
         lsp.sandbox = agent.ctx.sandbox
