@@ -129,7 +129,8 @@ async def _run(
     _clear_patches(root)
     pace = "one at a time" if cap == 1 else f"up to {cap} at once"
     names = ", ".join(s.name for s in specs)
-    emit(Info(f"swarm: {len(specs)} candidates from {commit[:10]} ({pace}): {names}"))
+    count = f"{len(specs)} candidate" + ("s" if len(specs) != 1 else "")
+    emit(Info(f"swarm: {count} from {commit[:10]} ({pace}): {names}"))
     if is_dirty(root):
         emit(Warning("candidates start from HEAD: your uncommitted changes are not in them"))
     places: list[Path] = []
