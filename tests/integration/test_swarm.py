@@ -19,7 +19,7 @@ from rift_bin import rift_command
 MODEL = "fake-model"
 BROKEN = "def add(a, b):\n    return a - b\n"
 FIXED = "def add(a, b):\n    return a + b\n"
-FIXED_LONG = "def add(a, b):\n    # the sum of a and b, as the task asks\n    total = a + b\n    return total\n"
+FIXED_LONG = "def add(a, b):\n    # the sum\n    total = a + b\n    return total\n"
 TESTS = """from calc import add
 
 
