@@ -67,7 +67,7 @@ class CandidateResult:
     patch: Path | None = None
     patch_bytes: int = 0
     tests: Any = None
-    """The tests judge's `TestRun` for this candidate, when that judge ran."""
+    """The tests judge's `SuiteRun` for this candidate, when that judge ran."""
     activity: list[str] = field(default_factory=list)
 
     @property

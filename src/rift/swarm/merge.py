@@ -65,26 +65,28 @@ def merge(root: Path, name: str, journal: UndoJournal) -> Merged:
 
 
 def touched(root: Path, patch: Path) -> list[str]:
-    """Every path the patch creates, changes, deletes or renames (both ends of a rename)."""
+    """Every path the patch creates, changes, deletes or renames (both ends of a rename:
+    git's numstat names only the new one, so the sources come from the patch's headers)."""
     done = run_git(root, "apply", "--numstat", "-z", str(patch))
     if done.returncode != 0:
         raise SwarmError(f"cannot read the patch {patch.name}: {first_line(done.stderr)}")
-    fields = done.stdout.decode("utf-8", errors="surrogateescape").split("\0")
     paths: list[str] = []
-    i = 0
-    while i < len(fields):
-        entry = fields[i]
-        if not entry:
-            i += 1
-            continue
+    for entry in done.stdout.decode("utf-8", errors="surrogateescape").split("\0"):
         stats = entry.split("\t", 2)
         if len(stats) == 3 and stats[2]:
             paths.append(stats[2])
-            i += 1
-        else:  # a rename or copy: "A\tD\t" then the source and the destination
-            paths += [p for p in fields[i + 1 : i + 3] if p]
-            i += 3
+    for line in patch.read_bytes().decode("utf-8", errors="surrogateescape").splitlines():
+        if line.startswith("rename from "):
+            paths.insert(0, _unquote(line[len("rename from ") :]))
     return list(dict.fromkeys(paths))
+
+
+def _unquote(name: str) -> str:
+    """A path as git writes it in a header: C-quoted (octal bytes) when unusual."""
+    if not (name.startswith('"') and name.endswith('"')):
+        return name
+    raw = name[1:-1].encode("latin-1", errors="surrogateescape").decode("unicode_escape")
+    return raw.encode("latin-1", errors="replace").decode("utf-8", errors="surrogateescape")
 
 
 def cleanup(root: Path) -> list[str]:

@@ -205,11 +205,12 @@ async def _judge(
     eligible = changed
     if use_tests:
         await _run_tests(config, emit, outcome, changed, rel)
-        eligible = [r for r in testjudge.rank(changed) if r.tests is not None and r.tests.green]
-        if not eligible:
+        best = testjudge.best_by_tests(changed)
+        if best is None:
             outcome.note = "no candidate's patch passes the tests"
             return
-        outcome.winner = eligible[0].name
+        outcome.winner = best.name
+        eligible = [r for r in testjudge.rank(changed) if r.tests is not None and r.tests.green]
         if model is None or len(eligible) == 1:
             return
     assert model is not None

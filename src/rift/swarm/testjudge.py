@@ -33,7 +33,7 @@ _PY_CONFIGS = ("pytest.ini", "conftest.py", "tox.ini")
 
 
 @record
-class TestRun:
+class SuiteRun:
     """One candidate's test run."""
 
     command: str
@@ -120,7 +120,7 @@ def _pytest(root: Path) -> str:
     return "python3 -m pytest -q -p no:cacheprovider"
 
 
-async def run_tests(command: str, cwd: Path, config: Config) -> tuple[TestRun, str | None]:
+async def run_tests(command: str, cwd: Path, config: Config) -> tuple[SuiteRun, str | None]:
     """Run `command` in `cwd` (sandboxed as bash would be); the run, and a warning when
     the configured sandbox could not be used."""
     wrapped, problem = _wrapped(command, cwd, config)
@@ -128,12 +128,12 @@ async def run_tests(command: str, cwd: Path, config: Config) -> tuple[TestRun, s
     try:
         shell = await run_shell(wrapped, cwd, TEST_TIMEOUT_S, env=dict(os.environ))
     except OSError as exc:
-        return TestRun(command, 127, 0, 0, 0.0, f"cannot run the tests: {exc}"), problem
+        return SuiteRun(command, 127, 0, 0, 0.0, f"cannot run the tests: {exc}"), problem
     output = strip_ansi(shell.stdout + "\n" + shell.stderr)
     passed, failed = count_tests(output)
     tail = "\n".join(output.strip().splitlines()[-15:])
     seconds = time.monotonic() - started
-    return TestRun(command, shell.exit_code, passed, failed, seconds, tail), problem
+    return SuiteRun(command, shell.exit_code, passed, failed, seconds, tail), problem
 
 
 def _wrapped(command: str, cwd: Path, config: Config) -> tuple[str, str | None]:
@@ -172,7 +172,7 @@ def rank(results: Sequence[CandidateResult]) -> list[CandidateResult]:
     """Best first: has a patch, tests green, more passed, smaller patch."""
 
     def key(result: CandidateResult) -> tuple[bool, bool, int, int]:
-        tests: TestRun | None = result.tests
+        tests: SuiteRun | None = result.tests
         green = tests is not None and tests.green
         passed = tests.passed if tests is not None else 0
         return (result.patch_bytes > 0, green, passed, -result.patch_bytes)
@@ -180,11 +180,11 @@ def rank(results: Sequence[CandidateResult]) -> list[CandidateResult]:
     return sorted(results, key=key, reverse=True)
 
 
-def tests_winner(results: Sequence[CandidateResult]) -> CandidateResult | None:
+def best_by_tests(results: Sequence[CandidateResult]) -> CandidateResult | None:
     """The top of `rank` when it changed something and its tests pass."""
     ranked = rank(results)
     if not ranked:
         return None
     best = ranked[0]
-    tests: TestRun | None = best.tests
+    tests: SuiteRun | None = best.tests
     return best if best.patch_bytes > 0 and tests is not None and tests.green else None
