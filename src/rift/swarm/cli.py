@@ -24,7 +24,7 @@ from rift.core.checkpoints import UndoJournal
 from rift.errors import RiftError
 from rift.swarm import merge as merging
 from rift.swarm.gitrepo import SwarmError, repo_root
-from rift.swarm.race import TESTS, RaceOptions, RaceOutcome, race
+from rift.swarm.race import RaceOptions, RaceOutcome, judges_named, race
 from rift.swarm.report import ActivityPrinter, as_json, judge_line, table
 
 SUBCOMMANDS = ("swarm", "merge")
@@ -110,13 +110,12 @@ def _swarm(args: argparse.Namespace) -> int:
     if not args.task.strip():
         return _fail("the task is empty")
     models = tuple(m.strip() for m in (args.models or "").split(",") if m.strip())
-    judges = _judges(args.judge, args.test_cmd, config)
     options = RaceOptions(
         task=args.task,
         models=models or (config.model,),
         attempts=args.attempts,
         explore=args.explore,
-        judges=judges,
+        judges=judges_named(args.judge),
         test_cmd=args.test_cmd,
         parallel=args.parallel,
     )
@@ -135,25 +134,8 @@ def _swarm(args: argparse.Namespace) -> int:
         print(table(outcome))
         print(judge_line(outcome))
     _hint(outcome)
-    return EXIT_NO_WINNER if options.judges and outcome.winner is None else EXIT_WINNER
-
-
-def _judges(given: list[str], test_cmd: str | None, config: Config) -> tuple[str, ...]:
-    """The judges asked for; with none named, tests when a command is known or found."""
-    named = [j.strip() for item in given for j in item.split(",") if j.strip()]
-    if any(j.lower() == "none" for j in named):
-        return ()
-    if named:
-        return tuple(dict.fromkeys(TESTS if j.lower() == TESTS else j for j in named))
-    if test_cmd:
-        return (TESTS,)
-    from rift.swarm.testjudge import detect_command
-
-    try:
-        root = repo_root(config.cwd)
-    except SwarmError:
-        return ()  # the race reports the missing repository itself
-    return (TESTS,) if detect_command(config.cwd, root) else ()
+    judged = outcome.judged_by != "none"
+    return EXIT_NO_WINNER if judged and outcome.winner is None else EXIT_WINNER
 
 
 async def _race(config: Config, options: RaceOptions) -> RaceOutcome | None:

@@ -28,7 +28,7 @@ from pathlib import Path
 from rift.config import Config
 from rift.core.events import Event, Info, SubagentActivity, Warning
 from rift.errors import ModelError, RiftError
-from rift.record import record
+from rift.record import record, replace
 from rift.swarm import candidates, judge, testjudge, worktrees
 from rift.swarm.candidates import CandidateResult, CandidateRun, CandidateSpec
 from rift.swarm.gitrepo import (
@@ -52,8 +52,9 @@ class RaceOptions:
     models: tuple[str, ...]
     attempts: int = 1
     explore: bool = False
-    judges: tuple[str, ...] = ()
-    """"tests" and/or one chat judge's model name; empty: no judge, no winner."""
+    judges: tuple[str, ...] | None = None
+    """"tests" and/or one chat judge's model name; empty: no judge, no winner; None: the
+    tests judge when a test command is given or found, else none."""
     test_cmd: str | None = None
     parallel: int | None = None
 
@@ -73,6 +74,17 @@ class RaceOutcome:
     test_command: str | None = None
 
 
+def judges_named(given: Sequence[str]) -> tuple[str, ...] | None:
+    """`--judge` values (repeated or comma-separated) as judges; None when none was named
+    (the race then decides), () for "none"."""
+    named = [j.strip() for item in given for j in item.split(",") if j.strip()]
+    if any(j.lower() == "none" for j in named):
+        return ()
+    if not named:
+        return None
+    return tuple(dict.fromkeys(TESTS if j.lower() == TESTS else j for j in named))
+
+
 def chat_judge(judges: Sequence[str]) -> str | None:
     models = [j for j in judges if j != TESTS]
     return models[0] if models else None
@@ -85,13 +97,17 @@ async def race(config: Config, options: RaceOptions, emit: Callable[[Event], Non
         SwarmError: no repository, no commit, another race running, no test command
             for the tests judge, or a worktree that git would not create.
     """
-    if len([j for j in options.judges if j != TESTS]) > 1:
-        raise SwarmError("give at most one chat judge model (plus 'tests')")
     root = repo_root(config.cwd)
     commit = head_commit(root)
     rel = _relative(config.cwd, root)
     test_command = options.test_cmd
-    if TESTS in options.judges and not test_command:
+    if options.judges is None:
+        found = test_command or testjudge.detect_command(root / rel, root)
+        options = replace(options, judges=(TESTS,) if found else ())
+    judges = options.judges or ()
+    if len([j for j in judges if j != TESTS]) > 1:
+        raise SwarmError("give at most one chat judge model (plus 'tests')")
+    if TESTS in judges and not test_command:
         test_command = testjudge.detect_command(root / rel, root)
         if test_command is None:
             raise SwarmError(
@@ -192,11 +208,12 @@ async def _judge(
 ) -> None:
     results = outcome.results
     changed = [r for r in results if r.patch_bytes > 0]
-    use_tests = TESTS in options.judges
-    model = chat_judge(options.judges)
+    judges = options.judges or ()
+    use_tests = TESTS in judges
+    model = chat_judge(judges)
     outcome.judged_by = "+".join(([TESTS] if use_tests else []) + ([model] if model else []))
     outcome.judged_by = outcome.judged_by or "none"
-    if not options.judges:
+    if not judges:
         outcome.note = "no judge: compare the patches and merge one"
         return
     if not changed:
