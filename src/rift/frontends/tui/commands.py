@@ -321,6 +321,26 @@ async def _remember(app: RiftApp, arg: str) -> None:
         await app.driver.wait()  # the edit review comes and goes meanwhile
 
 
+async def _swarm(app: RiftApp, arg: str) -> None:
+    """Race candidates in worktrees; each shows as a sub-agent card, the verdict as info."""
+    if app.require_conversation().swarm_line(arg):
+        app.say("swarm: racing in .rift/worktrees/ (Esc cancels and removes them)", "info")
+        await app.driver.wait()
+
+
+async def _merge(app: RiftApp, arg: str) -> None:
+    name, _, rest = arg.strip().partition(" ")
+    cleanup = "--cleanup" in (name, rest.strip())
+    name = "" if name == "--cleanup" else name
+    if not name and not cleanup:
+        raise RiftError("usage: /merge <name> [--cleanup] (/worktrees lists the candidates)")
+    app.require_conversation().merge(name, cleanup)
+
+
+async def _worktrees(app: RiftApp, arg: str) -> None:
+    app.say(app.require_conversation().worktrees())
+
+
 async def _quit(app: RiftApp, arg: str) -> None:
     app.exit(0)
 
@@ -353,5 +373,10 @@ COMMANDS: dict[str, Command] = {
     "diff": Command(_diff, "", "coloured git diff of the working tree", needs_model=False),
     "copy": Command(_copy, "[all|log]", "copy the last reply, transcript or log", False),
     "export": Command(session.export, "[file]", "write the transcript as Markdown"),
+    "swarm": Command(
+        _swarm, "<task> [--models a,b] [--attempts N] [--judge …]", "race in worktrees", True, True
+    ),
+    "merge": Command(_merge, "<name> [--cleanup]", "apply a swarm candidate's patch", True, True),
+    "worktrees": Command(_worktrees, "", "swarm worktrees and patches"),
     "quit": Command(_quit, "", "save and exit", needs_model=False),
 }
