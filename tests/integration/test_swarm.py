@@ -276,3 +276,49 @@ def test_a_second_race_waits_for_the_lock_holder(harness: Any) -> None:
     run = swarm(harness, server, "--judge", "none")  # a dead holder's lock is taken over
     assert run.returncode == 0, run.stderr
     assert not lock.exists()
+
+
+def test_candidates_overlap_only_when_parallel_is_asked(harness: Any) -> None:
+    make_repo(harness.project)
+    write = {"name": "write", "arguments": {"path": "calc.py", "content": FIXED}}
+    slow = {"tool_calls": [write], "delay_first_byte": 1.0, "repeat": 2}
+    done = {"match": "Wrote", "content": "done", "repeat": 2}
+
+    def first_request_times(*extra: str) -> list[float]:
+        """When each candidate's first request (system + task only) arrived."""
+        server = harness.server([slow, done])
+        run = swarm(harness, server, "--attempts", "2", "--judge", "none", *extra)
+        assert run.returncode == 0, run.stderr
+        return sorted(r["_t"] for r in server.requests() if len(r.get("messages") or ()) == 2)
+
+    one, two = first_request_times()
+    assert two - one >= 0.9  # one at a time: the second starts after the first answered
+    one, two = first_request_times("--parallel", "2")
+    assert two - one < 0.9  # both asked before either answer came
+
+
+def test_a_killed_race_is_cleaned_up_by_merge_cleanup(harness: Any, marker: Any) -> None:
+    project = harness.project
+    make_repo(project)
+    sleeper = {"name": "bash", "arguments": {"command": marker.command(), "timeout_secs": 600}}
+    server = harness.server([{"tool_calls": [sleeper]}, {"content": "never"}])
+    args = ["swarm", "task", "--host", server.url, "-m", MODEL, "--no-tui"]
+    proc = subprocess.Popen(
+        [*rift_command(), *args],
+        cwd=project,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=dict(os.environ),
+    )
+    try:
+        assert marker.wait_alive(30), "the candidate's command never started"
+    finally:
+        proc.kill()  # SIGKILL: nothing of rift's own cleanup runs
+        proc.wait()
+    assert (project / ".rift/swarm.lock").exists()
+    assert len(worktree_paths(project)) == 2
+    cleaned = harness.cli(["merge", "--cleanup"])
+    assert cleaned.returncode == 0, cleaned.stderr
+    assert worktree_paths(project) == [str(project)]
+    assert not (project / ".rift/swarm.lock").exists()
