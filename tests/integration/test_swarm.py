@@ -322,3 +322,46 @@ def test_a_killed_race_is_cleaned_up_by_merge_cleanup(harness: Any, marker: Any)
     assert cleaned.returncode == 0, cleaned.stderr
     assert worktree_paths(project) == [str(project)]
     assert not (project / ".rift/swarm.lock").exists()
+
+
+def test_serve_swarm_merge_undo_and_cancel(harness: Any, serve: Any, marker: Any) -> None:
+    project = harness.project
+    make_repo(project)
+    sleeper = {"name": "bash", "arguments": {"command": marker.command(), "timeout_secs": 600}}
+    write = {"name": "write", "arguments": {"path": "calc.py", "content": FIXED}}
+    server = harness.server(
+        [
+            {"match": "real task", "tool_calls": [write]},
+            {"match": "real task", "content": "Added add."},
+            {"match": "sleepy task", "tool_calls": [sleeper]},
+        ]
+    )
+    client = serve(server)
+    client.send({"cmd": "swarm", "task": "real task", "judge": ["none"]})
+    client.expect("subagent_started", tag="0-fake-model", model=MODEL)
+    client.expect("subagent_finished", tag="0-fake-model")
+    result = client.expect("swarm_result", winner="", judged_by="none")
+    assert [c["name"] for c in result["candidates"]] == ["0-fake-model"]
+    assert result["candidates"][0]["patch_bytes"] > 0
+    assert "NotImplementedError" in (project / "calc.py").read_text()
+
+    client.send({"cmd": "merge", "name": "0-fake-model"})
+    client.expect("info", text="merged 0-fake-model: calc.py (staged; /undo takes it back)")
+    assert (project / "calc.py").read_text() == FIXED
+    client.send({"cmd": "undo"})
+    client.expect("info")
+    assert "NotImplementedError" in (project / "calc.py").read_text()
+
+    client.send({"cmd": "swarm", "task": "sleepy task", "judge": "none"})
+    assert marker.wait_alive(30), "the candidate's command never started"
+    client.send({"cmd": "prompt", "text": "hello"})
+    client.expect("warning", code="busy")
+    client.send({"cmd": "cancel"})
+    client.expect("warning", text="swarm cancelled: every candidate stopped, its worktree removed")
+    assert marker.wait_gone(5)
+    assert worktree_paths(project) == [str(project)]
+    client.send({"cmd": "swarm", "task": "x", "attempts": 0})
+    client.expect("warning", code="bad_command")
+    client.close_stdin()
+    assert client.proc.wait(timeout=20) == 0
+    assert "Traceback" not in client.stderr()
