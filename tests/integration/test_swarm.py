@@ -365,3 +365,11 @@ def test_serve_swarm_merge_undo_and_cancel(harness: Any, serve: Any, marker: Any
     client.close_stdin()
     assert client.proc.wait(timeout=20) == 0
     assert "Traceback" not in client.stderr()
+
+
+def test_no_candidate_can_run_is_a_startup_failure(harness: Any) -> None:
+    make_repo(harness.project)
+    run = swarm(harness, harness.server([]), "--models", "missing-model", "--judge", "none")
+    assert run.returncode == 2
+    assert "rift: no candidate could run: model 'missing-model' not usable" in run.stderr
+    assert len(worktree_paths(harness.project)) == 2  # left for `rift merge --cleanup`

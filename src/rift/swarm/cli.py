@@ -134,6 +134,9 @@ def _swarm(args: argparse.Namespace) -> int:
         print(table(outcome))
         print(judge_line(outcome))
     _hint(outcome)
+    failed = [r for r in outcome.results if r.outcome == "error" and not r.patch_bytes]
+    if failed and len(failed) == len(outcome.results):
+        return _fail(f"no candidate could run: {failed[0].reason or 'see the lines above'}")
     judged = outcome.judged_by != "none"
     return EXIT_NO_WINNER if judged and outcome.winner is None else EXIT_WINNER
 
