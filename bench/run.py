@@ -72,8 +72,8 @@ def _ensure_importable() -> bool:
 
 ADDED_SRC = _ensure_importable()
 
-from rift.core.hunks import diff_segments  # noqa: E402
-from rift.core.session import load_session, save_session  # noqa: E402
+from rift.core.permissions.hunks import diff_segments  # noqa: E402
+from rift.core.sessions.store import load_session, save_session  # noqa: E402
 from rift.testing.fake_server import FakeModelServer  # noqa: E402
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rift.core.checkpoints import (
+from rift.core.sessions.checkpoints import (
     NothingToUndo,
     UndoFailed,
     UndoJournal,

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rift.core.context import (
+from rift.core.context.budget import (
     CompactionCounts,
     TokenMeter,
     budget,
@@ -24,7 +24,7 @@ from rift.core.context import (
     truncation_suspected,
     truncation_warning,
 )
-from rift.core.session import COMPACTED_PREFIX, INTERRUPT_NOTE
+from rift.core.sessions.store import COMPACTED_PREFIX, INTERRUPT_NOTE
 from rift.models.base import Message
 
 TOOLS: list[dict[str, Any]] = [

@@ -336,7 +336,7 @@ def test_a_task_phrased_with_give_is_a_change_request() -> None:
 
 
 def test_after_rifts_own_read_the_model_may_edit_at_once_but_not_answer() -> None:
-    """core/preread.py reads the named file before the first step: edit is admitted on
+    """core/loop/preread.py reads the named file before the first step: edit is admitted on
     that path at once, while a change request still cannot be answered untouched."""
     from rift.models.base import PREREAD_ID
 

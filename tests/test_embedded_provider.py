@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rift.core.hardening import bad_arguments
+from rift.core.loop.hardening import bad_arguments
 from rift.errors import ModelNotUsable
 from rift.models.base import ChatRequest, ContentDelta, ModelEvent, ToolCall
 from rift.models.embedded import (

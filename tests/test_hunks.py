@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rift.core.hunks import (
+from rift.core.permissions.hunks import (
     _lcs_bits,
     _lcs_pairs,
     count_changes,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rift.core.instructions import load_project_instructions
+from rift.core.context.instructions import load_project_instructions
 
 
 def test_nothing_gives_empty_string(tmp_path: Path) -> None:

@@ -1,10 +1,10 @@
-"""`@path` mentions are attached by the core (rift.core.mentions) and obey Read rules."""
+"""`@path` mentions are attached by the core (rift.core.context.mentions) and obey Read rules."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from rift.core.mentions import expand, mentions
+from rift.core.context.mentions import expand, mentions
 
 
 def _allow_all(_path: Path) -> str | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from rift.core.events import (
+from rift.events import (
     EVENT_TYPES,
     Content,
     Done,

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rift.config import PermissionsConfig
-from rift.core.bash_forms import split_bash_segments
-from rift.core.permissions import (
+from rift.core.permissions.bash_forms import split_bash_segments
+from rift.core.permissions.rules import (
     BUILTIN_BASH_DENY,
     Rule,
     Rules,

@@ -1,10 +1,10 @@
-"""core/preread.py: which files a small model's task names."""
+"""core/loop/preread.py: which files a small model's task names."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from rift.core.preread import MAX_BYTES, named_files
+from rift.core.loop.preread import MAX_BYTES, named_files
 
 
 def allow(_: Path) -> str | None:

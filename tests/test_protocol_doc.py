@@ -6,7 +6,7 @@ import importlib.util
 from pathlib import Path
 from types import ModuleType
 
-from rift.core.events import EVENT_TYPES
+from rift.events import EVENT_TYPES
 from rift.frontends.serve import COMMANDS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,8 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rift.core.events import HistoryMessage
-from rift.core.session import (
+from rift.core.sessions.store import (
     COMPACTED_PREFIX,
     INTERRUPT_NOTE,
     SessionStore,
@@ -23,6 +22,7 @@ from rift.core.session import (
     save_session,
     user_turn_count,
 )
+from rift.events import HistoryMessage
 from rift.models.base import Message
 
 

@@ -51,7 +51,7 @@ def test_serve_path_imports_no_heavy_libraries() -> None:
     loaded = _modules_after("import rift.frontends.serve, rift.frontends.printer")
     heavy = {m for m in loaded if m.split(".")[0] in HEAVY}
     assert not heavy, sorted(heavy)
-    assert "rift.core.agent" in loaded  # the probe really loaded the serve path
+    assert "rift.core.conversation.runtime" in loaded  # the probe really loaded the serve path
 
 
 def test_version_output() -> None:
@@ -90,8 +90,8 @@ FIRST_USE = (
     "shutil",
     "bz2",
     "lzma",
-    "rift.core.bash_forms",
-    "rift.core.bash_words",
+    "rift.core.permissions.bash_forms",
+    "rift.core.permissions.bash_words",
 )
 """Loaded on first use, never for a run that neither runs bash, hashes a plugin nor sandboxes."""
 
@@ -164,7 +164,7 @@ def test_headless_run_imports_only_its_own_path(tmp_path: Path) -> None:
 def test_serve_up_to_ready_imports_only_its_own_path(tmp_path: Path) -> None:
     with FakeModelServer({}) as fake:
         loaded = _modules_of_run(tmp_path, ["--serve", "--host", fake.url, "-m", "fake-model"])
-    assert "rift.frontends.serve" in loaded and "rift.core.agent" in loaded
+    assert "rift.frontends.serve" in loaded and "rift.core.conversation.runtime" in loaded
     assert "rift.models.wire" in loaded  # the model probe behind `ready`'s num_ctx
     assert not _roots(loaded, HEAVY + HTTPX_STACK)
     assert not _named(
@@ -187,7 +187,9 @@ def test_tui_first_frame_comes_before_the_core_and_http(tmp_path: Path) -> None:
         loaded = _modules_of_run(tmp_path, ["--host", fake.url], pty=True)
     assert "textual" in loaded and "rift.frontends.tui" in loaded
     assert not _roots(loaded, ("httpx", "httpcore", "llama_cpp"))
-    assert not _named(loaded, ("rift.core.agent", "rift.core.startup", "rift.models"))
+    assert not _named(
+        loaded, ("rift.core.conversation.runtime", "rift.core.conversation.startup", "rift.models")
+    )
 
 
 def test_help_wraps_to_columns_without_shutil() -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 from serve_driver import ServeProcess, wait_gone
 
-from rift.core.hunks import diff_segments
+from rift.core.permissions.hunks import diff_segments
 
 
 def _agent_call(*tasks: dict[str, Any], background: bool = False) -> dict[str, Any]:

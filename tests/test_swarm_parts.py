@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rift.config import Config
-from rift.core.checkpoints import UndoJournal
+from rift.core.sessions.checkpoints import UndoJournal
 from rift.swarm import merge as merging
 from rift.swarm import worktrees
 from rift.swarm.candidates import CandidateResult, CandidateSpec, max_parallel, plan

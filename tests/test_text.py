@@ -1,4 +1,4 @@
-"""Lone surrogates are scrubbed where text enters rift (core/text.py), so every string
+"""Lone surrogates are scrubbed where text enters rift (text.py), so every string
 inside can be encoded: the session saves, the next request goes out, events keep flowing."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rift.core.session import load_session, save_session
-from rift.core.text import scrub, scrub_json
+from rift.core.sessions.store import load_session, save_session
+from rift.text import scrub, scrub_json
 
 LONE = json.loads('"a\\ud800b\\udc80c"')  # what a `\ud800` JSON escape decodes to
 

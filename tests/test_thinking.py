@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from rift.config import Overrides, load_config
-from rift.core.events import Event
-from rift.core.startup import StartOptions, start_agent
+from rift.core.conversation.startup import StartOptions, start_agent
+from rift.events import Event
 from rift.models.thinking import describe, parse_think
 from rift.testing.fake_server import FakeModelServer
 

@@ -85,7 +85,7 @@ SCENARIOS: dict[str, list[tuple[Scenario, bool]]] = {
 
 def corpus_families(corpus: dict[str, Any], root: Path) -> dict[str, dict[str, bool]]:
     """{family: {case: refused}} for the corpus's deny and chains entries."""
-    from rift.core.permissions import Rules
+    from rift.core.permissions.rules import Rules
 
     cwd, home = build_tree(root, corpus["tree"])
     deny = [*corpus["bash_deny"], *corpus["path_deny"]]
@@ -200,7 +200,7 @@ def run_attacks(scenarios: bool = True, pytest_cases: bool = True) -> Report:
 
 
 def _known_gaps(corpus: dict[str, Any]) -> tuple[int, int]:
-    from rift.core.permissions import Rules
+    from rift.core.permissions.rules import Rules
 
     here = Path("/")
     rules = Rules(deny=corpus["bash_deny"], cwd=here, home=here)

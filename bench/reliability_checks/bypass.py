@@ -28,7 +28,7 @@ def load_corpus() -> dict[str, Any]:
 
 def build_tree(root: Path, tree: dict[str, Any]) -> tuple[Path, Path]:
     """`root/project` (the cwd) and `root/home`, with the corpus's dirs, files and links."""
-    from rift.core.permissions import Rules  # noqa: F401  (fail early if rift is missing)
+    from rift.core.permissions.rules import Rules  # noqa: F401  (fail early if rift is missing)
 
     cwd, home = root / "project", root / "home"
     cwd.mkdir(parents=True, exist_ok=True)
@@ -50,7 +50,7 @@ def expand_path(raw: str, cwd: Path, home: Path) -> Path:
 
 
 def check_in_process(corpus: dict[str, Any], root: Path, report: Report) -> None:
-    from rift.core.permissions import Rules
+    from rift.core.permissions.rules import Rules
 
     cwd, home = build_tree(root, corpus["tree"])
     deny = [*corpus["bash_deny"], *corpus["path_deny"]]

@@ -207,7 +207,9 @@ def _headless(
     args: "argparse.Namespace", config: "Config", resume: "Path | None"
 ) -> tuple[int, bool]:
     """`--serve` or `-p`: the exit status, and True (both save all they have)."""
-    from rift.core.startup import StartOptions  # the agent core: loaded only past --version
+    from rift.core import (
+        StartOptions,  # the agent core: loaded only past --version
+    )
 
     if args.serve:
         from rift.frontends import serve

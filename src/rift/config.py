@@ -101,7 +101,7 @@ class McpServerConfig:
 
 @record
 class PermissionsConfig:
-    """Rules are `Tool(pattern)` strings; see core/permissions.py."""
+    """Rules are `Tool(pattern)` strings; see core/permissions/rules.py."""
 
     allow: tuple[str, ...] = ()
     ask: tuple[str, ...] = ()
@@ -116,7 +116,8 @@ class PermissionsConfig:
     sandbox_network: bool = False
     """Let sandboxed commands use the network (user config only; a project may only say no)."""
     allow_credentials: bool = False
-    """Lift the built-in Read guard on credential stores (core/credentials.py); user config only."""
+    """Lift the built-in Read guard on credential stores (permissions/credentials.py);
+    user config only."""
     own_dirs: tuple[Path, ...] = ()
     """rift's own config and data dirs, guarded with the credential stores."""
 
@@ -318,7 +319,7 @@ def _prices(raw: Any, where: str, warnings: list[str]) -> dict[str, Price]:
 
 def _malformed_rules(rules: list[str], where: str, warnings: list[str]) -> None:
     """One warning per rule that the permission engine cannot read (it would be ignored)."""
-    from rift.core.permissions import parse_rule  # pulled in only when a config is loaded
+    from rift.core.permissions.rules import parse_rule  # pulled in only when a config is loaded
 
     for rule in rules:
         if parse_rule(rule) is None:

@@ -77,7 +77,7 @@ def test_load_replays_tool_calls_diffs_and_the_plan(project: Path, fake_server: 
 
 
 def test_the_acp_adapter_never_reaches_into_the_agent() -> None:
-    """Everything goes through the conversation owner (core/conversation.py)."""
+    """Everything goes through the conversation owner (core/conversation/owner.py)."""
     pattern = re.compile(r"\bagent\.(messages|journal|binding|ctx)\b")
     offenders = [
         f"{path.name}:{n}"
@@ -90,8 +90,8 @@ def test_the_acp_adapter_never_reaches_into_the_agent() -> None:
 
 def test_replay_pairs_results_without_ids_in_order() -> None:
     """A live session whose model gave no call ids still replays each result with its call."""
-    from rift.core.events import EditDiff, ToolResult, ToolStart
-    from rift.core.replay import Prompt, replay
+    from rift.core.sessions.replay import Prompt, replay
+    from rift.events import EditDiff, ToolResult, ToolStart
 
     def call(name: str, **arguments: Any) -> dict[str, Any]:
         return {"id": "", "function": {"name": name, "arguments": arguments}}

@@ -1,4 +1,4 @@
-"""Golden wire shapes: one file per event type in `rift.core.events.EVENT_TYPES`.
+"""Golden wire shapes: one file per event type in `rift.events.EVENT_TYPES`.
 
 Each `golden/<event>.json` pins the exact key set and value types of one event
 (and exact values where the scenario makes them deterministic); the format is
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from rift.core.events import EVENT_TYPES, wire_fields
+from rift.events import EVENT_TYPES, wire_fields
 from rift.testing.fake_server import FakeModelServer
 
 from .serve_session import ServeSession, isolated_environ

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rift.core.hardening import APPLY_NUDGE
+from rift.core.loop.hardening import APPLY_NUDGE
 
 from .serve_session import ServeSession, edit_call, tool_call
 

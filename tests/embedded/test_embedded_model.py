@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from rift.core.agent import SMALL_TOOLSET
-from rift.core.prompt import build_system_prompt
+from rift.core.context.prompt import build_system_prompt
+from rift.core.conversation.runtime import SMALL_TOOLSET
 from rift.models import embedded, embedded_backends, local_weights
 from rift.models.base import ChatRequest, ContentDelta, Message, ModelEvent, ToolCall, Usage
 from rift.tools import builtin_tools

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from rift.core.session import INTERRUPT_NOTE
+from rift.core.sessions.store import INTERRUPT_NOTE
 
 
 def _sleeper(marker: Any) -> list[dict[str, Any]]:

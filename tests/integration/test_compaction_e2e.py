@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rift.core.session import COMPACTED_PREFIX
+from rift.core.sessions.store import COMPACTED_PREFIX
 
 BIG = 14_000  # characters: ~3500 tokens, over the whole budget on its own
 SUMMARY = "## Goal\nShip it.\n## Constraints\nNone.\n## Progress\nRead big.txt twice."

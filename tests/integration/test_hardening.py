@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from rift.core.hardening import APPLY_NUDGE, STUCK_NUDGE, WRAP_UP_WARNING
+from rift.core.loop.hardening import APPLY_NUDGE, STUCK_NUDGE, WRAP_UP_WARNING
 
 TEXTUAL_CALL = {"name": "write", "arguments": {"path": "out.txt", "content": "recovered\n"}}
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rift.core.permissions import Rules
+from rift.core.permissions.rules import Rules
 
 pytestmark = pytest.mark.reliability
 

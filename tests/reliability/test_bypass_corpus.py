@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from reliability_checks.bypass import build_tree, check_end_to_end, expand_path, load_corpus
 from reliability_checks.common import Report
 
-from rift.core.permissions import Rules
+from rift.core.permissions.rules import Rules
 
 pytestmark = pytest.mark.reliability
 

@@ -1,4 +1,4 @@
-"""A small model's turn starts with rift reading the files the task names (core/preread.py).
+"""A small model's turn starts with rift reading the files the task names (core/loop/preread.py).
 
 In process, over real HTTP: the Ollama provider talks to the scripted fake model
 server, the real read and edit tools run in a temp project, and only the
@@ -13,9 +13,9 @@ from typing import Any
 
 from tooldoubles import RecordingGate
 
-from rift.core.context import TokenMeter
-from rift.core.events import Event, Iteration, ToolResult, ToolStart
-from rift.core.turn import Turn, TurnSetup
+from rift.core.context.budget import TokenMeter
+from rift.core.loop.turn import Turn, TurnSetup
+from rift.events import Event, Iteration, ToolResult, ToolStart
 from rift.models.ollama import OllamaProvider
 from rift.tools import builtin_tools
 from rift.tools.base import ToolContext

@@ -16,11 +16,11 @@ from typing import Any, ClassVar
 import pytest
 from tooldoubles import RecordingJournal
 
-from rift.core.events import Ask, Event
-from rift.core.gate import Approval, PermissionGate
-from rift.core.interaction import InteractionBroker
-from rift.core.permissions import Rules, url_candidates
+from rift.core.permissions.gate import Approval, PermissionGate
+from rift.core.permissions.interaction import InteractionBroker
+from rift.core.permissions.rules import Rules, url_candidates
 from rift.errors import ToolError
+from rift.events import Ask, Event
 from rift.tools.base import ToolContext, ToolOutput
 from rift.tools.fetch import TOOL as FETCH
 

@@ -22,11 +22,11 @@ from serve_driver import ServeProcess
 from tooldoubles import RecordingGate, RecordingJournal, call
 
 from rift.config import Config
-from rift.core.events import Ask, Event
-from rift.core.gate import Approval, PermissionGate
-from rift.core.interaction import InteractionBroker
-from rift.core.permissions import Rules
+from rift.core.permissions.gate import Approval, PermissionGate
+from rift.core.permissions.interaction import InteractionBroker
+from rift.core.permissions.rules import Rules
 from rift.errors import ToolError
+from rift.events import Ask, Event
 from rift.tools.ask_user import DISMISSED, NO_USER
 from rift.tools.ask_user import TOOL as ASK_USER
 from rift.tools.base import ToolContext, WriteVerdict

@@ -20,7 +20,7 @@ from rift_bin import run_rift, write_json
 from tooldoubles import RecordingGate, RecordingJournal
 
 from rift.config import LspConfig, load_config
-from rift.core.lsp import HEADER, LspService
+from rift.core.conversation.lsp import HEADER, LspService
 from rift.tools.base import ToolContext, ToolOutput
 from rift.tools.edit import TOOL as EDIT
 from rift.tools.write import TOOL as WRITE

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from tooldoubles import call
 
-from rift.core.events import PlanItem
 from rift.errors import ToolError
+from rift.events import PlanItem
 from rift.tools import ALIASES, BUILTIN_TOOLS, builtin_tools, canonical_name
 from rift.tools.base import ToolContext
 from rift.tools.edit import TOOL as EDIT

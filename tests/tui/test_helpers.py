@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from rift.core.hunks import diff_segments
+from rift.core.permissions.hunks import diff_segments
 from rift.frontends.tui.format import RateMeter, gauge, result_line, salient, short_tokens
 from rift.frontends.tui.mentions import complete, token_at
 from rift.frontends.tui.screens.review import hunk_text
@@ -61,7 +61,8 @@ def test_the_ui_module_paints_before_the_core_loads() -> None:
     code = (
         "import json, sys, rift.frontends.tui.app\n"
         "print(json.dumps(sorted(m for m in sys.modules"
-        " if m.startswith(('rift.core.agent', 'rift.models', 'httpx', 'markdown_it')))))"
+        " if m.startswith(('rift.core.conversation.runtime', 'rift.models',"
+        " 'httpx', 'markdown_it')))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == []

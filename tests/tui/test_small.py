@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from rift.core.events import Done, TurnStats
+from rift.events import Done, TurnStats
 
 from .conftest import connected, drive, idle, send, transcript_text, until
 

@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from rift.core.events import (
+from rift.core.permissions.hunks import diff_segments, preview_diff
+from rift.events import (
     Content,
     ContextGauge,
     Done,
@@ -31,7 +32,6 @@ from rift.core.events import (
     ToolStart,
     TurnStats,
 )
-from rift.core.hunks import diff_segments, preview_diff
 from rift.frontends.tui.app import RiftApp
 from rift.frontends.tui.screens.picker import PickerScreen
 from rift.frontends.tui.screens.review import ReviewScreen

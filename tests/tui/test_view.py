@@ -11,7 +11,7 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Collapsible
 
-from rift.core.events import (
+from rift.events import (
     Ask,
     ContextGauge,
     EditDiff,

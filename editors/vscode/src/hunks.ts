@@ -2,7 +2,7 @@
  * Per-hunk review of an `edit_review`, from rift's own `segments` (no diff is
  * computed here). Plain TypeScript, no `vscode` import.
  *
- * Semantics match rift's `core/hunks.py`: segments split on "\n" exactly, so a
+ * Semantics match rift's `core/permissions/hunks.py`: segments split on "\n" exactly, so a
  * trailing newline is a final empty line; each change segment is one hunk;
  * the reviewed content is every unchanged run plus, per change, the new side
  * when accepted or the old side when rejected, joined with "\n". A missing

@@ -1,1 +1,65 @@
-"""rift.core."""
+"""rift.core: the front door, and the only core import a face may use.
+
+Front ends (serve, printer, TUI, ACP, the CLI) reach the core through these names and through
+`rift.events`; everything else under `rift.core` is the core's own business and may move.
+The names load lazily (module `__getattr__`), so `import rift.core` costs nothing and a face
+still imports only what its path needs (`tests/test_startup_imports.py` pins that).
+
+The core's five wings, each with a README saying which file to read first:
+- `conversation/`: the owner (busy, work task, messages, session), runtime, startup, tasks, LSP
+- `loop/`: one turn: model calls, local-model repairs, pre-read, salvage, sub-agents
+- `context/`: the token budget and compaction, system prompt, instruction files, @mentions
+- `sessions/`: the session store, undo journal and checkpoints, replay, trace
+- `permissions/`: the gate, rules, shell command reading, credentials, asks and reviews, hunks
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rift.core.context.budget import budget
+    from rift.core.conversation.owner import Conversation
+    from rift.core.conversation.startup import Started, StartOptions, start_agent
+    from rift.core.conversation.tasks import TaskRegistry
+    from rift.core.permissions.gate import MODES
+    from rift.core.permissions.hunks import reassemble
+    from rift.core.sessions.replay import Prompt
+    from rift.core.sessions.store import SessionStore
+
+_EXPORTS: dict[str, str] = {
+    "Conversation": "rift.core.conversation.owner",
+    "StartOptions": "rift.core.conversation.startup",
+    "Started": "rift.core.conversation.startup",
+    "start_agent": "rift.core.conversation.startup",
+    "TaskRegistry": "rift.core.conversation.tasks",
+    "MODES": "rift.core.permissions.gate",
+    "reassemble": "rift.core.permissions.hunks",
+    "Prompt": "rift.core.sessions.replay",
+    "SessionStore": "rift.core.sessions.store",
+    "budget": "rift.core.context.budget",
+}
+
+__all__ = [
+    "MODES",
+    "Conversation",
+    "Prompt",
+    "SessionStore",
+    "StartOptions",
+    "Started",
+    "TaskRegistry",
+    "budget",
+    "reassemble",
+    "start_agent",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module that defines `name` on first use (PEP 562)."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rift.core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -1,6 +1,6 @@
 """What the user and the project bring to an agent, and the trust asks for the project's part.
 
-Loaded once at startup (core/startup.py): plugins, personas, project hooks,
+Loaded once at startup (core/conversation/startup.py): plugins, personas, project hooks,
 MCP servers and the trust store. The user's own extensions are activated at
 once. A cloned repository's plugins (tools, hooks), post-edit hooks and MCP
 servers run only after the user trusted them once in this project, keyed to
@@ -24,10 +24,10 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from rift.config import Config, McpServerConfig
-from rift.core.events import Event, Info, Warning
-from rift.core.interaction import visible
-from rift.core.permissions import read_allowed
-from rift.core.subagents import Persona
+from rift.core.loop.subagents import Persona
+from rift.core.permissions.interaction import visible
+from rift.core.permissions.rules import read_allowed
+from rift.events import Event, Info, Warning
 from rift.extend.mcp import McpManager
 from rift.extend.personas import discover_personas
 from rift.extend.plugins import Plugin, command_skills, discover_plugins, plugin_tools
@@ -37,7 +37,7 @@ from rift.record import field, record
 from rift.tools.base import Tool
 
 if TYPE_CHECKING:
-    from rift.core.agent import Agent
+    from rift.core.conversation.runtime import Agent
 
 TRUST_CHOICES = ["trust", "skip"]
 _YES = ("trust", "yes", "y")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rift.core.subagents import Persona
+from rift.core.loop.subagents import Persona
 from rift.extend.skills import (
     BODY_CAP,
     DESCRIPTION_CAP,

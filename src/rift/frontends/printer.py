@@ -20,7 +20,9 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from rift.config import Config
-from rift.core.events import (
+from rift.core import StartOptions, start_agent
+from rift.errors import ModelError
+from rift.events import (
     Content,
     Done,
     EditDiff,
@@ -31,8 +33,6 @@ from rift.core.events import (
     Warning,
     to_plain,
 )
-from rift.core.startup import StartOptions, start_agent
-from rift.errors import ModelError
 from rift.models.attachments import Attachments
 from rift.models.pricing import estimated_cost_usd
 

@@ -24,8 +24,9 @@ from typing import Any, BinaryIO
 
 from rift import __version__
 from rift.config import Config
-from rift.core.conversation import Conversation
-from rift.core.events import (
+from rift.core import MODES, Conversation, StartOptions, start_agent
+from rift.errors import ModelError
+from rift.events import (
     PROTOCOL_VERSION,
     ApprovalChanged,
     Capabilities,
@@ -38,10 +39,7 @@ from rift.core.events import (
     Warning,
     to_json_line,
 )
-from rift.core.gate import MODES
-from rift.core.startup import StartOptions, start_agent
-from rift.core.text import scrub
-from rift.errors import ModelError
+from rift.text import scrub
 
 COMMANDS = (
     "hello",
@@ -178,7 +176,7 @@ class ServeLoop:
 
     Only the wire belongs here: field validation and the warnings for malformed
     commands. Whether a command may run now (busy), skill and mention
-    expansion, cancel and shutdown are the owner's (core/conversation.py).
+    expansion, cancel and shutdown are the owner's (core/conversation/owner.py).
     """
 
     def __init__(self, conversation: Conversation, emit: Callable[[Event], None]):

@@ -15,7 +15,7 @@ from rift.record import field, record
 
 PREREAD_ID = "preread_"
 """Call-id prefix of the reads rift makes for a small model before its first step
-(core/preread.py); models/embedded_calls.py tells them from the model's own calls."""
+(core/loop/preread.py); models/embedded_calls.py tells them from the model's own calls."""
 
 
 class FunctionCall(TypedDict):

@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from rift.config import Config
-from rift.core.events import (
+from rift.core import StartOptions, start_agent
+from rift.errors import ModelError
+from rift.events import (
     Content,
     EditDiff,
     Event,
@@ -31,8 +33,6 @@ from rift.core.events import (
     ToolStart,
     Warning,
 )
-from rift.core.startup import StartOptions, start_agent
-from rift.errors import ModelError
 from rift.models.registry import EMBEDDED
 from rift.record import field, record, replace
 

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from rift.config import Config, Overrides, load_config
-from rift.core.checkpoints import UndoJournal
+from rift.core.sessions.checkpoints import UndoJournal
 from rift.errors import RiftError
 from rift.swarm import merge as merging
 from rift.swarm.gitrepo import SwarmError, repo_root

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from rift.core.checkpoints import UndoJournal, read_prior
+from rift.core.sessions.checkpoints import UndoJournal, read_prior
 from rift.record import field, record
 from rift.swarm.gitrepo import SwarmError, first_line, run_git
 from rift.swarm.worktrees import RaceLock, patch_path, patches_dir, remove_all

@@ -26,8 +26,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rift.config import Config
-from rift.core.events import Event, Info, SubagentActivity, Warning
 from rift.errors import ModelError, RiftError
+from rift.events import Event, Info, SubagentActivity, Warning
 from rift.record import record, replace
 from rift.swarm import candidates, judge, testjudge, worktrees
 from rift.swarm.candidates import CandidateResult, CandidateRun, CandidateSpec

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
-from rift.core.events import (
+from rift.events import (
     Event,
     Info,
     SubagentActivity,

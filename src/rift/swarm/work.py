@@ -18,9 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rift.config import Config
-from rift.core.checkpoints import UndoJournal
-from rift.core.events import Event, Info, SwarmCandidate, SwarmResult, Warning
+from rift.core.sessions.checkpoints import UndoJournal
 from rift.errors import RiftError
+from rift.events import Event, Info, SwarmCandidate, SwarmResult, Warning
 from rift.swarm import merge as merging
 from rift.swarm import worktrees
 from rift.swarm.gitrepo import SwarmError, repo_root

@@ -1,10 +1,10 @@
-"""`agent`: delegate 1 to 4 tasks to concurrent sub-agents (core/subagents.py)."""
+"""`agent`: delegate 1 to 4 tasks to concurrent sub-agents (core/loop/subagents.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from rift.core.subagents import parse_tasks
+from rift.core.loop.subagents import parse_tasks
 from rift.errors import ToolError
 from rift.tools.base import Tool, ToolContext, ToolOutput, optional_bool
 

@@ -15,8 +15,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from rift.core.events import PlanItem
 from rift.errors import ToolError
+from rift.events import PlanItem
 from rift.record import field, record
 from rift.tools.sandbox import Bubblewrap
 
@@ -55,7 +55,7 @@ class WriteVerdict:
 
 
 class Gate(Protocol):
-    """The one permission gate (core/gate.py). Tools call it; nothing bypasses it."""
+    """The one permission gate (core/permissions/gate.py). Tools call it; nothing bypasses it."""
 
     refusals: int
     """Times a person refused an action (denied or dismissed an ask or review)."""
@@ -89,7 +89,7 @@ class Gate(Protocol):
 
 
 class Journal(Protocol):
-    """The undo journal (core/checkpoints.py)."""
+    """The undo journal (core/sessions/checkpoints.py)."""
 
     def record(self, path: Path, prior: bytes | None) -> None:
         """Remember `path`'s bytes before its first change this turn (None = did not exist)."""

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rift.core.events import PlanItem
 from rift.errors import ToolError
+from rift.events import PlanItem
 from rift.tools.base import Tool, ToolContext, ToolOutput, optional_int
 
 

@@ -1,6 +1,6 @@
 """remember: keep a fact about this project for every later session.
 
-Facts land in `.rift/memory.md`, which core/instructions.py reads into the
+Facts land in `.rift/memory.md`, which core/context/instructions.py reads into the
 system prompt, so they must stay short and few: one line per entry, exact
 duplicates refused, the file capped (reference 4.1). The change is gated as
 an edit of that file (deny rules, approval, review) and journaled for /undo.
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rift.core.instructions import MEMORY_FILE, contained_file
+from rift.core.context.instructions import MEMORY_FILE, contained_file
 from rift.errors import ToolError
 from rift.paths import atomic_write
 from rift.tools.base import Tool, ToolContext, ToolOutput

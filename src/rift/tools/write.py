@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rift.core.lsp import diagnostics_after_edit
+from rift.core.conversation.lsp import diagnostics_after_edit
 from rift.errors import ToolError
 from rift.tools import guard
 from rift.tools.base import (

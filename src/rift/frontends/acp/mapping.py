@@ -54,7 +54,7 @@ MODES = (
         description="Write, edit and run commands without asking (deny rules still apply)",
     ),
 )
-"""The core's approval modes (core/gate.py MODES), in the same order, as ACP session modes."""
+"""The core's approval modes (permissions/gate.py MODES), in order, as ACP session modes."""
 
 
 def mode_asks(mode: str, tool: str) -> bool:

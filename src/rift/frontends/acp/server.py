@@ -41,8 +41,7 @@ from acp.schema import (
 from pydantic import ValidationError
 
 from rift.config import Config, Overrides, load_config
-from rift.core.session import SessionStore
-from rift.core.startup import StartOptions
+from rift.core import SessionStore, StartOptions
 from rift.errors import ModelError
 from rift.frontends.acp.handshake import initialize_result
 from rift.frontends.acp.mapping import mcp_configs, mode_state, prompt_text

@@ -1,6 +1,6 @@
 """One ACP session: a thin adapter between the editor and rift's `Conversation`.
 
-The conversation owner (core/conversation.py) runs the turns, switches and
+The conversation owner (core/conversation/owner.py) runs the turns, switches and
 commands; this class turns ACP requests into its calls and its events into
 `session/update`s. The core emits synchronously, the editor is reached
 asynchronously: events are translated on the spot (`updates.Translator`) and
@@ -35,11 +35,9 @@ from acp.schema import (
 )
 
 from rift.config import Config, McpServerConfig
-from rift.core.conversation import Conversation
-from rift.core.events import Done, Event
-from rift.core.replay import Prompt
-from rift.core.startup import StartOptions, start_agent
+from rift.core import Conversation, Prompt, StartOptions, start_agent
 from rift.errors import RiftError
+from rift.events import Done, Event
 from rift.extend.loader import Extensions
 from rift.frontends.acp.commands import Invocation, available, parse
 from rift.frontends.acp.delegate import EditorFs, EditorTerminal

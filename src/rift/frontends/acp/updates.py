@@ -6,7 +6,7 @@ comes from the events themselves: a write's proposed diff from its `ask`, the
 applied diff from the `edit_diff` that follows its `tool_result` (so the
 completion waits for it), the full result from `tool_result.output`, and how a
 turn ended from `done.outcome`. Nothing here reads a file or the conversation,
-so a replayed session (core/replay.py) renders exactly like a live one.
+so a replayed session (core/sessions/replay.py) renders exactly like a live one.
 
 Tool calls run one at a time, so a `tool_result` always closes the call the
 last `tool_start` opened; each gets an id of its own (`call_<n>`), unique in
@@ -35,7 +35,7 @@ from acp import (
 )
 from acp.schema import PlanEntry, ToolCallLocation, ToolCallStatus, ToolKind, UsageUpdate
 
-from rift.core.events import (
+from rift.events import (
     Ask,
     Content,
     ContextGauge,

@@ -39,9 +39,8 @@ from rift.frontends.tui.widgets.status import StatusBar
 from rift.frontends.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from rift.core.conversation import Conversation
-    from rift.core.events import Event, PlanItem
-    from rift.core.startup import Started
+    from rift.core import Conversation, Started
+    from rift.events import Event, PlanItem
     from rift.frontends.tui.view import EventView
 
 log = logging.getLogger("rift.tui")

@@ -140,7 +140,7 @@ MODE_HELP = {
 
 
 async def _mode(app: RiftApp, arg: str) -> None:
-    from rift.core.gate import MODES
+    from rift.core import MODES
 
     conversation = app.require_conversation()
     word = arg.strip().lower()
@@ -200,7 +200,7 @@ async def _undo(app: RiftApp, arg: str) -> None:
 
 
 async def _tokens(app: RiftApp, arg: str) -> None:
-    from rift.core.context import budget
+    from rift.core import budget
 
     conversation = app.require_conversation()
     used, limit = conversation.context_gauge().used, conversation.num_ctx

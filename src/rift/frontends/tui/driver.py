@@ -27,10 +27,8 @@ from rift.errors import ModelError
 from rift.record import replace
 
 if TYPE_CHECKING:
-    from rift.core.conversation import Conversation
-    from rift.core.events import Event, TurnStats
-    from rift.core.startup import Started
-    from rift.core.tasks import TaskRegistry
+    from rift.core import Conversation, Started, TaskRegistry
+    from rift.events import Event, TurnStats
 
 
 @dataclass
@@ -114,7 +112,10 @@ class Driver:
         On failure the current conversation (if any) stays in charge and the
         error is raised for the caller to show.
         """
-        from rift.core.startup import StartOptions, start_agent  # late: see module docstring
+        from rift.core import (  # late: see module docstring
+            StartOptions,
+            start_agent,
+        )
 
         old = self.conversation
         if old is None and resume is None:  # still the first bind (after an offline start)

@@ -1,6 +1,6 @@
 """`@path` mentions in the composer: completion candidates, pasted image paths.
 
-Attaching the mentioned files happens in the core (`rift.core.mentions`), when
+Attaching the mentioned files happens in the core (`rift.core.context.mentions`), when
 the conversation owner takes the prompt, so every face attaches them the same way.
 """
 

@@ -1,6 +1,6 @@
 """Slash commands that change the model binding or the conversation.
 
-Each one is a call on the conversation owner (`rift.core.conversation`):
+Each one is a call on the conversation owner (`rift.core.conversation.owner`):
 /model → `set_model`, /host /ctx /temp → `set_option` (the messages and the
 undo journal carry over), /rewind → `rewind`, /compact → `compact`, /clear →
 `new_conversation` (the old session stays saved and resumable). What the
@@ -136,7 +136,7 @@ async def sessions(app: RiftApp, arg: str) -> None:
         items = conversation.list_sessions().items
         current: Path | None = conversation.session_path
     else:
-        from rift.core.session import SessionStore
+        from rift.core import SessionStore
 
         items, current = SessionStore(app.driver.config.paths.sessions_dir).list_items(), None
     items = [i for i in items if current is None or Path(i.path) != current]

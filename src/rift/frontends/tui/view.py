@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from rift import __version__
-from rift.core.events import (
+from rift.events import (
     Ask,
     Content,
     ContextGauge,
@@ -209,7 +209,7 @@ class EventView:
 
     def _edit_review(self, event: EditReview) -> None:
         # Imported here: hunks is core code, loaded with the agent, not before first paint.
-        from rift.core.hunks import reassemble
+        from rift.core import reassemble
 
         conversation = self.app.require_conversation()
         segments = event.segments

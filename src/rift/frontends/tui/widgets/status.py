@@ -35,7 +35,7 @@ class StatusState:
     rate: float = 0.0
     tasks: int = 0
     mode: str = "ask"
-    """The approval mode (core/gate.py MODES)."""
+    """The approval mode (core/permissions/gate.py MODES)."""
     text: str = "starting…"
     phase: str = ""
     """What the running turn is doing; empty when no turn runs."""

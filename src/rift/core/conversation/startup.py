@@ -13,12 +13,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rift.config import Config
-from rift.core.agent import Agent, ModelBinding, bind_model
-from rift.core.conversation import Conversation
-from rift.core.events import Event, Info, Warning
-from rift.core.permissions import read_allowed
-from rift.core.session import SessionStore, load_session
+from rift.core.conversation.owner import Conversation
+from rift.core.conversation.runtime import Agent, ModelBinding, bind_model
+from rift.core.permissions.rules import read_allowed
+from rift.core.sessions.store import SessionStore, load_session
 from rift.errors import ModelError, ServerUnreachable
+from rift.events import Event, Info, Warning
 from rift.extend.loader import Extensions
 from rift.extend.skills import discover_skills
 from rift.models.registry import EMBEDDED, resolve
@@ -118,7 +118,7 @@ async def start_agent(
     agent.gate.confine(
         own_dirs, sandboxed=agent.ctx.sandbox is not None, contained=options.contained
     )
-    lsp = agent.ctx.extras.get("lsp")  # core/lsp.py: language servers run project code
+    lsp = agent.ctx.extras.get("lsp")  # core/conversation/lsp.py: language servers run project code
     if lsp is not None:
         lsp.sandbox = agent.ctx.sandbox
     extensions.attach(agent, attached=options.attached)

@@ -17,7 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from rift.core.events import (
+from rift.core.loop.turn import EDIT_DIFF_LINES, RESULT_OUTPUT_CAP
+from rift.core.permissions.hunks import count_changes, preview_diff
+from rift.core.sessions.store import prompt_text
+from rift.events import (
     Content,
     EditDiff,
     Event,
@@ -27,9 +30,6 @@ from rift.core.events import (
     ToolResult,
     ToolStart,
 )
-from rift.core.hunks import count_changes, preview_diff
-from rift.core.session import prompt_text
-from rift.core.turn import EDIT_DIFF_LINES, RESULT_OUTPUT_CAP
 from rift.models.base import Message
 from rift.patterns import lazy
 from rift.record import record

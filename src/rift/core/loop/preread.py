@@ -9,7 +9,7 @@ history looks as if the model had asked). Capable models choose their own reads.
 
 Only plain names of files that exist in the project count: a word with a dot or
 a slash, relative, inside the project once symlinks are resolved, a regular
-file of at most `MAX_BYTES`. `@path` mentions are attached by core/mentions.py
+file of at most `MAX_BYTES`. `@path` mentions are attached by core/context/mentions.py
 already and are skipped here.
 """
 

@@ -26,9 +26,14 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rift.core.checkpoints import format_undo_message
-from rift.core.context import prune_old_outputs, summarize
-from rift.core.events import (
+from rift.core.context.budget import prune_old_outputs, summarize
+from rift.core.context.mentions import expand
+from rift.core.permissions.gate import MODES
+from rift.core.sessions.checkpoints import format_undo_message
+from rift.core.sessions.replay import Prompt, replay
+from rift.core.sessions.store import SessionStore, history_for, turn_starts
+from rift.errors import RiftError, ToolError
+from rift.events import (
     ContextGauge,
     Done,
     Event,
@@ -41,17 +46,12 @@ from rift.core.events import (
     TaskFinished,
     Warning,
 )
-from rift.core.gate import MODES
-from rift.core.mentions import expand
-from rift.core.replay import Prompt, replay
-from rift.core.session import SessionStore, history_for, turn_starts
-from rift.errors import RiftError, ToolError
 from rift.extend.skills import Skill, split_invocation
 from rift.record import record, replace
 
 if TYPE_CHECKING:
     from rift.config import Config
-    from rift.core.agent import Agent
+    from rift.core.conversation.runtime import Agent
     from rift.models.attachments import Attachments
     from rift.swarm.race import RaceOptions
 
@@ -132,7 +132,7 @@ class Conversation:
         return history_for(self._agent.messages)
 
     def replay(self) -> list[Prompt | Event]:
-        """The stored conversation as its turns' events (core/replay.py), to show it whole."""
+        """The stored conversation as its turns' events (sessions/replay.py), to show it whole."""
         return replay(self._agent.messages)
 
     @property
@@ -143,7 +143,7 @@ class Conversation:
 
     @property
     def mode(self) -> str:
-        """The approval mode (core/gate.py MODES); `approve` is its serve-protocol flag."""
+        """The approval mode (permissions/gate.py MODES); `approve` is its serve-protocol flag."""
         return self._agent.approval.mode
 
     def set_mode(self, mode: str) -> bool:

@@ -17,12 +17,12 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from rift.core.session import COMPACTED_PREFIX, turn_starts
-from rift.core.text import scrub
+from rift.core.sessions.store import COMPACTED_PREFIX, turn_starts
 from rift.errors import RiftError
 from rift.models.base import ChatRequest, ContentDelta, Message, Provider
 from rift.patterns import lazy
 from rift.record import record
+from rift.text import scrub
 
 log = logging.getLogger(__name__)
 

@@ -21,10 +21,9 @@ from collections import Counter
 from collections.abc import Callable, Collection
 from typing import Any
 
-from rift.core import hardening
-from rift.core.events import Content, Event, Thinking, Warning
-from rift.core.text import scrub, scrub_json
+from rift.core.loop import hardening
 from rift.errors import StreamError
+from rift.events import Content, Event, Thinking, Warning
 from rift.models import repetition
 from rift.models.base import (
     ChatRequest,
@@ -38,6 +37,7 @@ from rift.models.base import (
     Usage,
 )
 from rift.record import field, record, replace
+from rift.text import scrub, scrub_json
 
 REPLY_WINDOWS = 2
 """A reply may be this many context windows long before it counts as runaway."""

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from rift.core.events import TurnStats
+from rift.events import TurnStats
 
 FAILURE_KEYS = (
     "truncations",

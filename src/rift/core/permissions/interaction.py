@@ -23,7 +23,7 @@ import itertools
 import re
 from collections.abc import Callable
 
-from rift.core.events import Ask, EditReview, EditReviewClosed, Event
+from rift.events import Ask, EditReview, EditReviewClosed, Event
 from rift.record import record
 
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")

@@ -22,8 +22,8 @@ with `$'\\x72m'` ANSI-C strings decoded, plus for each segment:
   shell, split and read recursively, a few levels deep.
 
 A simple command whose program word is not a plain literal (`r$()m`, `$0`,
-`/bin/r[m]`, `$(printf rm)`: core/bash_words.py finds them) adds an OPAQUE form
-with its arguments: core/permissions.py lets it match every deny and ask rule.
+`/bin/r[m]`, `$(printf rm)`: core/permissions/bash_words.py finds them) adds an OPAQUE form
+with its arguments: core/permissions/rules.py lets it match every deny and ask rule.
 
 A false positive here costs a refusal or a prompt; a false negative can cost a
 disk, so every doubt resolves toward more forms. Computed strings whose program
@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from rift.core.bash_words import read_commands
+from rift.core.permissions.bash_words import read_commands
 
 _MAX_DEPTH = 4
 _MAX_SUFFIXES = 8
@@ -46,7 +46,7 @@ TOO_COMPLEX = "\x00too complex"
 """A form no rule matches, standing for "nested past the budget": callers must refuse."""
 OPAQUE = "\x00opaque "
 """Prefix of a form standing for a command whose program name is computed; the rest is
-its arguments (quotes removed). Matches every deny and ask rule (core/permissions.py)."""
+its arguments (quotes removed). Matches every deny and ask rule (core/permissions/rules.py)."""
 _IFS = re.compile(r"\$\{IFS[^}]*\}|\$IFS|\$\{[@*]\}|\$[@*]")
 _CONTINUATION = re.compile(r"\\\r?\n")
 _SEPARATORS = re.compile(r"[;|\n()`$]|(?<![<>])&(?!>)")

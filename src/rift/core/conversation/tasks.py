@@ -18,8 +18,8 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from rift.core.events import Event, TaskFinished, TaskStarted
 from rift.errors import ToolError
+from rift.events import Event, TaskFinished, TaskStarted
 from rift.record import field, record
 from rift.tools._proc import (
     kill_every_command,

@@ -28,9 +28,9 @@ import contextlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from rift.core.hunks import diff_segments, preview_diff
-from rift.core.interaction import InteractionBroker
-from rift.core.permissions import (
+from rift.core.permissions.hunks import diff_segments, preview_diff
+from rift.core.permissions.interaction import InteractionBroker
+from rift.core.permissions.rules import (
     Rules,
     canonical,
     suggest_bash_pattern,

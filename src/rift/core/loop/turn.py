@@ -16,15 +16,19 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
-from rift.core import hardening, preread, salvage
-from rift.core.context import (
+from rift.core.context.budget import (
     TokenMeter,
     enforce_budget,
     strip_old_thinking,
     truncation_suspected,
     truncation_warning,
 )
-from rift.core.events import (
+from rift.core.loop import hardening, preread, salvage
+from rift.core.loop.reply import Reply, assistant_message, stream_reply
+from rift.core.permissions.hunks import changed_lines, preview_diff
+from rift.core.sessions.trace import call_target
+from rift.errors import ToolError
+from rift.events import (
     EditDiff,
     Event,
     Info,
@@ -35,13 +39,9 @@ from rift.core.events import (
     TurnStats,
     Warning,
 )
-from rift.core.hunks import changed_lines, preview_diff
-from rift.core.reply import Reply, assistant_message, stream_reply
-from rift.core.text import scrub
-from rift.core.trace import call_target
-from rift.errors import ToolError
 from rift.models.base import ChatRequest, Message, Provider, Reasoning, ToolCall, Usage
 from rift.record import record
+from rift.text import scrub
 from rift.tools import canonical_name
 from rift.tools.base import Tool, ToolContext, ToolOutput
 
@@ -70,7 +70,7 @@ class TurnSetup:
     headless: bool = False
     """Nobody is watching: a turn that never calls a tool gets one greedy retry."""
     preread: bool = False
-    """Read the files the task names before the model's first step (core/preread.py)."""
+    """Read the files the task names before the model's first step (core/loop/preread.py)."""
 
 
 class TurnStopped(Exception):

@@ -17,9 +17,12 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from rift.config import Config
-from rift.core.checkpoints import UndoJournal
-from rift.core.context import TokenMeter
-from rift.core.events import (
+from rift.core.context.budget import TokenMeter
+from rift.core.context.prompt import SUBAGENT_SUFFIX
+from rift.core.loop.turn import Turn, TurnSetup
+from rift.core.sessions.checkpoints import UndoJournal
+from rift.errors import ModelError, ToolError
+from rift.events import (
     Event,
     SubagentActivity,
     SubagentFinished,
@@ -28,9 +31,6 @@ from rift.core.events import (
     ToolStart,
     Warning,
 )
-from rift.core.prompt import SUBAGENT_SUFFIX
-from rift.core.turn import Turn, TurnSetup
-from rift.errors import ModelError, ToolError
 from rift.models.base import Message
 from rift.record import field, record
 from rift.tools.base import PlanState, Tool, ToolContext

@@ -8,7 +8,7 @@ what "none" means (prompt, or run under /yolo) is the approval gate's business.
 Bash rules follow the original's segment model (split on `; & | \\n ( ) \\` $`,
 deny/ask when ANY segment matches, allow only when ALL do) and go further on
 the deny/ask side, where a false positive costs a prompt but a false negative
-costs a deleted disk: deny and ask rules see every spelling `core/bash_forms.py`
+costs a deleted disk: deny and ask rules see every spelling `core/permissions/bash_forms.py`
 derives (quotes and backslashes removed, assignments, keywords, wrappers and
 program paths dropped, `eval`/`sh -c`/`find -exec`/`trap` strings read,
 `$'\\x72m'` decoded, ...; its docstring has the list). A command whose program
@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from rift.core.credentials import CredentialGuard, default_roots
+from rift.core.permissions.credentials import CredentialGuard, default_roots
 from rift.record import record
 
 if TYPE_CHECKING:
@@ -273,7 +273,7 @@ class Rules:
             home: Where a leading `~/` in a path rule points.
             case_insensitive: Path matching ignores case; defaults to the platform's
                 usual filesystem (Windows, macOS).
-            guarded: The credential stores Read-denied before any rule (core/credentials.py);
+            guarded: The credential stores Read-denied before any rule (credentials.py);
                 None means the defaults under `home`, () switches the guard off.
         """
         self._cwd, self._home = cwd, home
@@ -386,7 +386,7 @@ class Rules:
         then allow only when EVERY plain segment is allowed."""
         # Imported on the first shell command: ~30 regexes and a lexer that a run
         # without bash never needs (bench/run.py, spawn -> first request).
-        from rift.core.bash_forms import (
+        from rift.core.permissions.bash_forms import (
             OPAQUE,
             TOO_COMPLEX,
             command_forms,
@@ -473,7 +473,7 @@ def suggest_bash_pattern(command: str) -> str:
     like `* x` or `git status;curl x` can never yield a catch-all or dead rule.
     An empty command gives "" (there is nothing worth allowing).
     """
-    from rift.core.bash_forms import split_bash_segments  # see verdict_for_bash
+    from rift.core.permissions.bash_forms import split_bash_segments  # see verdict_for_bash
 
     segments = split_bash_segments(command)
     words = [_escape(word) for word in segments[0].split()] if segments else []

@@ -17,9 +17,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rift.config import Config, persist_allow_rule
-from rift.core.checkpoints import NothingToUndo, UndoJournal, format_undo_message
-from rift.core.context import TokenMeter, enforce_budget
-from rift.core.events import (
+from rift.core.context.budget import TokenMeter, enforce_budget
+from rift.core.context.instructions import load_project_instructions
+from rift.core.context.prompt import build_system_prompt
+from rift.core.conversation.lsp import LspService
+from rift.core.conversation.tasks import TaskRegistry
+from rift.core.loop.subagents import SubagentRunner
+from rift.core.loop.turn import Turn, TurnSetup
+from rift.core.permissions.gate import Approval, PermissionGate
+from rift.core.permissions.interaction import InteractionBroker
+from rift.core.permissions.rules import Rules
+from rift.core.sessions.checkpoints import NothingToUndo, UndoJournal, format_undo_message
+from rift.core.sessions.store import INTERRUPT_NOTE, SessionStore, save_session, user_turn_count
+from rift.core.sessions.trace import append_trace, trace_record
+from rift.errors import RiftError
+from rift.events import (
     ContextGauge,
     Done,
     Event,
@@ -30,25 +42,13 @@ from rift.core.events import (
     TurnStats,
     Warning,
 )
-from rift.core.gate import Approval, PermissionGate
-from rift.core.instructions import load_project_instructions
-from rift.core.interaction import InteractionBroker
-from rift.core.lsp import LspService
-from rift.core.permissions import Rules
-from rift.core.prompt import build_system_prompt
-from rift.core.session import INTERRUPT_NOTE, SessionStore, save_session, user_turn_count
-from rift.core.subagents import SubagentRunner
-from rift.core.tasks import TaskRegistry
-from rift.core.text import scrub
-from rift.core.trace import append_trace, trace_record
-from rift.core.turn import Turn, TurnSetup
-from rift.errors import RiftError
 from rift.extend.skills import Skill
 from rift.models.attachments import images_for
 from rift.models.base import Message, Provider
 from rift.models.registry import Preflight, Route, connect, list_all_models, with_thinking
 from rift.models.thinking import describe as describe_thinking
 from rift.record import field, record
+from rift.text import scrub
 from rift.tools import builtin_tools
 from rift.tools.agent import TOOL as AGENT_TOOL
 from rift.tools.base import Tool, ToolContext

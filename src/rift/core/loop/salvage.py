@@ -15,8 +15,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from rift.core.checkpoints import UndoJournal
-from rift.core.events import Event, Warning
+from rift.core.sessions.checkpoints import UndoJournal
+from rift.events import Event, Warning
 from rift.paths import atomic_write
 from rift.tools.guard import syntax_error
 

@@ -1,13 +1,13 @@
 """Which program each simple command of a shell line runs, and whether that name is plain.
 
-The deny rules match spellings of the command text (core/bash_forms.py), so a
+The deny rules match spellings of the command text (core/permissions/bash_forms.py), so a
 program name the shell computes cannot be matched: `r$()m x`, ``r``m x``,
 `r${u}m x`, `r"$u"m x` (an empty expansion spliced into a word), `/bin/r[m] x`
 (a glob), `$0 -c ...`, `$(printf rm) x`. Here a small lexer walks the line the
 way the shell splits it — quotes, `$(...)`, backticks, `${...}`, process
 substitutions, heredoc bodies and comments kept intact — and reports every
 simple command (also those inside substitutions) whose program word is not a
-plain literal after quote removal. core/permissions.py then treats such a
+plain literal after quote removal. core/permissions/rules.py then treats such a
 command as matching every deny and ask rule for bash.
 
 Leading `NAME=value` assignments, redirections (`>/dev/null`, `2>&1`, `< in`),

@@ -22,11 +22,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, cast
 
-from rift.core.events import HistoryMessage, SessionItem
-from rift.core.text import scrub
+from rift.events import HistoryMessage, SessionItem
 from rift.models.base import FunctionCall, Message, ToolCallDict
 from rift.paths import atomic_write
 from rift.record import record
+from rift.text import scrub
 
 INTERRUPT_NOTE = (
     "[system] The previous turn was cancelled by the user and deliberately abandoned;"
@@ -35,7 +35,7 @@ INTERRUPT_NOTE = (
 """Prefixed by the turn loop to the prompt after a cancelled turn; stripped from display."""
 
 COMPACTED_PREFIX = "[Earlier conversation was compacted. Summary:]\n"
-"""Starts the synthetic user message that replaces summarized history (core/context.py)."""
+"""Starts the synthetic user message that replaces summarized history (core/context/budget.py)."""
 
 SYSTEM_MARKER = "[system]"
 """User messages starting with this were written by rift (nudges, notes), not the person."""

@@ -1,0 +1,1 @@
+"""rift.core.sessions."""
