@@ -294,3 +294,24 @@ def test_race_lock_refuses_a_live_holder_and_takes_a_dead_ones(repo: Path) -> No
     with worktrees.RaceLock(repo).held():
         assert lock.path.read_text().strip().isdigit()
     assert not lock.path.exists()
+
+
+def test_parse_swarm_line() -> None:
+    from rift.swarm.work import parse_swarm
+
+    options = parse_swarm('fix "the bug" --models a,b --attempts 2 --explore --judge tests', "m")
+    assert options.task == "fix the bug"
+    assert options.models == ("a", "b")
+    assert (options.attempts, options.explore, options.judges) == (2, True, ("tests",))
+    plain = parse_swarm("add a flag", "current")
+    assert (plain.models, plain.judges) == (("current",), None)
+    assert parse_swarm("x --judge none", "m").judges == ()
+    for bad, problem in [
+        ("--explore", "usage: /swarm"),
+        ("x --attempts", "--attempts needs a value"),
+        ("x --attempts 0", "1 or more"),
+        ("x --fast", "unknown option --fast"),
+        ('x "open', "No closing quotation"),
+    ]:
+        with pytest.raises(SwarmError, match=problem):
+            parse_swarm(bad, "m")
