@@ -156,6 +156,25 @@ COMMAND_DOCS: dict[str, tuple[str, str]] = {
         " does); the previous session stays saved and resumable. Answered with"
         " session_changed and context. Rejected mid-turn.",
     ),
+    "swarm": (
+        "task: string, models?: string | [string], attempts?: integer (default 1),"
+        " explore?: bool, judge?: string | [string], test_cmd?: string",
+        "Additive. Races candidates on the task, each a headless agent in its own git"
+        " worktree under .rift/worktrees/ (models comma-separated or a list, default the"
+        " current model; attempts per model; explore adds a temperature-0.8 copy). Each"
+        " candidate surfaces as subagent_started/subagent/subagent_finished tagged with its"
+        " name (`<ordinal>-<model>`); the verdict is swarm_result. judge: `tests` (the"
+        " project's tests, auto-detected or test_cmd), a chat model, both, or `none`"
+        " (default: tests when a test command is found). Busy like a turn; `cancel` stops"
+        " every candidate and removes the worktrees. Needs a git repository with a commit"
+        " (else a warning).",
+    ),
+    "merge": (
+        "name?: string, cleanup?: bool",
+        "Additive. Applies candidate name's patch (git apply --3way, staged), recorded in"
+        " the undo journal so `undo` takes it back; cleanup:true then removes every swarm"
+        " worktree. Answered with info or warning; rejected mid-turn.",
+    ),
 }
 
 EVENT_GROUPS: dict[str, tuple[str, ...]] = {
@@ -189,6 +208,7 @@ EVENT_GROUPS: dict[str, tuple[str, ...]] = {
         "subagent_finished",
         "task_started",
         "task_finished",
+        "swarm_result",
     ),
 }
 

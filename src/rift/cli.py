@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from rift.config import Config
 
 VERSION_FLAGS = (["--version"], ["-V"])
+SUBCOMMANDS = ("swarm", "merge")
+"""`rift swarm ...` and `rift merge ...` (src/rift/swarm/): a first word, never a prompt."""
 
 
 def build_parser() -> "argparse.ArgumentParser":  # quoted: importing __future__ costs too
@@ -32,7 +34,8 @@ def build_parser() -> "argparse.ArgumentParser":  # quoted: importing __future__
 
     parser = argparse.ArgumentParser(
         prog="rift",
-        description="A coding agent for the language models you host yourself.",
+        description="A coding agent for the language models you host yourself."
+        ' Also: rift swarm "<task>" (race candidates in git worktrees), rift merge <name>.',
         formatter_class=lambda prog: argparse.HelpFormatter(prog, width=_help_width()),
     )
     add = parser.add_argument
@@ -147,9 +150,14 @@ def _other_threads() -> bool:
 def _main(argv: list[str] | None) -> tuple[int, bool]:
     """The exit status, and whether the run finished a front end that saved all it had
     (`-p`, `--serve`): only then may `entry` skip the interpreter's teardown."""
-    if (sys.argv[1:] if argv is None else argv) in VERSION_FLAGS:
+    words = sys.argv[1:] if argv is None else argv
+    if words in VERSION_FLAGS:
         print(f"rift {__version__}")
         return 0, False
+    if words and words[0] in SUBCOMMANDS:
+        from rift.swarm import cli as swarm_cli  # the race and merge subcommands
+
+        return swarm_cli.run(words), True
     args = build_parser().parse_args(argv)
     if args.version:
         print(f"rift {__version__}")

@@ -10,6 +10,7 @@ an event type the tour cannot produce fails loudly instead of going unchecked.
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,11 @@ TOUR_SCRIPT: dict[str, Any] = {
         {"match": "golden child", "tool_calls": [{"name": "ls", "arguments": {"path": "."}}]},
         {"match": "golden child", "content": "child report"},
         {"match": "golden three", "content": "ok"},
+        {
+            "match": "golden swarm",
+            "tool_calls": [{"name": "write", "arguments": {"path": "s.txt", "content": "s\n"}}],
+        },
+        {"match": "golden swarm", "content": "swarmed"},
     ],
 }
 SKILL = "---\nname: golden\ndescription: A golden skill.\n---\nSay hello.\n"
@@ -134,12 +140,23 @@ def _check_shape_is_well_formed(shape: Any) -> None:
 # ------------------------------------------------------------------ tour
 
 
+def _commit(project: Path) -> None:
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "tour"]):
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+            cwd=project,
+            check=True,
+            capture_output=True,
+        )
+
+
 def run_tour(root: Path) -> dict[str, list[dict[str, Any]]]:
     """Drive the real binary through every event it can emit today; events by name."""
     project = root / "project"
     (project / ".rift" / "skills").mkdir(parents=True)
     (project / ".rift" / "skills" / "golden.md").write_text(SKILL, encoding="utf-8")
     (project / "f.txt").write_text("a\nb\nc", encoding="utf-8")
+    _commit(project)  # a git repository with a commit: `swarm` races in worktrees of it
     env = isolated_environ(root / "home")
     server = FakeModelServer(TOUR_SCRIPT).start()
     flags = ["--host", server.url, "-m", "fake-model"]
@@ -176,6 +193,10 @@ def run_tour(root: Path) -> dict[str, list[dict[str, Any]]]:
             first.read_until("done")
             if "task_finished" not in first.names():
                 first.expect("task_finished")
+            first.send({"cmd": "swarm", "task": "golden swarm", "judge": "none"})
+            first.expect("swarm_result")
+            first.send({"cmd": "merge", "name": "0-other-model", "cleanup": True})
+            first.expect("info")
             first.send({"cmd": "new_session"})  # the old session stays resumable (below)
             first.expect("session_changed")
             assert first.close() == 0

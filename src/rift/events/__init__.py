@@ -40,6 +40,8 @@ from rift.events.status import (
     SubagentActivity,
     SubagentFinished,
     SubagentStarted,
+    SwarmCandidate,
+    SwarmResult,
     TaskFinished,
     TaskStarted,
     Warning,
@@ -98,6 +100,8 @@ __all__ = [
     "SubagentActivity",
     "SubagentFinished",
     "SubagentStarted",
+    "SwarmCandidate",
+    "SwarmResult",
     "TaskFinished",
     "TaskStarted",
     "Thinking",
@@ -142,6 +146,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         SubagentFinished,
         TaskStarted,
         TaskFinished,
+        SwarmResult,
     )
 }
 

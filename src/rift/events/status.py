@@ -310,3 +310,71 @@ class TaskFinished(Event):
         _set(self, "label", label)
         _set(self, "ok", ok)
         _set(self, "preview", preview)
+
+
+class SwarmCandidate(Record):
+    """One row of a swarm race's verdict (`swarm_result.candidates`)."""
+
+    __slots__ = (
+        "name",
+        "model",
+        "outcome",
+        "patch_bytes",
+        "tests",
+        "tests_green",
+        "seconds",
+        "prompt_tokens",
+        "output_tokens",
+    )
+    name: str
+    model: str
+    outcome: str
+    patch_bytes: int
+    tests: str
+    tests_green: bool
+    seconds: float
+    prompt_tokens: int
+    output_tokens: int
+
+    def __init__(
+        self,
+        name: str,
+        model: str,
+        outcome: str,
+        patch_bytes: int,
+        tests: str,
+        tests_green: bool,
+        seconds: float,
+        prompt_tokens: int,
+        output_tokens: int,
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "model", model)
+        _set(self, "outcome", outcome)
+        _set(self, "patch_bytes", patch_bytes)
+        _set(self, "tests", tests)
+        _set(self, "tests_green", tests_green)
+        _set(self, "seconds", seconds)
+        _set(self, "prompt_tokens", prompt_tokens)
+        _set(self, "output_tokens", output_tokens)
+
+
+class SwarmResult(Event):
+    """A swarm race ended (additive): `winner` is a candidate name, "" when none won;
+    `merge` with that name applies its patch. Each candidate ran as a sub-agent tagged
+    with its name (`subagent_started`/`subagent`/`subagent_finished`)."""
+
+    name: ClassVar[str] = "swarm_result"
+    __slots__ = ("winner", "judged_by", "note", "candidates")
+    winner: str
+    judged_by: str
+    note: str
+    candidates: list[SwarmCandidate]
+
+    def __init__(
+        self, winner: str, judged_by: str, note: str, candidates: list[SwarmCandidate]
+    ) -> None:
+        _set(self, "winner", winner)
+        _set(self, "judged_by", judged_by)
+        _set(self, "note", note)
+        _set(self, "candidates", candidates)

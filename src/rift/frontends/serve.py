@@ -180,6 +180,8 @@ class ServeLoop:
             "rewind": self.rewind,
             "compact": self.compact,
             "new_session": self.new_session,
+            "swarm": self.swarm,
+            "merge": self.merge,
         }
 
     def warn(self, text: str) -> None:
@@ -329,6 +331,43 @@ class ServeLoop:
     def new_session(self, _cmd: dict[str, Any]) -> None:
         self.conversation.new_conversation()
 
+    def swarm(self, cmd: dict[str, Any]) -> None:
+        task, attempts, explore = cmd.get("task"), cmd.get("attempts", 1), cmd.get("explore")
+        models, judge, test_cmd = _names(cmd.get("models")), _names(cmd.get("judge")), None
+        if isinstance(cmd.get("test_cmd"), str) and cmd["test_cmd"].strip():
+            test_cmd = cmd["test_cmd"]
+        if (
+            not isinstance(task, str)
+            or not task.strip()
+            or not isinstance(attempts, int)
+            or isinstance(attempts, bool)
+            or attempts < 1
+            or not isinstance(explore, bool | None)
+            or models is None
+            or judge is None
+        ):
+            self.warn(
+                "swarm needs a 'task' string; optional: 'models' and 'judge' (a string or a"
+                " list of strings), 'attempts' (a positive integer), 'explore' (a boolean),"
+                " 'test_cmd' (a string)"
+            )
+            return
+        self.conversation.swarm(
+            task,
+            models=models,
+            attempts=attempts,
+            explore=bool(explore),
+            judge=judge,
+            test_cmd=test_cmd,
+        )
+
+    def merge(self, cmd: dict[str, Any]) -> None:
+        name, cleanup = cmd.get("name", ""), cmd.get("cleanup", False)
+        if not isinstance(name, str) or not isinstance(cleanup, bool) or not (name or cleanup):
+            self.warn("merge needs a candidate 'name' string and/or 'cleanup': true")
+            return
+        self.conversation.merge(name, cleanup)
+
     # -------------------------------------------------------------- shutdown
 
     async def shutdown(self) -> None:
@@ -337,6 +376,17 @@ class ServeLoop:
             task.cancel()
         await asyncio.gather(*self.side_tasks, return_exceptions=True)
         await self.conversation.close()
+
+
+def _names(value: object) -> str | None:
+    """A comma-separated string of names from a string or a list of strings (None: bad)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return ",".join(value)
+    return None
 
 
 async def _serve(config: Config, options: StartOptions, emit: EventWriter) -> int:

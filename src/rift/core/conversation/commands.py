@@ -85,6 +85,12 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _c("diff", "", "coloured git diff of the working tree", needs_model=False),
     _c("copy", "[all|log]", "copy the last reply, transcript or log", needs_model=False),
     _c("export", "[file]", "write the transcript as Markdown"),
+    _c("swarm", "<task> [--models a,b] [--attempts N] [--explore] [--judge M|tests|none]",
+       "race candidates in git worktrees; tests or a judge pick", idle_only=True,
+       method="swarm_line", wire="swarm"),
+    _c("merge", "<name> [--cleanup]", "apply a swarm candidate's patch (undoable)",
+       idle_only=True, method="merge", wire="merge"),
+    _c("worktrees", "", "the last swarm race's worktrees and patches", method="worktrees"),
     _c("quit", "", "save and exit", needs_model=False),
 )  # fmt: skip
 BY_NAME: dict[str, CommandSpec] = {spec.name: spec for spec in COMMANDS}
@@ -117,8 +123,9 @@ def for_face(face: str) -> tuple[CommandSpec, ...]:
 
 def serve_commands() -> list[str]:
     """`ready.commands`: the protocol's own commands and every command's wire name."""
-    carried = {spec.wire for spec in COMMANDS if spec.wire is not None}
-    return [name for name in SERVE_ORDER if name in PROTOCOL_ONLY or name in carried]
+    carried = [spec.wire for spec in COMMANDS if spec.wire is not None]
+    ordered = [name for name in SERVE_ORDER if name in PROTOCOL_ONLY or name in carried]
+    return ordered + [name for name in carried if name not in ordered]
 
 
 @record

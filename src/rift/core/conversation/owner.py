@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from rift.core.conversation.prepare import Prepared, Refusal, prepare, task_note
 from rift.core.conversation.readings import Readings
+from rift.core.conversation.swarming import Swarming
 from rift.core.conversation.upkeep import (
     cancelled_before_start,
     compact_now,
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 BUSY_TEXT = "turn in progress — cancel it or wait for done"
 
 
-class Conversation(Readings):
+class Conversation(Readings, Swarming):
     """Owns one conversation: its work, its messages, its session, its end."""
 
     def __init__(self, agent: Agent, session_path: Path) -> None:

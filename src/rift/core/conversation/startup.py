@@ -36,6 +36,8 @@ class StartOptions:
     """A person can answer asks (serve, TUI); False for headless runs."""
     continue_last: bool = False
     resume: Path | None = None
+    contained: bool = False
+    """write/edit may touch the project directory only (swarm candidates in worktrees)."""
 
 
 @record(frozen=False, slots=False)
@@ -128,7 +130,10 @@ async def start_agent(
     if problem:
         notices.append(Warning(problem))
     agent.gate.confine(
-        own_dirs, sandboxed=agent.ctx.sandbox is not None, added=perms.additional_directories
+        own_dirs,
+        sandboxed=agent.ctx.sandbox is not None,
+        added=perms.additional_directories,
+        contained=options.contained,
     )
     agent.journal.guard = agent.gate.restore_limits  # undo meets a write's fixed limits
     lsp = agent.ctx.services.diagnostics  # conversation/lsp.py: language servers run project code

@@ -130,15 +130,23 @@ class PermissionGate:
         self._denied_kinds.add(tool)
 
     def confine(
-        self, own_dirs: Sequence[Path], *, sandboxed: bool, added: Sequence[Path] = ()
+        self,
+        own_dirs: Sequence[Path],
+        *,
+        sandboxed: bool,
+        added: Sequence[Path] = (),
+        contained: bool = False,
     ) -> None:
         """Set the fixed write limits: `own_dirs` off limits, and with the sandbox on
         only the project, the temp directory and `added` writable; and the writable
-        roots (the project and `added`) past which a write is asked."""
+        roots (the project and `added`) past which a write is asked. `contained` (a
+        swarm candidate in its worktree) allows the project alone, sandbox or not."""
         self.protected = tuple(canonical(d, self.cwd) for d in own_dirs)
         self.writable_roots = None
-        self.project_roots = _roots.writable_roots(self.cwd, added)
-        if sandboxed:
+        self.project_roots = _roots.writable_roots(self.cwd, () if contained else added)
+        if contained:
+            self.writable_roots = (canonical(self.cwd, self.cwd),)
+        elif sandboxed:
             import tempfile  # here only: it loads shutil, random, bz2 and lzma
 
             roots = (self.cwd, Path(tempfile.gettempdir()), *added)
@@ -171,6 +179,9 @@ class PermissionGate:
             return (
                 f"this {tool} was refused: {path} is outside the places the sandbox lets"
                 f" rift write ({shown})"
+                if len(roots) > 1
+                else f"this {tool} was refused: {path} is outside the project ({shown}),"
+                " the only place this agent may write"
             )
         return None
 

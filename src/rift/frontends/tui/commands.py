@@ -346,6 +346,26 @@ async def _add_dir(app: RiftApp, arg: str) -> None:
     app.require_conversation().add_directory(arg.strip())
 
 
+async def _swarm(app: RiftApp, arg: str) -> None:
+    """Race candidates in worktrees; each shows as a sub-agent card, the verdict as info."""
+    if app.require_conversation().swarm_line(arg):
+        app.say("swarm: racing in .rift/worktrees/ (Esc cancels and removes them)", "info")
+        await app.driver.wait()
+
+
+async def _merge(app: RiftApp, arg: str) -> None:
+    name, _, rest = arg.strip().partition(" ")
+    cleanup = "--cleanup" in (name, rest.strip())
+    name = "" if name == "--cleanup" else name
+    if not name and not cleanup:
+        raise RiftError("usage: /merge <name> [--cleanup] (/worktrees lists the candidates)")
+    app.require_conversation().merge(name, cleanup)
+
+
+async def _worktrees(app: RiftApp, arg: str) -> None:
+    app.say(app.require_conversation().worktrees())
+
+
 async def _quit(app: RiftApp, arg: str) -> None:
     app.exit(0)
 
@@ -379,6 +399,9 @@ HANDLERS: dict[str, Handler] = {
     "diff": _diff,
     "copy": _copy,
     "export": session.export,
+    "swarm": _swarm,
+    "merge": _merge,
+    "worktrees": _worktrees,
     "quit": _quit,
 }
 """What the TUI does for each command; every registry command for the TUI has one."""

@@ -1,0 +1,223 @@
+"""Candidates: who races, how many at once, and one candidate's run in its worktree.
+
+A candidate is a whole headless agent brought up through the core
+(`start_agent`), exactly as `rift -p` is, but with its project directory set to
+its own worktree: its instructions, skills, sandbox and write limits all come
+from there, and `contained` confines write and edit to it even with the sandbox
+off. It resolves its own model, so a race may mix providers. Its events reach
+the race as the serve protocol's sub-agent events, tagged with its name.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from rift.config import Config
+from rift.core import StartOptions, start_agent
+from rift.errors import ModelError
+from rift.events import (
+    Content,
+    EditDiff,
+    Event,
+    Info,
+    SubagentActivity,
+    SubagentFinished,
+    SubagentStarted,
+    ToolResult,
+    ToolStart,
+    Warning,
+)
+from rift.models.registry import EMBEDDED
+from rift.record import field, record, replace
+
+EXPLORE_TEMPERATURE = 0.8
+"""`--explore` adds a copy of each model sampling at this temperature."""
+
+
+@record
+class CandidateSpec:
+    """One entrant: its name (`<ordinal>-<model>`), model and sampling temperature."""
+
+    name: str
+    model: str
+    temperature: float | None = None
+    """None: the configured temperature."""
+
+
+@record(frozen=False, slots=False)
+class CandidateResult:
+    """What one candidate did: filled by its run, then by patch capture and the judges."""
+
+    spec: CandidateSpec
+    outcome: str = "error"
+    """The turn's `done.outcome` ("answered", "stopped", ...), or "error" when it never ran."""
+    reason: str = ""
+    summary: str = ""
+    """The candidate's own final reply, which the chat judge reads beside its diff."""
+    steps: int = 0
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    seconds: float = 0.0
+    patch: Path | None = None
+    patch_bytes: int = 0
+    tests: Any = None
+    """The tests judge's `SuiteRun` for this candidate, when that judge ran."""
+    activity: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+
+def candidate_name(ordinal: int, model: str) -> str:
+    """`<ordinal>-<model>` with every character outside [A-Za-z0-9.-] turned into `-`."""
+    return f"{ordinal}-{re.sub(r'[^A-Za-z0-9.-]', '-', model)}"
+
+
+def plan(models: Sequence[str], attempts: int, explore: bool) -> list[CandidateSpec]:
+    """Every candidate of a race, in the order they start: each model once per attempt,
+    with (for `explore`) a hot copy of each after it."""
+    entries: list[tuple[str, float | None]] = []
+    for _ in range(max(1, attempts)):
+        for model in models:
+            entries.append((model, None))
+            if explore:
+                entries.append((model, EXPLORE_TEMPERATURE))
+    return [CandidateSpec(candidate_name(i, m), m, t) for i, (m, t) in enumerate(entries)]
+
+
+def is_embedded(model: str) -> bool:
+    return model == EMBEDDED or model.startswith(EMBEDDED + "/")
+
+
+async def max_parallel(config: Config, models: Sequence[str], requested: int | None) -> int:
+    """How many candidates may run at once.
+
+    The embedded model runs in this process on the CPU: always one at a time. A
+    server gets what `--parallel` asked for, else what it reports it can serve
+    (`reported_slots`), else one: a server with a single slot would only queue the
+    requests, and each candidate would then look slower than it is.
+    """
+    if any(is_embedded(m) for m in models):
+        return 1
+    if requested is not None:
+        return max(1, requested)
+    reported = await reported_slots(config, models)
+    return max(1, reported or 1)
+
+
+async def reported_slots(config: Config, models: Sequence[str]) -> int | None:
+    """The parallel requests the models' servers say they serve; None when unknown.
+
+    The plug for slot discovery (llama-server's `/props`, vLLM's limits): until a
+    server can be asked, nothing is assumed.
+    """
+    del config, models
+    return None
+
+
+@record(frozen=False, slots=False)
+class CandidateRun:
+    """Everything one candidate's run needs from the race."""
+
+    spec: CandidateSpec
+    task: str
+    config: Config
+    """The race's config: the candidate's is this one moved into its worktree."""
+    cwd: Path
+    """Where the candidate works: its worktree (or the same subdirectory of it)."""
+    emit: Callable[[Event], None]
+    serial: asyncio.Lock
+    """Held for the turn when the model turned out to be the embedded one (the fallback
+    when no server answers), which runs one generation at a time."""
+
+
+async def run_candidate(run: CandidateRun) -> CandidateResult:
+    """Run one candidate headless in its worktree; failures end up in the result."""
+    spec = run.spec
+    result = CandidateResult(spec)
+    relay = _Relay(spec.name, run.emit, result)
+    config = replace(
+        run.config,
+        cwd=run.cwd,
+        model=spec.model,
+        temperature=run.config.temperature if spec.temperature is None else spec.temperature,
+        warnings=(),
+    )
+    started_at = time.monotonic()
+    run.emit(SubagentStarted(tag=spec.name, model=spec.model, label=_label(spec, run.task)))
+    try:
+        started = await start_agent(config, relay, StartOptions(attached=False, contained=True))
+    except ModelError as exc:
+        result.reason = str(exc).splitlines()[0]
+        relay.line(f"error: {result.reason}", warn=True)
+        run.emit(SubagentFinished(tag=spec.name, steps=0))
+        return result
+    conversation = started.conversation
+    for notice in started.notices:
+        relay(notice)
+    done = None
+    try:
+        if is_embedded(conversation.model):
+            async with run.serial:
+                done = await conversation.run(run.task)
+        else:
+            done = await conversation.run(run.task)
+    finally:
+        await conversation.close()  # on cancel too: the turn's commands die with it
+        result.seconds = time.monotonic() - started_at
+    if done is not None:
+        result.outcome, result.reason = done.outcome, done.reason
+        result.steps = done.stats.iterations
+        result.prompt_tokens = done.stats.prompt_tokens
+        result.output_tokens = done.stats.output_tokens
+    result.summary = "".join(relay.reply).strip()
+    run.emit(SubagentFinished(tag=spec.name, steps=result.steps))
+    return result
+
+
+def _label(spec: CandidateSpec, task: str) -> str:
+    heat = "" if spec.temperature is None else f" (temperature {spec.temperature})"
+    first = task.strip().splitlines()[0] if task.strip() else ""
+    return f"{spec.model}{heat}: {first[:60]}"
+
+
+class _Relay:
+    """A candidate's core events as `subagent` activity lines; its reply is kept."""
+
+    def __init__(self, tag: str, emit: Callable[[Event], None], result: CandidateResult):
+        self.tag, self.emit, self.result = tag, emit, result
+        self.reply: list[str] = []
+
+    def line(self, text: str, warn: bool = False) -> None:
+        self.result.activity.append(text)
+        self.emit(SubagentActivity(tag=self.tag, text=text, warn=warn))
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, Content):
+            self.reply.append(event.text)
+        elif isinstance(event, ToolStart):
+            self.line(f"→ {event.tool} {_salient(event.args)}")
+        elif isinstance(event, ToolResult):
+            first = event.preview.splitlines()[0] if event.preview else ""
+            mark = "✓" if event.ok else "✗"
+            self.line(f"{mark} {event.tool}: {first}"[:200], warn=not event.ok)
+        elif isinstance(event, EditDiff):
+            self.line(f"  {event.path} +{event.added} -{event.removed}")
+        elif isinstance(event, Warning):
+            self.line(f"warning: {event.text}", warn=True)
+        elif isinstance(event, Info):
+            self.line(event.text)
+
+
+def _salient(args: dict[str, Any]) -> str:
+    for key in ("path", "command", "pattern"):
+        if isinstance(args.get(key), str):
+            return str(args[key])[:80]
+    return json.dumps(args, ensure_ascii=False)[:80]

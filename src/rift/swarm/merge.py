@@ -1,0 +1,102 @@
+"""`rift merge <name> [--cleanup]`: apply a candidate's patch to the person's tree.
+
+The patch goes in with `git apply --3way` (which also stages it), after every
+file it touches has been recorded in an undo journal (core/checkpoints.py) the
+way write and edit record theirs: a conversation that merges can `/undo` it,
+and a merge git refuses is rolled back from the same journal, so a failed merge
+leaves the tree as it was. A merge that applies with conflicts leaves git's
+conflict markers for the person, as `git apply --3way` does.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from rift.core.sessions.checkpoints import UndoJournal, read_prior
+from rift.record import field, record
+from rift.swarm.gitrepo import SwarmError, first_line, run_git
+from rift.swarm.worktrees import RaceLock, patch_path, patches_dir, remove_all
+
+
+@record
+class Merged:
+    """What a merge did: the files it touched (repository-relative) and those left in conflict."""
+
+    name: str
+    files: tuple[str, ...]
+    conflicts: tuple[str, ...] = field(default_factory=tuple)
+
+
+def available(root: Path) -> list[str]:
+    """The candidates that left a patch, by name."""
+    try:
+        return sorted(p.stem for p in patches_dir(root).glob("*.patch"))
+    except OSError:
+        return []
+
+
+def merge(root: Path, name: str, journal: UndoJournal) -> Merged:
+    """Apply candidate `name`'s patch at `root`, journaled for undo.
+
+    Raises:
+        SwarmError: no such patch, an empty one, or git refused it (nothing changed then).
+    """
+    patch = patch_path(root, name)
+    if "/" in name or not patch.is_file():
+        have = ", ".join(available(root)) or "none; run rift swarm first"
+        raise SwarmError(f"no patch named '{name}' in .rift/patches/ (candidates: {have})")
+    if not patch.read_bytes().strip():
+        raise SwarmError(f"candidate '{name}' made no changes: nothing to merge")
+    files = touched(root, patch)
+    journal.begin_turn()
+    for rel in files:
+        path = root / rel
+        if _inside(root, path):
+            journal.record(path, read_prior(path))
+    done = run_git(root, "apply", "--3way", str(patch))
+    output = (done.stdout + done.stderr).decode("utf-8", errors="replace")
+    conflicts = tuple(line[2:].strip() for line in output.splitlines() if line.startswith("U "))
+    if done.returncode != 0 and not conflicts:
+        if journal.current():  # this merge's own turn, never an earlier one
+            journal.undo_last_turn()  # git applies all or nothing; this makes sure
+        raise SwarmError(f"git apply refused {name}'s patch: {first_line(done.stderr)}")
+    return Merged(name, tuple(files), conflicts)
+
+
+def touched(root: Path, patch: Path) -> list[str]:
+    """Every path the patch creates, changes, deletes or renames (both ends of a rename:
+    git's numstat names only the new one, so the sources come from the patch's headers)."""
+    done = run_git(root, "apply", "--numstat", "-z", str(patch))
+    if done.returncode != 0:
+        raise SwarmError(f"cannot read the patch {patch.name}: {first_line(done.stderr)}")
+    paths: list[str] = []
+    for entry in done.stdout.decode("utf-8", errors="surrogateescape").split("\0"):
+        stats = entry.split("\t", 2)
+        if len(stats) == 3 and stats[2]:
+            paths.append(stats[2])
+    for line in patch.read_bytes().decode("utf-8", errors="surrogateescape").splitlines():
+        if line.startswith("rename from "):
+            paths.insert(0, _unquote(line[len("rename from ") :]))
+    return list(dict.fromkeys(paths))
+
+
+def _unquote(name: str) -> str:
+    """A path as git writes it in a header: C-quoted (octal bytes) when unusual."""
+    if not (name.startswith('"') and name.endswith('"')):
+        return name
+    raw = name[1:-1].encode("latin-1", errors="surrogateescape").decode("unicode_escape")
+    return raw.encode("latin-1", errors="replace").decode("utf-8", errors="surrogateescape")
+
+
+def cleanup(root: Path) -> list[str]:
+    """Remove every swarm worktree (not while a race runs); the names removed."""
+    lock = RaceLock(root)
+    with lock.held():
+        return remove_all(root)
+
+
+def _inside(root: Path, path: Path) -> bool:
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    return real == real_root or real.startswith(real_root + os.sep)

@@ -1,0 +1,190 @@
+"""The tests judge: run the project's own tests in every candidate's worktree.
+
+The command is `--test-cmd` or found from the project's files (pytest, `npm
+test`, `go test ./...`, `cargo test`). It runs the way the bash tool runs a
+command, in its own process group and inside the same sandbox (bubblewrap with
+the worktree as the one writable place, or the `bash_wrapper` template) when
+one is configured: the tests are code a model just wrote.
+
+Ranking: a candidate with a patch before one without, then green (exit 0)
+before red, then more tests passed, then the smaller patch. The winner is the
+first one only if it changed something and its tests pass.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from rift.config import Config
+from rift.record import record
+from rift.swarm.candidates import CandidateResult
+from rift.tools._proc import run_shell, strip_ansi
+from rift.tools.sandbox import choose_sandbox
+
+TEST_TIMEOUT_S = 600.0
+NPM_PLACEHOLDER = "no test specified"
+_PY_CONFIGS = ("pytest.ini", "conftest.py", "tox.ini")
+
+
+@record
+class SuiteRun:
+    """One candidate's test run."""
+
+    command: str
+    exit_code: int | None
+    """None when it timed out."""
+    passed: int
+    failed: int
+    seconds: float
+    tail: str
+    """The last lines of its output, for the chat judge and the person."""
+
+    @property
+    def green(self) -> bool:
+        return self.exit_code == 0
+
+    def describe(self) -> str:
+        if self.exit_code is None:
+            return f"timed out ({self.passed} passed)"
+        verdict = "pass" if self.green else "FAIL"
+        total = self.passed + self.failed
+        return f"{verdict} {self.passed}/{total}" if total else f"{verdict} (exit {self.exit_code})"
+
+
+def detect_command(cwd: Path, root: Path) -> str | None:
+    """The project's test command, or None when nothing says how it is tested.
+
+    `root` is the person's own checkout: its `.venv`/`venv` (never committed, so
+    absent from worktrees) is where a Python project's pytest usually lives.
+    """
+    if _python_configured(cwd):
+        return _pytest(root)
+    if (cwd / "Cargo.toml").is_file():
+        return "cargo test"
+    if (cwd / "go.mod").is_file():
+        return "go test ./..."
+    if _npm_test(cwd / "package.json"):
+        return "npm test"
+    if _has_python_tests(cwd):
+        return _pytest(root)
+    return None
+
+
+def _python_configured(cwd: Path) -> bool:
+    if any((cwd / name).is_file() for name in _PY_CONFIGS):
+        return True
+    for name, marker in (("pyproject.toml", "[tool.pytest"), ("setup.cfg", "[tool:pytest]")):
+        try:
+            if marker in (cwd / name).read_text(encoding="utf-8", errors="replace"):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _has_python_tests(cwd: Path) -> bool:
+    """test_*.py or *_test.py at the top, or in a top-level tests/ or test/ folder."""
+    for folder in (cwd, cwd / "tests", cwd / "test"):
+        try:
+            names = [p.name for p in folder.iterdir() if p.suffix == ".py"]
+        except OSError:
+            continue
+        if any(n.startswith("test_") or n.endswith("_test.py") for n in names):
+            return True
+    return False
+
+
+def _npm_test(package: Path) -> bool:
+    try:
+        data = json.loads(package.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    scripts = data.get("scripts") if isinstance(data, dict) else None
+    test = scripts.get("test") if isinstance(scripts, dict) else None
+    return isinstance(test, str) and NPM_PLACEHOLDER not in test
+
+
+def _pytest(root: Path) -> str:
+    for venv in (".venv", "venv"):
+        python = root / venv / "bin" / "python"
+        if python.is_file():
+            return f"{python} -m pytest -q -p no:cacheprovider"
+    if shutil.which("pytest"):
+        return "pytest -q -p no:cacheprovider"
+    return "python3 -m pytest -q -p no:cacheprovider"
+
+
+async def run_tests(command: str, cwd: Path, config: Config) -> tuple[SuiteRun, str | None]:
+    """Run `command` in `cwd` (sandboxed as bash would be); the run, and a warning when
+    the configured sandbox could not be used."""
+    wrapped, problem = _wrapped(command, cwd, config)
+    started = time.monotonic()
+    try:
+        shell = await run_shell(wrapped, cwd, TEST_TIMEOUT_S, env=dict(os.environ))
+    except OSError as exc:
+        return SuiteRun(command, 127, 0, 0, 0.0, f"cannot run the tests: {exc}"), problem
+    output = strip_ansi(shell.stdout + "\n" + shell.stderr)
+    passed, failed = count_tests(output)
+    tail = "\n".join(output.strip().splitlines()[-15:])
+    seconds = time.monotonic() - started
+    return SuiteRun(command, shell.exit_code, passed, failed, seconds, tail), problem
+
+
+def _wrapped(command: str, cwd: Path, config: Config) -> tuple[str, str | None]:
+    perms = config.permissions
+    box, problem = choose_sandbox(
+        perms.sandbox,
+        network=perms.sandbox_network,
+        project=cwd,
+        has_wrapper=bool(perms.bash_wrapper),
+        protected=(config.paths.config_dir, config.paths.data_dir),
+    )
+    if box is not None:
+        return box.wrap(command, cwd), problem
+    if perms.bash_wrapper:
+        from rift.tools.bash import shell_quote
+
+        values = {"cmd": shell_quote(command), "cwd": str(cwd)}
+        return re.sub(r"\{(cmd|cwd)\}", lambda m: values[m.group(1)], perms.bash_wrapper), problem
+    return command, problem
+
+
+def count_tests(output: str) -> tuple[int, int]:
+    """(passed, failed) read from a test runner's summary lines; (0, 0) when unknown."""
+    go_ok = len(re.findall(r"^ok\s+\S+", output, re.MULTILINE))
+    go_fail = len(re.findall(r"^(?:FAIL|--- FAIL)\s+\S+", output, re.MULTILINE))
+    jest = re.findall(r"^Tests:\s+(.*)$", output, re.MULTILINE)
+    text = "\n".join(jest) if jest else output
+    passed = sum(int(n) for n in re.findall(r"(\d+) (?:passed|passing)\b", text))
+    failed = sum(int(n) for n in re.findall(r"(\d+) (?:failed|failing|errors?)\b", text))
+    if not passed and not failed and (go_ok or go_fail):
+        return go_ok, go_fail
+    return passed, failed
+
+
+def rank(results: Sequence[CandidateResult]) -> list[CandidateResult]:
+    """Best first: has a patch, tests green, more passed, smaller patch."""
+
+    def key(result: CandidateResult) -> tuple[bool, bool, int, int]:
+        tests: SuiteRun | None = result.tests
+        green = tests is not None and tests.green
+        passed = tests.passed if tests is not None else 0
+        return (result.patch_bytes > 0, green, passed, -result.patch_bytes)
+
+    return sorted(results, key=key, reverse=True)
+
+
+def best_by_tests(results: Sequence[CandidateResult]) -> CandidateResult | None:
+    """The top of `rank` when it changed something and its tests pass."""
+    ranked = rank(results)
+    if not ranked:
+        return None
+    best = ranked[0]
+    tests: SuiteRun | None = best.tests
+    return best if best.patch_bytes > 0 and tests is not None and tests.green else None
