@@ -132,6 +132,9 @@ class ModelInfo:
     capabilities: frozenset[str] = frozenset()
     """Subset of {"tools", "thinking", "vision"}."""
     context_length: int | None = None
+    """The window the server serves this model with, where it says (else its maximum)."""
+    slots: int | None = None
+    """Requests the server runs at once (llama.cpp's `-np`), where it says."""
 
 
 @record

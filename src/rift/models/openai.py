@@ -18,6 +18,7 @@ Differences from the neutral shape that this module absorbs:
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -48,8 +49,9 @@ from rift.models.http import (
     model_entries,
     send_with_retry,
 )
+from rift.models.server_info import llama_props
 from rift.models.thinking import openai_effort
-from rift.record import field, record
+from rift.record import field, record, replace
 
 OPENAI_API_URL = "https://api.openai.com"
 """OpenAI itself: it refuses `chat_template_kwargs`, so that key is never sent there."""
@@ -343,14 +345,34 @@ class OpenAIProvider:
         return list(dict.fromkeys(e["id"] for e in await self._entries()))
 
     async def show(self, model: str) -> ModelInfo:
-        entries = await self._entries()
+        """The model's entry; on a self-hosted server, also llama.cpp's `/props`, whose
+        window per slot is the context really served (the entry's `n_ctx_train` is not)."""
+        if self._base_url.startswith(OPENAI_API_URL):
+            entries, props = await self._entries(), None
+        else:
+            entries, props = await asyncio.gather(
+                self._entries(), llama_props(self._client, self._base_url, self._headers)
+            )
         entry = next((e for e in entries if e["id"] == model), None)
-        if entry is None:
-            if entries:
-                raise ServerHTTPError(404, f"model '{model}' not found")
-            return ModelInfo(name=model, capabilities=frozenset({"tools", "thinking"}))
-        return ModelInfo(
-            name=model, capabilities=_capabilities(entry), context_length=_context_length(entry)
+        if entry is None and entries:
+            raise ServerHTTPError(404, f"model '{model}' not found")
+        info = (
+            ModelInfo(name=model, capabilities=frozenset({"tools", "thinking"}))
+            if entry is None
+            else ModelInfo(
+                name=model, capabilities=_capabilities(entry), context_length=_context_length(entry)
+            )
+        )
+        if props is None:
+            return info
+        capabilities = set(info.capabilities) - {"thinking", "vision"}
+        capabilities |= {"thinking"} if props.template_thinks else set()
+        capabilities |= {"vision"} if props.vision else set()
+        return replace(
+            info,
+            capabilities=frozenset(capabilities),
+            context_length=props.n_ctx or info.context_length,
+            slots=props.total_slots,
         )
 
     async def _open(self, body: dict[str, Any]) -> Response:

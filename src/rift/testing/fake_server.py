@@ -26,6 +26,11 @@ Script format (a JSON object; every key optional)::
       ],                               #   {"meta": {"n_ctx_train": 8192}});
                                        # names may repeat (served as given)
       "list_status": 503,              # model lists (tags, /models) fail with it
+      "props": {...},                  # GET /props answers this object (llama.cpp's
+                                       #   server: default_generation_settings.n_ctx,
+                                       #   total_slots, modalities, chat_template);
+                                       #   absent: 404, as on every other server
+      "slots": [...],                  # GET /slots answers this list (absent: 404)
       "wire": "openai",                # answer only this protocol ("ollama", "openai",
                                        #   "anthropic"); others 404, as a llama.cpp or
                                        #   vLLM server would (default: all of them)
@@ -116,7 +121,7 @@ _BATCH_BYTES = 1 << 16
 _CHAT_SUFFIXES = ("/api/chat", "/chat/completions", "/messages")
 _WIRE_PATHS = {
     "ollama": ("/api/tags", "/api/show", "/api/chat"),
-    "openai": ("/models", "/chat/completions"),
+    "openai": ("/models", "/chat/completions", "/props", "/slots"),
     "anthropic": ("/models", "/messages"),
 }
 _LOGGED_HEADERS = (
@@ -141,7 +146,12 @@ class _Script:
         self._left = [max(1, int(t.get("repeat", 1))) for t in self._turns]
         self.list_status = int(data.get("list_status") or 0)
         self.wire = str(data["wire"]) if isinstance(data.get("wire"), str) else None
+        self.data = data
         self._lock = threading.Lock()
+
+    def extra(self, path: str) -> Any:
+        """The scripted answer to llama.cpp's `/props` or `/slots`; None when not scripted."""
+        return self.data.get(path.rsplit("/", 1)[-1])
 
     def model(self, name: str) -> dict[str, Any] | None:
         return next((m for m in self.models if m.get("name") == name), None)
@@ -518,6 +528,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_json(404, {"error": f"no such endpoint: {self.command} {path}"})
             elif script.list_status and path.endswith(("/api/tags", "/models")):
                 self._send_json(script.list_status, {"error": "scripted listing failure"})
+            elif path.endswith(("/props", "/slots")) and script.extra(path) is not None:
+                self._send_json(200, script.extra(path))
             elif path.endswith("/api/tags"):
                 self._send_json(200, {"models": [_tag(m) for m in models]})
             elif path.endswith("/api/show"):
