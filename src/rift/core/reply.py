@@ -24,6 +24,7 @@ from typing import Any
 from rift.core import hardening
 from rift.core.events import Content, Event, Thinking, Warning
 from rift.core.text import scrub, scrub_json
+from rift.core.textcalls import ContentGate, Kind
 from rift.errors import StreamError
 from rift.models import repetition
 from rift.models.base import (
@@ -68,6 +69,8 @@ class Reply:
 class _Collector:
     emit: Callable[[Event], None]
     max_tokens: int
+    gate: ContentGate
+    """Holds back tool calls written as text, and routes `<think>` text to thinking."""
     parts: list[str] = field(default_factory=list)
     thinking: list[str] = field(default_factory=list)
     calls: list[ToolCall] = field(default_factory=list)
@@ -109,6 +112,16 @@ class _Collector:
                 " window) without ending, so rift stopped it; the model is probably looping"
             )
 
+    def show(self, kind: Kind, text: str) -> None:
+        """Text the gate let through: into the reply and onto the transcript."""
+        if kind == "content":
+            self.parts.append(text)
+            self.emit(Content(text=text))
+        else:
+            self.thinking.append(text)
+            self.emit(Thinking(text=text))
+        self._watch(kind, text)
+
     def take(self, event: object) -> None:
         if isinstance(event, ContentDelta):
             self._count(event.text)
@@ -116,16 +129,12 @@ class _Collector:
             self.stripped = self.stripped or hit
             self.first_token = self.first_token or time.monotonic()
             if text:
-                self.parts.append(text)
-                self.emit(Content(text=text))
-                self._watch("content", text)
+                for kind, piece in self.gate.feed(text):
+                    self.show(kind, piece)
         elif isinstance(event, ThinkingDelta):
             self._count(event.text)
             self.first_token = self.first_token or time.monotonic()
-            text = scrub(event.text)
-            self.thinking.append(text)
-            self.emit(Thinking(text=text))
-            self._watch("thinking", text)
+            self.show("thinking", scrub(event.text))
         elif isinstance(event, ToolCall):
             self.calls.append(
                 replace(
@@ -149,13 +158,17 @@ async def stream_reply(
     counters: Counter[str],
 ) -> Reply:
     """Run one chat call to its end, repairing what local models get wrong."""
-    collector = _Collector(emit, max_tokens=REPLY_WINDOWS * request.num_ctx)
+    collector = _Collector(
+        emit, max_tokens=REPLY_WINDOWS * request.num_ctx, gate=ContentGate(known_tools)
+    )
     started = time.monotonic()
     stream = provider.stream_chat(request)
     repeated = ""
     try:
         async for event in stream:
             collector.take(event)
+        for kind, piece in collector.gate.finish():
+            collector.show(kind, piece)
     except _Repeating as loop:
         repeated = str(loop)
     finally:
@@ -180,7 +193,11 @@ async def stream_reply(
     if collector.stripped:
         counters["template_strips"] += 1
         emit(Warning("stripped leaked template tokens from output"))
-    if not reply.calls and reply.content:
+    if not reply.calls and collector.gate.calls:
+        counters["textual_recoveries"] += 1
+        reply.calls = collector.gate.calls
+        emit(Warning("model emitted a textual tool call; recovered it"))
+    elif not reply.calls and reply.content:
         recovered = hardening.recover_textual_tool_calls(reply.content, known_tools)
         if recovered:
             counters["textual_recoveries"] += 1
