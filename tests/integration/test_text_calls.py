@@ -56,3 +56,19 @@ def test_the_text_call_goes_back_to_the_server_as_a_structured_call(harness: Any
     sent = [m for m in history if m["role"] == "assistant"][0]
     assert sent["tool_calls"][0]["function"]["name"] == "edit"
     assert "<tool_call>" not in (sent.get("content") or "")
+
+
+def test_reasoning_goes_back_to_a_self_hosted_server_between_tool_calls(harness: Any) -> None:
+    (harness.project / "a.py").write_text("x = 1\n")
+    turns = [
+        {
+            "thinking": "read a.py first",
+            "tool_calls": [{"name": "read", "arguments": {"path": "a.py"}}],
+        },
+        {"content": "x is 1."},
+    ]
+    server = harness.server(turns)
+    run = harness.run("what is x in a.py", server, openai=True)
+    assert run.code == 0, run.describe()
+    sent = [m for m in server.chat_requests()[1]["messages"] if m["role"] == "assistant"]
+    assert sent[0]["reasoning_content"] == "read a.py first"

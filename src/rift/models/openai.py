@@ -86,8 +86,14 @@ def _claim(pending: list[tuple[str, str]], tool_name: str | None) -> str:
     return pending.pop(0)[0] if pending else "call_unknown"
 
 
-def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
-    """Neutral messages in OpenAI's shape; thinking is dropped, missing ids are repaired."""
+def to_openai_messages(messages: list[Message], reasoning: bool = False) -> list[dict[str, Any]]:
+    """Neutral messages in OpenAI's shape; missing ids are repaired.
+
+    Thinking goes back as `reasoning_content` when `reasoning` is set (self-hosted
+    servers: llama.cpp and vLLM templates such as DeepSeek's and gpt-oss's need it
+    between tool calls, and the others ignore it); always sent when present, so a
+    message once sent stays byte-identical and the server's prompt cache holds.
+    """
     out: list[dict[str, Any]] = []
     pending: list[tuple[str, str]] = []
     serial = 0
@@ -95,6 +101,8 @@ def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
         role = message["role"]
         if role == "assistant":
             entry: dict[str, Any] = {"role": "assistant", "content": message.get("content", "")}
+            if reasoning and message.get("thinking"):
+                entry["reasoning_content"] = message["thinking"]
             calls = []
             pending = []
             for call in message.get("tool_calls") or []:
@@ -130,7 +138,7 @@ def chat_body(request: ChatRequest, template_kwargs: bool = True) -> dict[str, A
     """
     body: dict[str, Any] = {
         "model": request.model,
-        "messages": to_openai_messages(request.messages),
+        "messages": to_openai_messages(request.messages, reasoning=template_kwargs),
         "stream": True,
         "stream_options": {"include_usage": True},
     }
