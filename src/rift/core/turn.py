@@ -36,6 +36,7 @@ from rift.core.events import (
     Warning,
 )
 from rift.core.hunks import changed_lines, preview_diff
+from rift.core.busy import retry_busy
 from rift.core.reply import Reply, assistant_message, stream_reply
 from rift.core.text import scrub
 from rift.core.trace import call_target
@@ -238,7 +239,9 @@ class Turn:
             think=s.think,
         )
         unscaled = s.meter.unscaled(request.messages, schemas)  # what was really sent
-        reply = await stream_reply(s.provider, request, s.tools, self.emit, self.counters)
+        reply = await retry_busy(
+            lambda: stream_reply(s.provider, request, s.tools, self.emit, self.counters), self.emit
+        )
         if reply.usage is not None:
             self._count_usage(reply.usage, unscaled, reply.generation_seconds)
         return reply
