@@ -53,7 +53,7 @@ def test_a_text_call_runs_and_is_never_shown(harness: Any, first: str, openai: b
 def test_the_text_call_goes_back_to_the_server_as_a_structured_call(harness: Any) -> None:
     run = _fixes(harness, f"<tool_call>{CALL}</tool_call>", openai=True)
     history = run.server.chat_requests()[1]["messages"]
-    sent = [m for m in history if m["role"] == "assistant"][0]
+    sent = next(m for m in history if m["role"] == "assistant")
     assert sent["tool_calls"][0]["function"]["name"] == "edit"
     assert "<tool_call>" not in (sent.get("content") or "")
 

@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
 from rift.core import hardening, preread, salvage
+from rift.core.busy import retry_busy
 from rift.core.context import (
     TokenMeter,
     enforce_budget,
@@ -36,7 +37,6 @@ from rift.core.events import (
     Warning,
 )
 from rift.core.hunks import changed_lines, preview_diff
-from rift.core.busy import retry_busy
 from rift.core.reply import Reply, assistant_message, stream_reply
 from rift.core.text import scrub
 from rift.core.trace import call_target
