@@ -72,6 +72,9 @@ class TurnSetup:
     """Nobody is watching: a turn that never calls a tool gets one greedy retry."""
     preread: bool = False
     """Read the files the task names before the model's first step (core/preread.py)."""
+    slots: int | None = None
+    """Requests the server runs at once (llama.cpp's `-np`), where it says; sub-agents
+    are capped to it (core/subagents.py)."""
 
 
 class TurnStopped(Exception):
