@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 from rift.core import hardening
-from rift.core.events import Content, Event, Thinking, Warning
+from rift.core.events import Content, Event, Info, Thinking, Warning
 from rift.core.text import scrub, scrub_json
 from rift.core.textcalls import ContentGate, Kind
 from rift.errors import StreamError
@@ -31,6 +31,7 @@ from rift.models.base import (
     ChatRequest,
     ContentDelta,
     Message,
+    PromptProgress,
     Provider,
     ProviderData,
     ThinkingDelta,
@@ -46,6 +47,9 @@ RAW_ARGUMENTS_KEPT = 200
 """Characters of unparseable tool arguments kept in the history that is sent back."""
 _TAIL = max(repetition.MIN_SPAN, repetition.MAX_PERIOD * repetition.MIN_TIMES)
 _PENDING_MAX = 64
+PROGRESS_AFTER_S = 3.0
+"""A prompt read that has taken this long gets a progress note (llama.cpp reports it)."""
+PROGRESS_EVERY_S = 10.0
 
 
 class _Repeating(Exception):
@@ -85,6 +89,9 @@ class _Collector:
     """Deltas not yet added to their kind's tail: joined at the next check, not each
     copied into a 2,400-character tail as it arrives."""
     unchecked: int = 0
+    started: float = field(default_factory=time.monotonic)
+    noted: float = 0.0
+    """When the last prompt-progress note went out."""
 
     def _watch(self, kind: str, text: str) -> None:
         pending = self.pending.setdefault(kind, [])
@@ -122,6 +129,22 @@ class _Collector:
             self.emit(Thinking(text=text))
         self._watch(kind, text)
 
+    def _progress(self, event: PromptProgress) -> None:
+        """A note now and then while a long prompt is read, so a quiet wait is explained."""
+        now = time.monotonic()
+        if event.processed >= event.total or now - self.started < PROGRESS_AFTER_S:
+            return
+        if self.noted and now - self.noted < PROGRESS_EVERY_S:
+            return
+        self.noted = now
+        cached = f" ({event.cached:,} from its cache)" if event.cached else ""
+        self.emit(
+            Info(
+                f"the model server is reading the prompt: {event.processed:,} of"
+                f" {event.total:,} tokens{cached}"
+            )
+        )
+
     def take(self, event: object) -> None:
         if isinstance(event, ContentDelta):
             self._count(event.text)
@@ -146,6 +169,8 @@ class _Collector:
             )
         elif isinstance(event, Usage):
             self.usage = event
+        elif isinstance(event, PromptProgress):
+            self._progress(event)
         elif isinstance(event, ProviderData):
             self.provider_data = event.data
 

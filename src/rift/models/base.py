@@ -84,6 +84,16 @@ class Usage:
 
 
 @record
+class PromptProgress:
+    """The server is still reading the prompt (llama.cpp's `prompt_progress`): no answer
+    yet, but no silence either."""
+
+    processed: int
+    total: int
+    cached: int = 0
+
+
+@record
 class StreamDone:
     """The stream ended normally."""
 
@@ -98,7 +108,9 @@ class ProviderData:
     data: Any
 
 
-ModelEvent = ContentDelta | ThinkingDelta | ToolCall | Usage | StreamDone | ProviderData
+ModelEvent = (
+    ContentDelta | ThinkingDelta | ToolCall | Usage | StreamDone | ProviderData | PromptProgress
+)
 
 
 # ------------------------------------------------------------- requests, info

@@ -32,6 +32,7 @@ from rift.models.base import (
     Message,
     ModelEvent,
     ModelInfo,
+    PromptProgress,
     ProviderTraits,
     StreamDone,
     ThinkingDelta,
@@ -57,7 +58,7 @@ OPENAI_API_URL = "https://api.openai.com"
 """OpenAI itself: it refuses `chat_template_kwargs`, so that key is never sent there."""
 _CONTEXT_KEYS = ("max_model_len", "context_length", "max_context_length")
 _SSE_FIELDS = ("event:", "id:", "retry:")
-DROPPABLE_KEYS = ("stream_options", "chat_template_kwargs", "reasoning_effort")
+DROPPABLE_KEYS = ("stream_options", "chat_template_kwargs", "reasoning_effort", "return_progress")
 """Keys a strict server may refuse: each is dropped (once) when a 400 names it."""
 
 
@@ -189,6 +190,16 @@ class _StreamState:
         if error:
             message = error.get("message", error) if isinstance(error, dict) else error
             raise StreamError(f"the model server reported an error mid-answer: {message}")
+        progress = data.get("prompt_progress")
+        events: list[ModelEvent] = []
+        if isinstance(progress, dict):  # llama.cpp, asked with return_progress
+            events.append(
+                PromptProgress(
+                    processed=int(progress.get("processed") or 0),
+                    total=int(progress.get("total") or 0),
+                    cached=int(progress.get("cache") or 0),
+                )
+            )
         usage = data.get("usage")
         if isinstance(usage, dict):
             self.usage = Usage(
@@ -197,9 +208,8 @@ class _StreamState:
             )
         choices = data.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            return []
+            return events
         choice = choices[0]
-        events: list[ModelEvent] = []
         delta = choice.get("delta") or choice.get("message") or {}
         if isinstance(delta, dict):
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
@@ -338,6 +348,7 @@ class OpenAIProvider:
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._owns_client = client is None
         self._client = client or make_client(read_timeout, tls=self._base_url.startswith("https:"))
+        self._llama_cpp = False
 
     @property
     def base_url(self) -> str:
@@ -373,6 +384,7 @@ class OpenAIProvider:
         )
         if props is None:
             return info
+        self._llama_cpp = True  # it streams prompt progress when asked (return_progress)
         capabilities = set(info.capabilities) - {"thinking", "vision"}
         capabilities |= {"thinking"} if props.template_thinks else set()
         capabilities |= {"vision"} if props.vision else set()
@@ -402,7 +414,10 @@ class OpenAIProvider:
 
     async def stream_chat(self, request: ChatRequest) -> AsyncIterator[ModelEvent]:
         hosted = self._base_url.startswith(OPENAI_API_URL)
-        response = await self._open_stream(chat_body(request, template_kwargs=not hosted))
+        body = chat_body(request, template_kwargs=not hosted)
+        if self._llama_cpp:  # keeps a long prompt's read from looking like silence
+            body["return_progress"] = True
+        response = await self._open_stream(body)
         state = _StreamState()
         saw_done = False
         try:

@@ -58,6 +58,9 @@ TURN fields (all optional)::
     tool_calls        [{"id"?, "name", "arguments": object or raw string}];
                       OpenAI format splits each call's arguments over two chunks,
                       Ollama format sends one line per call (no id unless given)
+    prompt_progress   OpenAI: [[processed, total, cached], ...]: llama.cpp's
+                      `prompt_progress` chunks (sent first, when the request asked
+                      for `return_progress`), one every chunk_delay
     usage             {"prompt_tokens", "output_tokens", "eval_duration_s"};
                       defaults: body size / 4, number of chunks, 1 ms per chunk
     finish_reason     OpenAI finish reason (default "tool_calls" or "stop")
@@ -252,6 +255,12 @@ class _OpenAIWire:
         options = body.get("stream_options")
         self._usage = isinstance(options, dict) and bool(options.get("include_usage"))
         self._serial = 0
+        self.progress = bool(body.get("return_progress"))
+
+    def prompt_progress(self, processed: int, total: int, cached: int) -> bytes:
+        progress = {"total": total, "cache": cached, "processed": processed, "time_ms": 1}
+        data = {"id": "chatcmpl-fake", "choices": [], "prompt_progress": progress}
+        return ("data: " + _dumps(data) + "\n\n").encode()
 
     def _delta(self, delta: str, finish: str = "null") -> bytes:
         return (self._head + delta + ',"finish_reason":' + finish + "}]}\n\n").encode()
@@ -414,6 +423,8 @@ def _turn_lines(turn: dict[str, Any], wire: _Wire, raw_size: int) -> Iterator[by
     count = int(repeat.get("count", 0))
     if isinstance(wire, _AnthropicWire):
         yield from wire.begin(_usage(turn, raw_size, 0)["prompt_tokens"])
+    if isinstance(wire, _OpenAIWire) and wire.progress:
+        yield from (wire.prompt_progress(*p) for p in turn.get("prompt_progress") or ())
     yield from (wire.thinking(t) for t in thinking)
     yield from (wire.content(t) for t in content)
     if count:
