@@ -92,8 +92,9 @@ def to_openai_messages(messages: list[Message], reasoning: bool = False) -> list
 
     Thinking goes back as `reasoning_content` when `reasoning` is set (self-hosted
     servers: llama.cpp and vLLM templates such as DeepSeek's and gpt-oss's need it
-    between tool calls, and the others ignore it); always sent when present, so a
-    message once sent stays byte-identical and the server's prompt cache holds.
+    between tool calls, and the others ignore it); sent whenever the message carries it,
+    so within a turn a message once sent stays byte-identical and the prompt cache holds
+    (the core drops the thinking of earlier turns, as those templates do).
     """
     out: list[dict[str, Any]] = []
     pending: list[tuple[str, str]] = []
