@@ -29,7 +29,7 @@ from rift.models.base import (
     ToolCall,
     Usage,
 )
-from rift.models.http import make_client
+from rift.models.http import Client, make_client
 from rift.models.server_info import LlamaProps
 from rift.record import field, record, replace
 
@@ -120,7 +120,7 @@ async def run_doctor(config: Config) -> Report:
     client = make_client(config.read_timeout, connect_timeout=CONNECT_TIMEOUT_S, tls=tls)
     provider = registry.make_provider(route, config.read_timeout, client=client)
     try:
-        await _diagnose(report, config, route, provider)
+        await _diagnose(report, config, route, provider, client)
     finally:
         await provider.aclose()
         await client.aclose()
@@ -128,7 +128,7 @@ async def run_doctor(config: Config) -> Report:
 
 
 async def _diagnose(
-    report: Report, config: Config, route: registry.Route, provider: Provider
+    report: Report, config: Config, route: registry.Route, provider: Provider, client: Client
 ) -> None:
     started = time.monotonic()
     try:
@@ -146,7 +146,7 @@ async def _diagnose(
         report.add("server", "fail", f"{route.base_url} answered, but not as a model server: {exc}")
         return
     elapsed_ms = (time.monotonic() - started) * 1000
-    server = await _identify(route, provider)
+    server = await _identify(route, client)
     report.add("server", "ok", f"{server.kind} answered in {elapsed_ms:.0f} ms")
     if route.wire_model not in names:
         listing = ", ".join(names[:8]) or "(none)"
@@ -164,15 +164,12 @@ async def _diagnose(
     _features(report, route, info, server)
 
 
-async def _identify(route: registry.Route, provider: Provider) -> _Server:
+async def _identify(route: registry.Route, client: Client) -> _Server:
     """Which server this is, from the endpoints only some servers have."""
     if route.provider_kind == "ollama":
         return _Server("Ollama (native API)", None, ollama_openai=False)
     if route.provider_kind != "openai":
         return _Server(f"{route.provider_kind} API", None, ollama_openai=False)
-    client = getattr(provider, "_client", None)
-    if client is None:
-        return _Server("OpenAI-compatible server", None, ollama_openai=False)
     props = await server_info.llama_props(client, route.base_url)
     if props is not None:
         build = f", build {props.build}" if props.build else ""
