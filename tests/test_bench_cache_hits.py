@@ -27,7 +27,7 @@ def test_prefix_kept_is_the_share_repeated_byte_for_byte() -> None:
     assert kept == len(bench.prompt_text(first)) / len(bench.prompt_text(second))
     changed = {"tools": tools, "messages": [{"role": "system", "content": "S"}]}
     text = bench.prompt_text(changed)
-    assert bench.prefix_kept(bench.prompt_text(first), text) == text.index('"S"') / len(text)
+    assert bench.prefix_kept(bench.prompt_text(first), text) == (text.index('"S"') + 1) / len(text)
 
 
 def test_timings_come_from_the_last_chunk_that_has_them() -> None:
