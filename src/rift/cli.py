@@ -39,6 +39,7 @@ def build_parser() -> "argparse.ArgumentParser":  # quoted: importing __future__
         formatter_class=lambda prog: argparse.HelpFormatter(prog, width=_help_width()),
     )
     add = parser.add_argument
+    parser.epilog = "rift doctor [--host URL] [-m MODEL]: check the server, say what to change"
     add("-V", "--version", action="store_true", help="print the version and exit")
     add("--host", help="model server URL (env RIFT_HOST; a URL ending in /v1 is OpenAI-compatible)")
     add("-m", "--model", help="model name, or provider/model (env RIFT_MODEL)")
@@ -158,6 +159,8 @@ def _main(argv: list[str] | None) -> tuple[int, bool]:
         from rift.swarm import cli as swarm_cli  # the race and merge subcommands
 
         return swarm_cli.run(words), True
+    if words[:1] == ["doctor"]:
+        return _doctor(words[1:]), False
     args = build_parser().parse_args(argv)
     if args.version:
         print(f"rift {__version__}")
@@ -172,6 +175,31 @@ def _main(argv: list[str] | None) -> tuple[int, bool]:
         return _run(args)
     finally:
         gc.enable()
+
+
+def _doctor(argv: list[str]) -> int:
+    """`rift doctor`: check the configured server and model; 0 when rift can use them."""
+    import argparse
+    import asyncio
+    from pathlib import Path
+
+    from rift.config import Overrides, load_config
+    from rift.core import run_doctor
+
+    parser = argparse.ArgumentParser(
+        prog="rift doctor",
+        description="Check the configured model server: reachable, API, model, context window,"
+        " tool calls, thinking, vision, parallel slots; print what to change.",
+    )
+    parser.add_argument("--host", help="model server URL (env RIFT_HOST)")
+    parser.add_argument("-m", "--model", help="model name (env RIFT_MODEL)")
+    parser.add_argument("--num-ctx", type=int, help="context window in tokens")
+    args = parser.parse_args(argv)
+    overrides = Overrides(host=args.host, model=args.model, num_ctx=args.num_ctx)
+    config = load_config(os.environ, Path.cwd(), overrides)
+    report = asyncio.run(run_doctor(config))
+    print(report.render())
+    return 1 if report.failed else 0
 
 
 def _run(args: "argparse.Namespace") -> tuple[int, bool]:

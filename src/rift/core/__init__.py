@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         serve_commands,
         split_command,
     )
+    from rift.core.conversation.doctor import run_doctor
     from rift.core.conversation.owner import Conversation
     from rift.core.conversation.prepare import Refusal
     from rift.core.conversation.startup import Started, StartOptions, start_agent
@@ -48,6 +49,7 @@ _EXPORTS: dict[str, str] = {
     "serve_commands": "rift.core.conversation.commands",
     "split_command": "rift.core.conversation.commands",
     "Conversation": "rift.core.conversation.owner",
+    "run_doctor": "rift.core.conversation.doctor",
     "Refusal": "rift.core.conversation.prepare",
     "StartOptions": "rift.core.conversation.startup",
     "Started": "rift.core.conversation.startup",
@@ -80,6 +82,7 @@ __all__ = [
     "parse_command",
     "preview_region",
     "reassemble",
+    "run_doctor",
     "serve_commands",
     "split_command",
     "start_agent",

@@ -84,6 +84,16 @@ class Usage:
 
 
 @record
+class PromptProgress:
+    """The server is still reading the prompt (llama.cpp's `prompt_progress`): no answer
+    yet, but no silence either."""
+
+    processed: int
+    total: int
+    cached: int = 0
+
+
+@record
 class StreamDone:
     """The stream ended normally."""
 
@@ -98,7 +108,9 @@ class ProviderData:
     data: Any
 
 
-ModelEvent = ContentDelta | ThinkingDelta | ToolCall | Usage | StreamDone | ProviderData
+ModelEvent = (
+    ContentDelta | ThinkingDelta | ToolCall | Usage | StreamDone | ProviderData | PromptProgress
+)
 
 
 # ------------------------------------------------------------- requests, info
@@ -132,6 +144,9 @@ class ModelInfo:
     capabilities: frozenset[str] = frozenset()
     """Subset of {"tools", "thinking", "vision"}."""
     context_length: int | None = None
+    """The window the server serves this model with, where it says (else its maximum)."""
+    slots: int | None = None
+    """Requests the server runs at once (llama.cpp's `-np`), where it says."""
 
 
 @record

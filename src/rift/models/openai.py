@@ -18,6 +18,7 @@ Differences from the neutral shape that this module absorbs:
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -31,6 +32,7 @@ from rift.models.base import (
     Message,
     ModelEvent,
     ModelInfo,
+    PromptProgress,
     ProviderTraits,
     StreamDone,
     ThinkingDelta,
@@ -48,14 +50,15 @@ from rift.models.http import (
     model_entries,
     send_with_retry,
 )
+from rift.models.server_info import llama_props
 from rift.models.thinking import openai_effort
-from rift.record import field, record
+from rift.record import field, record, replace
 
 OPENAI_API_URL = "https://api.openai.com"
 """OpenAI itself: it refuses `chat_template_kwargs`, so that key is never sent there."""
 _CONTEXT_KEYS = ("max_model_len", "context_length", "max_context_length")
 _SSE_FIELDS = ("event:", "id:", "retry:")
-DROPPABLE_KEYS = ("stream_options", "chat_template_kwargs", "reasoning_effort")
+DROPPABLE_KEYS = ("stream_options", "chat_template_kwargs", "reasoning_effort", "return_progress")
 """Keys a strict server may refuse: each is dropped (once) when a 400 names it."""
 
 
@@ -84,8 +87,15 @@ def _claim(pending: list[tuple[str, str]], tool_name: str | None) -> str:
     return pending.pop(0)[0] if pending else "call_unknown"
 
 
-def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
-    """Neutral messages in OpenAI's shape; thinking is dropped, missing ids are repaired."""
+def to_openai_messages(messages: list[Message], reasoning: bool = False) -> list[dict[str, Any]]:
+    """Neutral messages in OpenAI's shape; missing ids are repaired.
+
+    Thinking goes back as `reasoning_content` when `reasoning` is set (self-hosted
+    servers: llama.cpp and vLLM templates such as DeepSeek's and gpt-oss's need it
+    between tool calls, and the others ignore it); sent whenever the message carries it,
+    so within a turn a message once sent stays byte-identical and the prompt cache holds
+    (the core drops the thinking of earlier turns, as those templates do).
+    """
     out: list[dict[str, Any]] = []
     pending: list[tuple[str, str]] = []
     serial = 0
@@ -93,6 +103,8 @@ def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
         role = message["role"]
         if role == "assistant":
             entry: dict[str, Any] = {"role": "assistant", "content": message.get("content", "")}
+            if reasoning and message.get("thinking"):
+                entry["reasoning_content"] = message["thinking"]
             calls = []
             pending = []
             for call in message.get("tool_calls") or []:
@@ -128,7 +140,7 @@ def chat_body(request: ChatRequest, template_kwargs: bool = True) -> dict[str, A
     """
     body: dict[str, Any] = {
         "model": request.model,
-        "messages": to_openai_messages(request.messages),
+        "messages": to_openai_messages(request.messages, reasoning=template_kwargs),
         "stream": True,
         "stream_options": {"include_usage": True},
     }
@@ -179,6 +191,16 @@ class _StreamState:
         if error:
             message = error.get("message", error) if isinstance(error, dict) else error
             raise StreamError(f"the model server reported an error mid-answer: {message}")
+        progress = data.get("prompt_progress")
+        events: list[ModelEvent] = []
+        if isinstance(progress, dict):  # llama.cpp, asked with return_progress
+            events.append(
+                PromptProgress(
+                    processed=int(progress.get("processed") or 0),
+                    total=int(progress.get("total") or 0),
+                    cached=int(progress.get("cache") or 0),
+                )
+            )
         usage = data.get("usage")
         if isinstance(usage, dict):
             self.usage = Usage(
@@ -187,9 +209,8 @@ class _StreamState:
             )
         choices = data.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            return []
+            return events
         choice = choices[0]
-        events: list[ModelEvent] = []
         delta = choice.get("delta") or choice.get("message") or {}
         if isinstance(delta, dict):
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
@@ -328,6 +349,7 @@ class OpenAIProvider:
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._owns_client = client is None
         self._client = client or make_client(read_timeout, tls=self._base_url.startswith("https:"))
+        self._llama_cpp = False
 
     @property
     def base_url(self) -> str:
@@ -343,14 +365,35 @@ class OpenAIProvider:
         return list(dict.fromkeys(e["id"] for e in await self._entries()))
 
     async def show(self, model: str) -> ModelInfo:
-        entries = await self._entries()
+        """The model's entry; on a self-hosted server, also llama.cpp's `/props`, whose
+        window per slot is the context really served (the entry's `n_ctx_train` is not)."""
+        if self._base_url.startswith(OPENAI_API_URL):
+            entries, props = await self._entries(), None
+        else:
+            entries, props = await asyncio.gather(
+                self._entries(), llama_props(self._client, self._base_url, self._headers)
+            )
         entry = next((e for e in entries if e["id"] == model), None)
-        if entry is None:
-            if entries:
-                raise ServerHTTPError(404, f"model '{model}' not found")
-            return ModelInfo(name=model, capabilities=frozenset({"tools", "thinking"}))
-        return ModelInfo(
-            name=model, capabilities=_capabilities(entry), context_length=_context_length(entry)
+        if entry is None and entries:
+            raise ServerHTTPError(404, f"model '{model}' not found")
+        info = (
+            ModelInfo(name=model, capabilities=frozenset({"tools", "thinking"}))
+            if entry is None
+            else ModelInfo(
+                name=model, capabilities=_capabilities(entry), context_length=_context_length(entry)
+            )
+        )
+        if props is None:
+            return info
+        self._llama_cpp = True  # it streams prompt progress when asked (return_progress)
+        capabilities = set(info.capabilities) - {"thinking", "vision"}
+        capabilities |= {"thinking"} if props.template_thinks else set()
+        capabilities |= {"vision"} if props.vision else set()
+        return replace(
+            info,
+            capabilities=frozenset(capabilities),
+            context_length=props.n_ctx or info.context_length,
+            slots=props.total_slots,
         )
 
     async def _open(self, body: dict[str, Any]) -> Response:
@@ -372,7 +415,10 @@ class OpenAIProvider:
 
     async def stream_chat(self, request: ChatRequest) -> AsyncIterator[ModelEvent]:
         hosted = self._base_url.startswith(OPENAI_API_URL)
-        response = await self._open_stream(chat_body(request, template_kwargs=not hosted))
+        body = chat_body(request, template_kwargs=not hosted)
+        if self._llama_cpp:  # keeps a long prompt's read from looking like silence
+            body["return_progress"] = True
+        response = await self._open_stream(body)
         state = _StreamState()
         saw_done = False
         try:

@@ -28,7 +28,12 @@ class Script:
         self._left = [max(1, int(t.get("repeat", 1))) for t in self._turns]
         self.list_status = int(data.get("list_status") or 0)
         self.wire = str(data["wire"]) if isinstance(data.get("wire"), str) else None
+        self.data = data
         self._lock = threading.Lock()
+
+    def extra(self, path: str) -> Any:
+        """The scripted answer to llama.cpp's `/props` or `/slots`; None when not scripted."""
+        return self.data.get(path.rsplit("/", 1)[-1])
 
     def model(self, name: str) -> dict[str, Any] | None:
         return next((m for m in self.models if m.get("name") == name), None)
@@ -129,6 +134,12 @@ class OpenAIWire:
         options = body.get("stream_options")
         self._usage = isinstance(options, dict) and bool(options.get("include_usage"))
         self._serial = 0
+        self.progress = bool(body.get("return_progress"))
+
+    def prompt_progress(self, processed: int, total: int, cached: int) -> bytes:
+        progress = {"total": total, "cache": cached, "processed": processed, "time_ms": 1}
+        data = {"id": "chatcmpl-fake", "choices": [], "prompt_progress": progress}
+        return ("data: " + dumps(data) + "\n\n").encode()
 
     def _delta(self, delta: str, finish: str = "null") -> bytes:
         return (self._head + delta + ',"finish_reason":' + finish + "}]}\n\n").encode()
@@ -291,6 +302,8 @@ def turn_lines(turn: dict[str, Any], wire: Wire, raw_size: int) -> Iterator[byte
     count = int(repeat.get("count", 0))
     if isinstance(wire, AnthropicWire):
         yield from wire.begin(_usage(turn, raw_size, 0)["prompt_tokens"])
+    if isinstance(wire, OpenAIWire) and wire.progress:
+        yield from (wire.prompt_progress(*p) for p in turn.get("prompt_progress") or ())
     yield from (wire.thinking(t) for t in thinking)
     yield from (wire.content(t) for t in content)
     if count:

@@ -26,6 +26,11 @@ Script format (a JSON object; every key optional)::
       ],                               #   {"meta": {"n_ctx_train": 8192}});
                                        # names may repeat (served as given)
       "list_status": 503,              # model lists (tags, /models) fail with it
+      "props": {...},                  # GET /props answers this object (llama.cpp's
+                                       #   server: default_generation_settings.n_ctx,
+                                       #   total_slots, modalities, chat_template);
+                                       #   absent: 404, as on every other server
+      "slots": [...],                  # GET /slots answers this list (absent: 404)
       "wire": "openai",                # answer only this protocol ("ollama", "openai",
                                        #   "anthropic"); others 404, as a llama.cpp or
                                        #   vLLM server would (default: all of them)
@@ -53,6 +58,9 @@ TURN fields (all optional)::
     tool_calls        [{"id"?, "name", "arguments": object or raw string}];
                       OpenAI format splits each call's arguments over two chunks,
                       Ollama format sends one line per call (no id unless given)
+    prompt_progress   OpenAI: [[processed, total, cached], ...]: llama.cpp's
+                      `prompt_progress` chunks (sent first, when the request asked
+                      for `return_progress`), one every chunk_delay
     usage             {"prompt_tokens", "output_tokens", "eval_duration_s"};
                       defaults: body size / 4, number of chunks, 1 ms per chunk
     finish_reason     OpenAI finish reason (default "tool_calls" or "stop")

@@ -28,7 +28,7 @@ _BATCH_BYTES = 1 << 16
 CHAT_SUFFIXES = ("/api/chat", "/chat/completions", "/messages")
 _WIRE_PATHS = {
     "ollama": ("/api/tags", "/api/show", "/api/chat"),
-    "openai": ("/models", "/chat/completions"),
+    "openai": ("/models", "/chat/completions", "/props", "/slots"),
     "anthropic": ("/models", "/messages"),
 }
 _LOGGED_HEADERS = (
@@ -128,6 +128,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_json(404, {"error": f"no such endpoint: {self.command} {path}"})
             elif script.list_status and path.endswith(("/api/tags", "/models")):
                 self._send_json(script.list_status, {"error": "scripted listing failure"})
+            elif path.endswith(("/props", "/slots")) and script.extra(path) is not None:
+                self._send_json(200, script.extra(path))
             elif path.endswith("/api/tags"):
                 self._send_json(200, {"models": [_tag(m) for m in models]})
             elif path.endswith("/api/show"):

@@ -219,6 +219,7 @@ class Agent:
             detect_truncation=b.route.traits.reports_truncation,
             headless=not self.attached,
             preread=b.route.traits.small_model,
+            slots=b.info.info.slots,
         )
 
     # ---------------------------------------------------------------- a turn

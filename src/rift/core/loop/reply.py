@@ -22,13 +22,15 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 from rift.core.loop import hardening
+from rift.core.loop.textcalls import ContentGate, Kind
 from rift.errors import StreamError
-from rift.events import Content, Event, Thinking, Warning
+from rift.events import Content, Event, Info, Thinking, Warning
 from rift.models import repetition
 from rift.models.base import (
     ChatRequest,
     ContentDelta,
     Message,
+    PromptProgress,
     Provider,
     ProviderData,
     ThinkingDelta,
@@ -45,6 +47,9 @@ RAW_ARGUMENTS_KEPT = 200
 """Characters of unparseable tool arguments kept in the history that is sent back."""
 _TAIL = max(repetition.MIN_SPAN, repetition.MAX_PERIOD * repetition.MIN_TIMES)
 _PENDING_MAX = 64
+PROGRESS_AFTER_S = 3.0
+"""A prompt read that has taken this long gets a progress note (llama.cpp reports it)."""
+PROGRESS_EVERY_S = 10.0
 
 
 class _Repeating(Exception):
@@ -68,6 +73,8 @@ class Reply:
 class _Collector:
     emit: Callable[[Event], None]
     max_tokens: int
+    gate: ContentGate
+    """Holds back tool calls written as text, and routes `<think>` text to thinking."""
     parts: list[str] = field(default_factory=list)
     thinking: list[str] = field(default_factory=list)
     calls: list[ToolCall] = field(default_factory=list)
@@ -82,6 +89,9 @@ class _Collector:
     """Deltas not yet added to their kind's tail: joined at the next check, not each
     copied into a 2,400-character tail as it arrives."""
     unchecked: int = 0
+    started: float = field(default_factory=time.monotonic)
+    noted: float = 0.0
+    """When the last prompt-progress note went out."""
 
     def _watch(self, kind: str, text: str) -> None:
         pending = self.pending.setdefault(kind, [])
@@ -109,6 +119,32 @@ class _Collector:
                 " window) without ending, so rift stopped it; the model is probably looping"
             )
 
+    def show(self, kind: Kind, text: str) -> None:
+        """Text the gate let through: into the reply and onto the transcript."""
+        if kind == "content":
+            self.parts.append(text)
+            self.emit(Content(text=text))
+        else:
+            self.thinking.append(text)
+            self.emit(Thinking(text=text))
+        self._watch(kind, text)
+
+    def _progress(self, event: PromptProgress) -> None:
+        """A note now and then while a long prompt is read, so a quiet wait is explained."""
+        now = time.monotonic()
+        if event.processed >= event.total or now - self.started < PROGRESS_AFTER_S:
+            return
+        if self.noted and now - self.noted < PROGRESS_EVERY_S:
+            return
+        self.noted = now
+        cached = f" ({event.cached:,} from its cache)" if event.cached else ""
+        self.emit(
+            Info(
+                f"the model server is reading the prompt: {event.processed:,} of"
+                f" {event.total:,} tokens{cached}"
+            )
+        )
+
     def take(self, event: object) -> None:
         if isinstance(event, ContentDelta):
             self._count(event.text)
@@ -116,16 +152,12 @@ class _Collector:
             self.stripped = self.stripped or hit
             self.first_token = self.first_token or time.monotonic()
             if text:
-                self.parts.append(text)
-                self.emit(Content(text=text))
-                self._watch("content", text)
+                for kind, piece in self.gate.feed(text):
+                    self.show(kind, piece)
         elif isinstance(event, ThinkingDelta):
             self._count(event.text)
             self.first_token = self.first_token or time.monotonic()
-            text = scrub(event.text)
-            self.thinking.append(text)
-            self.emit(Thinking(text=text))
-            self._watch("thinking", text)
+            self.show("thinking", scrub(event.text))
         elif isinstance(event, ToolCall):
             self.calls.append(
                 replace(
@@ -137,6 +169,8 @@ class _Collector:
             )
         elif isinstance(event, Usage):
             self.usage = event
+        elif isinstance(event, PromptProgress):
+            self._progress(event)
         elif isinstance(event, ProviderData):
             self.provider_data = event.data
 
@@ -149,13 +183,17 @@ async def stream_reply(
     counters: Counter[str],
 ) -> Reply:
     """Run one chat call to its end, repairing what local models get wrong."""
-    collector = _Collector(emit, max_tokens=REPLY_WINDOWS * request.num_ctx)
+    collector = _Collector(
+        emit, max_tokens=REPLY_WINDOWS * request.num_ctx, gate=ContentGate(known_tools)
+    )
     started = time.monotonic()
     stream = provider.stream_chat(request)
     repeated = ""
     try:
         async for event in stream:
             collector.take(event)
+        for kind, piece in collector.gate.finish():
+            collector.show(kind, piece)
     except _Repeating as loop:
         repeated = str(loop)
     finally:
@@ -180,7 +218,11 @@ async def stream_reply(
     if collector.stripped:
         counters["template_strips"] += 1
         emit(Warning("stripped leaked template tokens from output"))
-    if not reply.calls and reply.content:
+    if not reply.calls and collector.gate.calls:
+        counters["textual_recoveries"] += 1
+        reply.calls = collector.gate.calls
+        emit(Warning("model emitted a textual tool call; recovered it"))
+    elif not reply.calls and reply.content:
         recovered = hardening.recover_textual_tool_calls(reply.content, known_tools)
         if recovered:
             counters["textual_recoveries"] += 1

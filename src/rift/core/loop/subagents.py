@@ -24,6 +24,7 @@ from rift.core.sessions.checkpoints import UndoJournal
 from rift.errors import ModelError, ToolError
 from rift.events import (
     Event,
+    Info,
     SubagentActivity,
     SubagentFinished,
     SubagentStarted,
@@ -56,8 +57,20 @@ class SubagentRunner:
     personas: Mapping[str, Persona] = field(default_factory=dict)
     _tags: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
+    _slots: asyncio.Semaphore | None = None
+
     async def run(self, tasks: list[ChildTask], background: bool) -> str:
         prepared = [await self._prepare(t) for t in tasks]
+        width = child_width(self.parent_setup().slots)
+        if width is not None and self._slots is None:
+            self._slots = asyncio.Semaphore(width)
+        if width is not None and len(tasks) > width:
+            self.emit(
+                Info(
+                    f"the model server runs {width + 1} requests at once: {len(tasks)} sub-agents"
+                    f" take turns, {width} at a time, and this conversation keeps its slot"
+                )
+            )
         if background:
             registry = self.parent_setup().ctx.extras.get("tasks")  # the core's TaskRegistry
             if registry is None:
@@ -129,6 +142,12 @@ class SubagentRunner:
         ), setup
 
     async def _child(self, task: ChildTask, setup: TurnSetup) -> str:
+        if self._slots is None:
+            return await self._child_run(task, setup)
+        async with self._slots:
+            return await self._child_run(task, setup)
+
+    async def _child_run(self, task: ChildTask, setup: TurnSetup) -> str:
         tag = f"a{next(self._tags)}"
         self.emit(SubagentStarted(tag=tag, model=setup.model, label=task.description))
         system = self.system_prompt() + SUBAGENT_SUFFIX
@@ -143,6 +162,14 @@ class SubagentRunner:
         finally:
             self.emit(SubagentFinished(tag=tag, steps=stats.iterations if stats else 0))
         return _final_report(messages)
+
+
+def child_width(slots: int | None) -> int | None:
+    """How many sub-agents may run at once on a server with `slots` slots: one slot stays
+    with the parent conversation (its cached prompt is not evicted); None when unknown."""
+    if not slots:
+        return None
+    return max(1, slots - 1)
 
 
 def _relay(tag: str, emit: Callable[[Event], None]) -> Callable[[Event], None]:

@@ -24,6 +24,7 @@ from rift.core.context.budget import (
     truncation_warning,
 )
 from rift.core.loop import hardening, preread, salvage
+from rift.core.loop.busy import retry_busy
 from rift.core.loop.reply import Reply, assistant_message, stream_reply
 from rift.core.permissions.hunks import changed_lines, diff_region, preview_diff
 from rift.core.sessions.trace import call_target
@@ -71,6 +72,9 @@ class TurnSetup:
     """Nobody is watching: a turn that never calls a tool gets one greedy retry."""
     preread: bool = False
     """Read the files the task names before the model's first step (core/loop/preread.py)."""
+    slots: int | None = None
+    """Requests the server runs at once (llama.cpp's `-np`), where it says; sub-agents
+    are capped to it (core/loop/subagents.py)."""
 
 
 class TurnStopped(Exception):
@@ -238,7 +242,9 @@ class Turn:
             think=s.think,
         )
         unscaled = s.meter.unscaled(request.messages, schemas)  # what was really sent
-        reply = await stream_reply(s.provider, request, s.tools, self.emit, self.counters)
+        reply = await retry_busy(
+            lambda: stream_reply(s.provider, request, s.tools, self.emit, self.counters), self.emit
+        )
         if reply.usage is not None:
             self._count_usage(reply.usage, unscaled, reply.generation_seconds)
         return reply

@@ -1,0 +1,105 @@
+"""What a self-hosted server says about itself beyond the model list.
+
+The model lists do not tell the truth that matters most: llama.cpp's
+`llama-server` reports its *training* context in `/v1/models` (`n_ctx_train`),
+while the window it actually serves is `-c` divided over its `-np` slots, and
+only `/props` says so (`default_generation_settings.n_ctx`, `total_slots`).
+Ollama's OpenAI-compatible endpoint ignores the context a client asks for and
+uses the server's default (`OLLAMA_CONTEXT_LENGTH`), which only the native API
+overrides per request. This module asks those questions once, cheaply, and
+answers None where a server does not say: it never raises for a missing
+endpoint, because most servers have none of them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rift.errors import ModelError
+from rift.models.http import Client, request_json
+from rift.record import record
+
+
+@record
+class LlamaProps:
+    """llama.cpp's `/props`: the served window per slot, the slots, and the template."""
+
+    n_ctx: int | None
+    """Tokens per slot: `-c` divided by `-np`."""
+    total_slots: int | None
+    vision: bool
+    chat_template: str
+    build: str
+
+    @property
+    def template_thinks(self) -> bool:
+        """The chat template knows a thinking section (Qwen3, DeepSeek-R1 and the like)."""
+        return "<think>" in self.chat_template or "enable_thinking" in self.chat_template
+
+    @property
+    def template_tools(self) -> bool:
+        """The chat template renders tools (only used with `--jinja`)."""
+        return "tools" in self.chat_template
+
+
+def root_of(base_url: str) -> str:
+    """The server root: an OpenAI-compatible base without its `/v1`."""
+    return base_url.rstrip("/").removesuffix("/v1")
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def parse_props(data: Any) -> LlamaProps | None:
+    """`/props` as `LlamaProps`; None when the answer is not llama.cpp's shape."""
+    if not isinstance(data, dict):
+        return None
+    settings = data.get("default_generation_settings")
+    if not isinstance(settings, dict) and "total_slots" not in data:
+        return None
+    settings = settings if isinstance(settings, dict) else {}
+    modalities = data.get("modalities")
+    vision = bool(modalities.get("vision")) if isinstance(modalities, dict) else False
+    template = data.get("chat_template")
+    build = data.get("build_info")
+    return LlamaProps(
+        n_ctx=_int(settings.get("n_ctx")),
+        total_slots=_int(data.get("total_slots")),
+        vision=vision,
+        chat_template=template if isinstance(template, str) else "",
+        build=build if isinstance(build, str) else "",
+    )
+
+
+async def llama_props(
+    client: Client, base_url: str, headers: dict[str, str] | None = None
+) -> LlamaProps | None:
+    """The server's `/props` when it is llama.cpp's server, else None (asked once, no retry)."""
+    try:
+        data = await request_json(
+            client, "GET", f"{root_of(base_url)}/props", headers=headers, backoff=()
+        )
+    except ModelError:
+        return None
+    return parse_props(data)
+
+
+async def busy_slots(client: Client, base_url: str) -> list[bool] | None:
+    """llama.cpp's `/slots`: whether each slot is processing; None where it is not exposed."""
+    try:
+        data = await request_json(client, "GET", f"{root_of(base_url)}/slots", backoff=())
+    except ModelError:
+        return None
+    if not isinstance(data, list):
+        return None
+    return [bool(s.get("is_processing")) for s in data if isinstance(s, dict)]
+
+
+async def is_ollama(client: Client, base_url: str) -> bool:
+    """The server at this root also answers Ollama's native `/api/tags`."""
+    try:
+        data = await request_json(client, "GET", f"{root_of(base_url)}/api/tags", backoff=())
+    except ModelError:
+        return False
+    return isinstance(data, dict) and isinstance(data.get("models"), list)
