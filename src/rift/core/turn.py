@@ -115,6 +115,7 @@ class Turn:
         """
         started = time.monotonic()
         self._words = prompt if words is None else words
+        self.s.ctx.extras["task_words"] = self._words  # what the user named (tools/protected.py)
         self._refusals_at_start = self.s.ctx.gate.refusals
         message: Message = {"role": "user", "content": prompt}
         if images:

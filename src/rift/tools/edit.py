@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from rift.errors import ToolError
-from rift.tools import guard
+from rift.tools import guard, protected
 from rift.tools.base import (
     AppliedEdit,
     Tool,
@@ -205,6 +205,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     denied = ctx.gate.check_read(path)  # before reading: no hint may quote a denied file
     if denied is not None:
         raise ToolError(denied)
+    protected.require_changeable("edit", raw, ctx.cwd, path, ctx.extras.get("task_words", ""))
     prior = snapshot(path, raw)
     if prior is None:
         raise ToolError(not_found_message(ctx.cwd, raw, ctx.gate))

@@ -13,7 +13,7 @@ from typing import Any
 
 from rift.core.lsp import diagnostics_after_edit
 from rift.errors import ToolError
-from rift.tools import guard
+from rift.tools import guard, protected
 from rift.tools.base import (
     AppliedEdit,
     Tool,
@@ -125,6 +125,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     raw, note = guard.project_relative(ctx.cwd, require_str(args, "path"))
     content = require_str(args, "content")
     path = ctx.resolve(raw)
+    protected.require_changeable("write", raw, ctx.cwd, path, ctx.extras.get("task_words", ""))
     prior = snapshot(path, raw)
     content = guard.strip_whole_fence(guard.strip_template_wrapper(content), path)
     # A binary prior still reaches the gate decoded: its NUL bytes tell the gate
