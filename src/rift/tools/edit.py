@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from rift.errors import ToolError
-from rift.tools import guard, protected
+from rift.tools import guard, leftovers, protected
 from rift.tools.base import (
     AppliedEdit,
     Tool,
@@ -110,6 +110,10 @@ def replace(raw: str, content: str, old: str, new: str, replace_all: bool) -> tu
             f"old_string occurs {count} times in {raw}; include more context around it"
             " to make it unique, or set replace_all to replace every occurrence"
         )
+    if replace_all and old.isidentifier() and new.isidentifier():
+        renamed, uses = leftovers.replace_identifier(content, old, new)  # whole names only
+        if uses:
+            return renamed, uses
     if replace_all:
         return content.replace(target, replacement), count
     return content.replace(target, replacement, 1), 1
@@ -234,8 +238,9 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         return ToolOutput(ok=False, text=verdict.message)
     hooks = await apply_change(ctx, raw, path, prior, verdict)
     text = f"Edited {raw} ({count} replacement{'' if count == 1 else 's'}){note}"
-    if small:
-        text += guard.DONE_HINT
+    code = path.suffix in (".py", ".pyi")
+    undone = leftovers.leftover_note(raw, content, verdict.content, old, new) if code else ""
+    text += undone or (guard.DONE_HINT if small else "")
     if verdict.partial:
         text += PARTIAL_NOTE.format(path=raw)
     return ToolOutput(

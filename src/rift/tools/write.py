@@ -13,7 +13,7 @@ from typing import Any
 
 from rift.core.lsp import diagnostics_after_edit
 from rift.errors import ToolError
-from rift.tools import guard, protected
+from rift.tools import guard, leftovers, protected
 from rift.tools.base import (
     AppliedEdit,
     Tool,
@@ -140,8 +140,8 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     hooks = await apply_change(ctx, raw, path, prior, verdict)
     size = len(verdict.content.encode("utf-8"))
     text = f"Wrote {size} bytes to {raw}{note}"
-    if ctx.extras.get("small_model"):
-        text += guard.DONE_HINT
+    undone = leftovers.leftover_note(raw, old, verdict.content) if path.suffix == ".py" else ""
+    text += undone or (guard.DONE_HINT if ctx.extras.get("small_model") else "")
     if verdict.partial:
         text += PARTIAL_NOTE.format(path=raw)
     return ToolOutput(
