@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rift.tools.leftovers import (
+    dropped_definitions,
     leftover_note,
     new_undefined,
     renamed,
@@ -47,3 +48,13 @@ def test_a_rename_pair_is_seen_and_the_note_says_how_to_finish_it() -> None:
 def test_replacing_an_identifier_leaves_longer_names_and_string_prefixes_alone() -> None:
     text = 'f = 1\nprint(f, ff, f"{f}", obj.f)\n'
     assert replace_identifier(text, "f", "g") == ('g = 1\nprint(g, ff, f"{g}", obj.g)\n', 4)
+
+
+def test_a_rewrite_that_keeps_only_the_new_function_drops_the_others() -> None:
+    mathx = "def cube(x):\n    return x ** 3\n\n\nLIMIT = 3\n"
+    only_new = "def square(x):\n    return x * x\n"
+    task = "Add a function square(x) that returns x * x to mathx.py."
+    assert dropped_definitions(mathx, only_new, task) == ["cube", "LIMIT"]
+    assert dropped_definitions(mathx, mathx + "\n\n" + only_new, task) == []
+    renamed_file = mathx.replace("cube", "third_power")
+    assert dropped_definitions(mathx, renamed_file, "Rename cube to third_power") == []

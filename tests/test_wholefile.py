@@ -11,7 +11,12 @@ from pathlib import Path
 from rift.core import wholefile
 from rift.models.base import ContentDelta, Message, ToolCall
 from rift.models.embedded import _ReplyAssembler
-from rift.models.embedded_calls import step_tools, whole_file_call, whole_file_path
+from rift.models.embedded_calls import (
+    fence_closed,
+    step_tools,
+    whole_file_call,
+    whole_file_path,
+)
 
 TOOLS = [
     {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
@@ -72,3 +77,10 @@ def test_the_provider_streams_nothing_of_the_file_and_ends_with_the_write() -> N
     plain = _ReplyAssembler(constrained=False, offered=True, whole="a.py")
     said = [e for e in plain.feed("No change is needed.")] + list(plain.finish())
     assert said == [ContentDelta("No change is needed.")]
+
+
+def test_generation_may_stop_once_the_fence_closes() -> None:
+    assert not fence_closed("```python\nx = 1\n")
+    assert not fence_closed("```python\nx = 1\n``")
+    assert fence_closed("```python\nx = 1\n```")
+    assert fence_closed("Sure:\n```\nx = 1\n```\nThis changes")

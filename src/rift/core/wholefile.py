@@ -52,9 +52,9 @@ def request(path: str) -> str:
     """The message that asks for the file whole (its first words are what the grammar keys on)."""
     return (
         WHOLE_FILE_REQUEST.format(path=path)
-        + f" reply with the complete new {path} in one fenced code block, as it must be once "
-        "the task is done: every line of the file, without the line numbers, with only the "
-        "lines the task needs changed. No other text."
+        + f" reply with the complete new {path} in one fenced code block: all of its current "
+        "lines (every function kept as it is, without the line numbers) with the task's change "
+        "made in them. No other text."
     )
 
 

@@ -52,6 +52,7 @@ from rift.models.embedded_backends import Backend
 from rift.models.embedded_calls import (
     FINAL_ANSWER,
     FinalAnswerStream,
+    fence_closed,
     final_admitted,
     parse_reply,
     step_tools,
@@ -94,6 +95,8 @@ class _Job:
     path: Path
     request: ChatRequest
     constrain: bool
+    whole: bool = False
+    """A whole-file request: generation stops once the file's fence closes."""
 
 
 class EmbeddedProvider:
@@ -158,7 +161,7 @@ class EmbeddedProvider:
                 loop.call_soon_threadsafe(queue.put_nowait, (kind, payload))
 
         worker = threading.Thread(
-            target=_work, args=(_Job(path, request, constrain), put, stop), daemon=True
+            target=_work, args=(_Job(path, request, constrain, bool(whole)), put, stop), daemon=True
         )
         worker.start()
         reply = _ReplyAssembler(constrain, offered=bool(request.tools), whole=whole)
@@ -322,6 +325,8 @@ def _generate(runtime: Backend, job: _Job, put: Any, stop: threading.Event) -> N
             if watch.looping(piece):
                 reason = "repetition"
                 break
+            if job.whole and "`" in piece and fence_closed("".join(output)):
+                break  # the file is complete: what a small model says after it is not needed
     finally:
         close = getattr(pieces, "close", None)
         if close is not None:

@@ -142,6 +142,11 @@ _FILE_FENCE = re.compile(r"```[\w+.-]*[ \t]*\n(.*?)^```[ \t]*$", re.DOTALL | re.
 _NUMBER_PREFIX = re.compile(r"^ *\d+\t", re.MULTILINE)
 
 
+def fence_closed(text: str) -> bool:
+    """`text` holds a complete fenced block (the reply to a whole-file request is done)."""
+    return _FILE_FENCE.search(text) is not None
+
+
 def whole_file_call(text: str, path: str) -> tuple[str, list[ToolCall]]:
     """A reply to a whole-file request as ("", a `write` of the fenced file), the words
     around the fence dropped; (text, []) when it holds no complete fence. The first fence

@@ -126,3 +126,30 @@ def leftover_note(raw: str, before: str | None, after: str, old: str = "", new: 
     else:
         note += " Change that line too."
     return note
+
+
+def _top_level(text: str) -> list[str] | None:
+    """Names of the module's top-level functions, classes and assignments (None: no parse)."""
+    tree = _parse(text)
+    if tree is None:
+        return None
+    ast = importlib.import_module("ast")
+    names: list[str] = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names += [t.id for t in targets if isinstance(t, ast.Name)]
+    return names
+
+
+def dropped_definitions(before: str, after: str, words: str) -> list[str]:
+    """Top-level names `before` defines that `after` lost and the task (`words`) never
+    names: a whole-file rewrite that sent back only the new function (seen on the tiny
+    tier, asked to add `square`: the file became that one function)."""
+    old, new = _top_level(before), _top_level(after)
+    if old is None or new is None:
+        return []
+    mentioned = set(_IDENT.findall(words))
+    return [name for name in dict.fromkeys(old) if name not in new and name not in mentioned]

@@ -114,6 +114,14 @@ def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: st
             "replace all of it. Use edit instead: old_string = the exact lines to change, copied "
             "from read without the line numbers; new_string = those lines as they should be."
         )
+    words = ctx.extras.get("task_words", "")
+    lost = leftovers.dropped_definitions(old, content, words) if small and old else []
+    if lost and path.suffix == ".py":
+        return (
+            f"write refused: the content leaves out {', '.join(f'`{n}`' for n in lost[:4])} of "
+            f"{raw}, which the task does not ask to remove; the file was left unchanged. Send "
+            "the whole file, every line, with only what the task needs changed."
+        )
     dead = guard.code_defects("write", raw, path, old, content) if small else None
     if dead is not None:
         return dead
