@@ -39,6 +39,7 @@ import atexit
 import functools
 import json
 import os
+import resource
 import shutil
 import signal
 import statistics
@@ -277,6 +278,21 @@ def run_rift(cmd: list[str], repo: Path, env: dict[str, str], timeout: float) ->
     stderr goes to rift.log, stdout to rift.out (the JSON result with --output-format json).
     """
     log = repo.parent / "rift.log"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    try:
+        return _run_rift(cmd, repo, env, timeout, log)
+    finally:  # CPU seconds of rift (and its children): comparable on a machine others share
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        LAST_CPU[0] = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+
+LAST_CPU = [0.0]
+"""CPU seconds of the last rift run (set by run_rift, reported as `cpu_s`)."""
+
+
+def _run_rift(
+    cmd: list[str], repo: Path, env: dict[str, str], timeout: float, log: Path
+) -> tuple[int, bool]:
     with log.open("wb") as err, (repo.parent / "rift.out").open("wb") as out:
         proc = subprocess.Popen(
             cmd,
@@ -348,7 +364,10 @@ def run_task(name: str, args: argparse.Namespace, rift: list[str], upstream: str
             print(f"kept {work}", file=sys.stderr)
         else:
             shutil.rmtree(work, ignore_errors=True)
-    return result_row(name, ok, damaged, secs, totals, rc, timed_out)
+    return {
+        **result_row(name, ok, damaged, secs, totals, rc, timed_out),
+        "cpu_s": round(LAST_CPU[0], 2),
+    }
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

@@ -51,11 +51,14 @@ from rift.models.embedded_backends import Backend
 from rift.models.embedded_calls import (
     FINAL_ANSWER,
     FinalAnswerStream,
+    fence_closed,
     final_admitted,
     parse_reply,
     step_tools,
     tool_choice_schema,
     tool_names_schema,
+    whole_file_call,
+    whole_file_path,
 )
 from rift.paths import Paths
 from rift.record import record
@@ -92,6 +95,8 @@ class _Job:
     path: Path
     request: ChatRequest
     constrain: bool
+    whole: bool = False
+    """A whole-file request: generation stops once the file's fence closes."""
 
 
 class EmbeddedProvider:
@@ -145,7 +150,8 @@ class EmbeddedProvider:
         self._require_runtime()
         spec = local_weights.pick(request.model, self.cache_dir)
         path = await asyncio.to_thread(local_weights.assemble, spec, self.cache_dir)
-        constrain = self.constrain and bool(request.tools)
+        whole = whole_file_path(request.messages)  # asked for a file whole: plain text, fenced
+        constrain = self.constrain and bool(request.tools) and not whole
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         stop = threading.Event()
         loop = asyncio.get_running_loop()
@@ -155,10 +161,10 @@ class EmbeddedProvider:
                 loop.call_soon_threadsafe(queue.put_nowait, (kind, payload))
 
         worker = threading.Thread(
-            target=_work, args=(_Job(path, request, constrain), put, stop), daemon=True
+            target=_work, args=(_Job(path, request, constrain, bool(whole)), put, stop), daemon=True
         )
         worker.start()
-        reply = _ReplyAssembler(constrain, offered=bool(request.tools))
+        reply = _ReplyAssembler(constrain, offered=bool(request.tools), whole=whole)
         try:
             while True:
                 kind, payload = await queue.get()
@@ -192,9 +198,11 @@ class EmbeddedProvider:
 class _ReplyAssembler:
     """Turns generated text into content deltas and, at the end, tool calls."""
 
-    def __init__(self, constrained: bool, offered: bool) -> None:
+    def __init__(self, constrained: bool, offered: bool, whole: str = "") -> None:
         self.constrained = constrained
         self.offered = offered
+        self.whole = whole
+        """The file asked for whole: a fenced reply becomes a `write` of it."""
         self.text = ""
         self.shown = ""
         self.final = FinalAnswerStream()
@@ -203,6 +211,8 @@ class _ReplyAssembler:
         self.text += piece
         if self.constrained:
             delta = self.final.feed(self.text)
+        elif self.whole:
+            delta = ""  # the file, not a reply: it arrives as a write call at the end
         elif not self.offered or not _may_be_call(self.text):
             delta = self.text[len(self.shown) :]
         else:
@@ -213,6 +223,8 @@ class _ReplyAssembler:
 
     def finish(self) -> Iterator[ModelEvent]:
         content, calls = parse_reply(self.text) if self.offered else (self.text, [])
+        if self.whole and not calls:
+            content, calls = whole_file_call(self.text, self.whole)
         if self.constrained and not calls and not self.final.active and content == self.text:
             calls = _unparsed_call(self.text)
             content = "" if calls else content
@@ -313,6 +325,8 @@ def _generate(runtime: Backend, job: _Job, put: Any, stop: threading.Event) -> N
             if watch.looping(piece):
                 reason = "repetition"
                 break
+            if job.whole and "`" in piece and fence_closed("".join(output)):
+                break  # the file is complete: what a small model says after it is not needed
     finally:
         close = getattr(pieces, "close", None)
         if close is not None:

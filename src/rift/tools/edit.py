@@ -20,7 +20,7 @@ from typing import Any
 
 from rift import safe_fs
 from rift.errors import ToolError
-from rift.tools import guard
+from rift.tools import guard, leftovers, protected
 from rift.tools.base import (
     AppliedEdit,
     Tool,
@@ -111,6 +111,10 @@ def replace(raw: str, content: str, old: str, new: str, replace_all: bool) -> tu
             f"old_string occurs {count} times in {raw}; include more context around it"
             " to make it unique, or set replace_all to replace every occurrence"
         )
+    if replace_all and old.isidentifier() and new.isidentifier():
+        renamed, uses = leftovers.replace_identifier(content, old, new)  # whole names only
+        if uses:
+            return renamed, uses
     if replace_all:
         return content.replace(target, replacement), count
     return content.replace(target, replacement, 1), 1
@@ -224,6 +228,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     if old == new:
         raise ToolError("old_string and new_string are identical; nothing to change")
     path = safe_fs.resolve(ctx.resolve(raw))  # checked, read, written and journaled as is
+    protected.require_changeable("edit", raw, ctx.cwd, path, ctx.services.task_words)
     prior = _readable_prior(ctx, raw, path)
     content = prior.decode("utf-8", errors="replace")
     fs = ctx.services.files  # the editor's buffer may hold unsaved changes (ACP)
@@ -248,8 +253,9 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         return ToolOutput(ok=False, text=verdict.message)
     hooks = await apply_change(ctx, raw, path, prior, verdict)
     text = f"Edited {raw} ({count} replacement{'' if count == 1 else 's'}){note}"
-    if small:
-        text += guard.DONE_HINT
+    code = path.suffix in (".py", ".pyi")
+    undone = leftovers.leftover_note(raw, content, verdict.content, old, new) if code else ""
+    text += undone or (guard.DONE_HINT if small else "")
     if verdict.partial:
         text += PARTIAL_NOTE.format(path=raw)
     return ToolOutput(

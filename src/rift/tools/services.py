@@ -97,6 +97,9 @@ class ToolServices:
     """"rg" or "python": pins grep's engine (tests run both); None picks rg when present."""
     small_model: bool = False
     """The model is a small one (the embedded model): write and edit hold it to more rules."""
+    task_words: str = ""
+    """The words of the current task: a protected folder it names may be edited
+    (tools/protected.py)."""
 
     def without_subagents(self) -> ToolServices:
         """The services a sub-agent gets: the same, but it cannot delegate further."""
@@ -114,8 +117,9 @@ _BY_NAME = {
     "skills": "skills",
     "grep_backend": "grep_backend",
     "small_model": "small_model",
+    "task_words": "task_words",
 }
-_UNSET: dict[str, Any] = {"skills": {}, "small_model": False}
+_UNSET: dict[str, Any] = {"skills": {}, "small_model": False, "task_words": ""}
 
 
 class ServicesView(MutableMapping[str, Any]):

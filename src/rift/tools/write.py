@@ -18,7 +18,7 @@ from typing import Any
 
 from rift import safe_fs
 from rift.errors import ToolError
-from rift.tools import guard
+from rift.tools import guard, leftovers, protected
 from rift.tools.base import (
     AppliedEdit,
     Tool,
@@ -125,6 +125,14 @@ def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: st
             "replace all of it. Use edit instead: old_string = the exact lines to change, copied "
             "from read without the line numbers; new_string = those lines as they should be."
         )
+    words = ctx.services.task_words
+    lost = leftovers.dropped_definitions(old, content, words) if small and old else []
+    if lost and path.suffix == ".py":
+        return (
+            f"write refused: the content leaves out {', '.join(f'`{n}`' for n in lost[:4])} of "
+            f"{raw}, which the task does not ask to remove; the file was left unchanged. Send "
+            "the whole file, every line, with only what the task needs changed."
+        )
     dead = guard.code_defects("write", raw, path, old, content) if small else None
     if dead is not None:
         return dead
@@ -136,6 +144,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     raw, note = guard.project_relative(ctx.cwd, require_str(args, "path"), creating=True)
     content = require_str(args, "content")
     path = safe_fs.resolve(ctx.resolve(raw))
+    protected.require_changeable("write", raw, ctx.cwd, path, ctx.services.task_words)
     prior = snapshot(path, raw)
     content = guard.strip_debris(content, path, ctx.services.small_model)
     # A binary prior still reaches the gate decoded: its NUL bytes tell the gate
@@ -150,8 +159,8 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     hooks = await apply_change(ctx, raw, path, prior, verdict)
     size = len(verdict.content.encode("utf-8"))
     text = f"Wrote {size} bytes to {raw}{note}"
-    if ctx.services.small_model:
-        text += guard.DONE_HINT
+    undone = leftovers.leftover_note(raw, old, verdict.content) if path.suffix == ".py" else ""
+    text += undone or (guard.DONE_HINT if ctx.services.small_model else "")
     if verdict.partial:
         text += PARTIAL_NOTE.format(path=raw)
     return ToolOutput(

@@ -23,13 +23,14 @@ from rift.core.context.budget import (
     truncation_suspected,
     truncation_warning,
 )
-from rift.core.loop import hardening, preread, salvage
+from rift.core.loop import aftercheck, hardening, preread, salvage, wholefile
 from rift.core.loop.busy import retry_busy
 from rift.core.loop.reply import Reply, assistant_message, stream_reply
 from rift.core.permissions.hunks import changed_lines, diff_region, preview_diff
 from rift.core.sessions.trace import call_target
 from rift.errors import ToolError
 from rift.events import (
+    Content,
     EditDiff,
     Event,
     Info,
@@ -99,6 +100,10 @@ class Turn:
         self._changed = self._nudged = self._stuck_nudge_due = self._greedy = False
         self._open_calls: list[tuple[str, str]] = []
         self._prereads = 0
+        self._preread_paths: list[str] = []
+        self._whole = ""
+        """The file asked for whole this turn (core/wholefile.py), "" when none."""
+        self._checked = False
         self.cancelled = False
         self.outcome = "answered"
         self.reason = ""
@@ -119,6 +124,7 @@ class Turn:
         """
         started = time.monotonic()
         self._words = prompt if words is None else words
+        self.s.ctx.services.task_words = self._words  # what the user named (tools/protected.py)
         self._refusals_at_start = self.s.ctx.gate.refusals
         message: Message = {"role": "user", "content": prompt}
         if images:
@@ -162,6 +168,12 @@ class Turn:
         for call in calls:
             await self._execute(call)
         self._prereads = len(calls)
+        self._preread_paths = paths
+        if "write" in self.s.tools:
+            self._whole = wholefile.target(self._words, paths, ctx.cwd)
+        if self._whole:
+            self.counters["whole_file_requests"] += 1
+            self.messages.append({"role": "user", "content": wholefile.request(self._whole)})
 
     async def _step(self, n: int) -> bool:
         """One iteration; True when the model gave its final answer."""
@@ -179,6 +191,8 @@ class Turn:
         reply = await self._query(with_tools=not last_round)
         self._record_assistant(reply)
         if not reply.calls:
+            if not last_round and await self._check_failed():
+                return False
             if not last_round and self._nudge_due(reply.content):
                 self._nudged = True
                 self.counters["apply_nudges"] += 1
@@ -187,12 +201,50 @@ class Turn:
                 self.emit(Info(hardening.APPLY_NUDGE_NOTICE))
                 return False
             return not self._greedy_retry()
-        for call in reply.calls:
-            await self._execute(call)
+        outputs = [await self._execute(call) for call in reply.calls]
+        if n == 1 and self._whole and await self._whole_file_done(outputs):
+            return True
         if self._stuck_nudge_due:  # after every result: tool messages must follow their call
             self._stuck_nudge_due = False
             self.messages.append({"role": "user", "content": hardening.STUCK_NUDGE})
         return False
+
+    async def _whole_file_done(self, outputs: list[ToolOutput]) -> bool:
+        """After the whole-file write (core/wholefile.py): when it was applied and the checks
+        pass, the turn ends with rift's own answer; otherwise the loop goes on."""
+        written = [o.edit for o in outputs if o.ok and o.edit and o.edit.path == self._whole]
+        undone = any("Not done yet" in o.text for o in outputs)
+        if not written or undone or await self._check_failed():
+            return False
+        added, removed = changed_lines(written[0].old, written[0].new)
+        text = wholefile.answer(self._whole, added, removed)
+        self.emit(Content(text=text))
+        self.messages.append({"role": "assistant", "content": text})
+        return True
+
+    async def _check_failed(self) -> bool:
+        """Once per turn, before a turn that changed files ends: what the project offers to
+        check the change (core/aftercheck.py); True when a failure went back to the model."""
+        if not self._changed or self._checked:
+            return False
+        self._checked = True
+        ctx = self.s.ctx
+        problems = aftercheck.leftover_problems(ctx.journal, ctx.cwd)
+        if problems:
+            self.counters["check_failures"] += 1
+            self.messages.append({"role": "user", "content": problems})
+            return True
+        command = aftercheck.test_command(self._words, ctx.journal, ctx.cwd)
+        if not command or "bash" not in self.s.tools:
+            return False
+        call = ToolCall(id="rift_check_1", name="bash", arguments={"command": command})
+        self._record_assistant(Reply(calls=[call]))
+        output = await self._execute(call)
+        if output.ok:
+            return False
+        self.counters["check_failures"] += 1
+        self.messages.append({"role": "user", "content": aftercheck.FAILED_TESTS})
+        return True
 
     def _nudge_due(self, reply: str) -> bool:
         """Ask once for the change the model described, never after a person said no."""
@@ -263,7 +315,7 @@ class Turn:
         self.messages.append(assistant_message(reply, len(self.messages)))
         self._open_calls = [(c.id or "", c.name) for c in reply.calls]
 
-    async def _execute(self, call: ToolCall) -> None:
+    async def _execute(self, call: ToolCall) -> ToolOutput:
         """Run one tool call and feed its result back; a tool never crashes the turn."""
         name = canonical_name(call.name, self.s.tools)
         if name != call.name:
@@ -293,6 +345,7 @@ class Turn:
             self.emit(Plan(items=list(output.plan)))
         self.tool_log.append((name, output.ok, call_target(args)))
         self._track_outcome(name, output.ok)
+        return output
 
     async def _run_tool(self, name: str, call: ToolCall) -> ToolOutput:
         tool = self.s.tools.get(name)

@@ -1,0 +1,63 @@
+"""The whole-file edit format: a small model rewrites a small named file in one request.
+
+aider's `whole` format (the model answers with the complete new file) drove the
+same 1.5B GGUF to 16/18 on the tiny tier where rift's search-and-replace loop
+made 11/18 in almost three times the requests: a small model copies a 10-line
+file back with one change far more reliably than it writes an exact old_string,
+and one request replaces read, edit and final answer. So when a small model's
+task asks for a change and names exactly one file that rift already read for it
+(core/preread.py) and that is short enough for the write guard to accept a
+rewrite (tools/guard.is_tiny), rift asks for that file whole. The embedded
+model's grammar then admits only `write` of that path (models/embedded_calls.py).
+
+The write is an ordinary tool call: the same guards (template tokens, line
+numbers, parse check, dead code, an unchanged file), the same review and undo.
+When it succeeds and the after-edit checks pass, the turn ends with rift's own
+one-line answer instead of another request; when a guard refuses it, the turn
+goes on as before (the refusal steers the model to `edit`).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from rift.models.embedded_calls import WHOLE_FILE_REQUEST
+from rift.patterns import lazy
+from rift.tools import guard
+
+_ASKS_CHANGE = lazy(
+    r"\b(fix|add|change|rename|remove|delete|replace|update|set|make|correct|insert|move|"
+    r"convert|implement|refactor|give|append|extend|return|raise|handle)\b",
+    re.IGNORECASE,
+)
+_CHAT_ONLY = lazy(r"\?\s*$|without (using )?(any )?tools?|do not use|don't use", re.IGNORECASE)
+
+
+def target(words: str, named: list[str], cwd: Path) -> str:
+    """The one file to ask for whole ("" when this task is not one for the format)."""
+    if len(named) != 1 or not _ASKS_CHANGE().search(words) or _CHAT_ONLY().search(words):
+        return ""
+    path = cwd / named[0]
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+    if not text.strip() or "\0" in text or not guard.is_tiny(text):
+        return ""
+    return named[0]
+
+
+def request(path: str) -> str:
+    """The message that asks for the file whole (its first words are what the grammar keys on)."""
+    return (
+        WHOLE_FILE_REQUEST.format(path=path)
+        + f" reply with the complete new {path} in one fenced code block: all of its current "
+        "lines (every function kept as it is, without the line numbers) with the task's change "
+        "made in them. No other text."
+    )
+
+
+def answer(path: str, added: int, removed: int) -> str:
+    """rift's final answer after a whole-file rewrite that passed every check."""
+    return f"Changed {path} (+{added} -{removed} lines)."

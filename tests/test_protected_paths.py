@@ -1,0 +1,133 @@
+"""rift never edits build output, virtualenvs, installed packages or .git unless asked (issue 29).
+
+Run as the README's first command once was, in a folder without the file the
+task named, the embedded model went looking and spent minutes editing
+`build/lib/rift/frontends/tui/widgets/status.py`, rift's own build output.
+write and edit now refuse such paths with a result the model can act on,
+unless the user's task names them. Real `rift -p`, real HTTP to the scripted
+fake server, real files.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rift_bin import run_rift
+
+PROTECTED = [
+    "build/lib/pkg/status.py",
+    ".venv/lib/python3.11/site-packages/x.py",
+    "venv/bin/tool.py",
+    "lib/site-packages/pkg/mod.py",
+    "web/node_modules/left/pad.py",
+    ".git/hooks/helper.py",
+]
+
+
+def tool_results(server: Any) -> list[str]:
+    """The tool results rift sent back in its last chat request, in order."""
+    messages = server.chat_requests()[-1]["messages"]
+    return [m["content"] for m in messages if m["role"] == "tool"]
+
+
+@pytest.mark.parametrize("rel", PROTECTED)
+def test_edit_and_write_refused_under_generated_or_vendored_folders(
+    project: Path, fake_server: Any, rel: str
+) -> None:
+    target = project / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("VALUE = 1\n")
+    server = fake_server(
+        {
+            "turns": [
+                {
+                    "tool_calls": [
+                        {
+                            "name": "edit",
+                            "arguments": {
+                                "path": rel,
+                                "old_string": "VALUE = 1",
+                                "new_string": "VALUE = 2",
+                            },
+                        }
+                    ]
+                },
+                {"tool_calls": [{"name": "write", "arguments": {"path": rel, "content": "X\n"}}]},
+                {"content": "could not change it"},
+            ]
+        }
+    )
+    result = run_rift(
+        ["--host", server.url, "-m", "fake-model", "-p", "set VALUE to 2 in status.py"], project
+    )
+    assert result.returncode == 0, result.stderr
+    assert target.read_text() == "VALUE = 1\n"
+    edit_result, write_result = tool_results(server)
+    top = rel.split("/")[0] if "site-packages" not in rel else "site-packages"
+    for text in (edit_result, write_result):
+        assert text.startswith("ERROR:") and "refused" in text, text
+        assert top in text, text  # it says which folder, so the model can look elsewhere
+
+
+def test_the_user_naming_the_path_allows_it(project: Path, fake_server: Any) -> None:
+    target = project / "build" / "gen.py"
+    target.parent.mkdir()
+    target.write_text("VALUE = 1\n")
+    server = fake_server(
+        {
+            "turns": [
+                {
+                    "tool_calls": [
+                        {
+                            "name": "edit",
+                            "arguments": {
+                                "path": "build/gen.py",
+                                "old_string": "VALUE = 1",
+                                "new_string": "VALUE = 2",
+                            },
+                        }
+                    ]
+                },
+                {"content": "done"},
+            ]
+        }
+    )
+    prompt = "In build/gen.py set VALUE to 2"
+    result = run_rift(
+        ["--host", server.url, "-m", "fake-model", "-p", prompt, "--output-format", "json"],
+        project,
+    )
+    assert result.returncode == 0, result.stderr
+    assert target.read_text() == "VALUE = 2\n"
+    assert json.loads(result.stdout.strip().splitlines()[-1])["reply"] == "done"
+
+
+def test_a_source_file_named_like_a_protected_folder_is_not_protected(
+    project: Path, fake_server: Any
+) -> None:
+    (project / "build.py").write_text("VALUE = 1\n")
+    server = fake_server(
+        {
+            "turns": [
+                {
+                    "tool_calls": [
+                        {
+                            "name": "edit",
+                            "arguments": {
+                                "path": "build.py",
+                                "old_string": "VALUE = 1",
+                                "new_string": "VALUE = 2",
+                            },
+                        }
+                    ]
+                },
+                {"content": "done"},
+            ]
+        }
+    )
+    result = run_rift(["--host", server.url, "-m", "fake-model", "-p", "set VALUE to 2"], project)
+    assert result.returncode == 0, result.stderr
+    assert (project / "build.py").read_text() == "VALUE = 2\n"

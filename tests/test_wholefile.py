@@ -1,0 +1,86 @@
+"""The whole-file edit format's pieces (core/wholefile.py, models/embedded_calls.py), pure.
+
+End to end it runs with the real embedded model (tests/embedded/test_embedded_rename.py
+and the tiny tier of bench/tasks).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rift.core import wholefile
+from rift.models.base import ContentDelta, Message, ToolCall
+from rift.models.embedded import _ReplyAssembler
+from rift.models.embedded_calls import (
+    fence_closed,
+    step_tools,
+    whole_file_call,
+    whole_file_path,
+)
+
+TOOLS = [
+    {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
+    for name in ("read", "edit", "write", "bash")
+]
+
+
+def test_the_format_is_chosen_for_one_small_named_file_and_a_change(tmp_path: Path) -> None:
+    (tmp_path / "stats.py").write_text("def max_of(items):\n    return min(items)\n")
+    (tmp_path / "big.py").write_text("x = 1\n" * 60)
+    fix = "max_of in stats.py returns the smallest item. Fix it."
+    assert wholefile.target(fix, ["stats.py"], tmp_path) == "stats.py"
+    assert wholefile.target("What does max_of in stats.py do?", ["stats.py"], tmp_path) == ""
+    assert wholefile.target("Fix big.py", ["big.py"], tmp_path) == ""  # edit suits it better
+    assert wholefile.target("Fix a.py and stats.py", ["a.py", "stats.py"], tmp_path) == ""
+    assert wholefile.target(fix, [], tmp_path) == ""
+
+
+def test_the_request_binds_only_the_next_step() -> None:
+    ask: Message = {"role": "user", "content": wholefile.request("stats.py")}
+    assert whole_file_path([ask]) == "stats.py"
+    answered: list[Message] = [ask, {"role": "tool", "content": "ERROR: write refused: x"}]
+    assert whole_file_path(answered) == ""
+    [only] = step_tools(TOOLS, [ask])
+    assert only["function"]["name"] == "write"
+    assert only["function"]["parameters"]["properties"]["path"]["enum"] == ["stats.py"]
+
+
+def test_a_fenced_reply_becomes_a_write_of_the_file() -> None:
+    reply = "Here it is:\n```python\ndef f():\n    return '```'\n```\nDone."
+    assert whole_file_call(reply, "a.py") == (
+        "",
+        [
+            ToolCall(
+                id=None,
+                name="write",
+                arguments={"path": "a.py", "content": "def f():\n    return '```'\n"},
+            )
+        ],
+    )
+
+
+def test_line_numbers_copied_from_the_read_come_off_and_an_unclosed_fence_is_no_file() -> None:
+    numbered = "```python\n    1\tdef f():\n    2\t    return 1\n```"
+    [call] = whole_file_call(numbered, "a.py")[1]
+    assert call.arguments == {"path": "a.py", "content": "def f():\n    return 1\n"}
+    assert whole_file_call("```python\ndef f():\n    return 1\n", "a.py")[1] == []
+    assert whole_file_call("I cannot do that.", "a.py") == ("I cannot do that.", [])
+
+
+def test_the_provider_streams_nothing_of_the_file_and_ends_with_the_write() -> None:
+    assembler = _ReplyAssembler(constrained=False, offered=True, whole="a.py")
+    pieces = ["```python\n", "x = 2\n", "```"]
+    events = [e for p in pieces for e in assembler.feed(p)] + list(assembler.finish())
+    assert events == [
+        ToolCall(id=None, name="write", arguments={"path": "a.py", "content": "x = 2\n"})
+    ]
+    plain = _ReplyAssembler(constrained=False, offered=True, whole="a.py")
+    said = [e for e in plain.feed("No change is needed.")] + list(plain.finish())
+    assert said == [ContentDelta("No change is needed.")]
+
+
+def test_generation_may_stop_once_the_fence_closes() -> None:
+    assert not fence_closed("```python\nx = 1\n")
+    assert not fence_closed("```python\nx = 1\n``")
+    assert fence_closed("```python\nx = 1\n```")
+    assert fence_closed("Sure:\n```\nx = 1\n```\nThis changes")
