@@ -140,9 +140,16 @@ def _other_threads() -> bool:
 def _main(argv: list[str] | None) -> tuple[int, bool]:
     """The exit status, and whether the run finished a front end that saved all it had
     (`-p`, `--serve`): only then may `entry` skip the interpreter's teardown."""
-    if (sys.argv[1:] if argv is None else argv) in VERSION_FLAGS:
+    words = sys.argv[1:] if argv is None else argv
+    if words in VERSION_FLAGS:
         print(f"rift {__version__}")
         return 0, False
+    if words[:1] == ["github"]:
+        from pathlib import Path
+
+        from rift.integrations import github
+
+        return github.main(words[1:], Path.cwd()), False
     args = build_parser().parse_args(argv)
     if args.version:
         print(f"rift {__version__}")
