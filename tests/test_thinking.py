@@ -41,13 +41,13 @@ def _think_values(capabilities: list[str], words: list[str], tmp_path: Path) -> 
 
         async def go() -> None:
             started = await start_agent(config, events.append, StartOptions(attached=False))
-            agent = started.agent
+            conversation = started.conversation
             try:
                 for word in words:
-                    agent.set_thinking(word)
-                    await agent.run_turn("hi")
+                    conversation.set_thinking(word)
+                    await conversation.run("hi")
             finally:
-                await agent.aclose()
+                await conversation.close()
 
         asyncio.run(go())
         return [body.get("think", "(absent)") for body in server.chat_requests()]

@@ -154,21 +154,50 @@ class ToolResult(Event):
         _set(self, "output", output)
 
 
+class DiffRegion(Record):
+    """The changed region of an edit: from line `start` (1-based), the `old` lines were
+    replaced by the `new` ones (each list capped); `created`: the file is new."""
+
+    __slots__ = ("start", "old", "new", "created")
+    start: int
+    old: list[str]
+    new: list[str]
+    created: bool
+
+    def __init__(self, start: int, old: list[str], new: list[str], created: bool) -> None:
+        _set(self, "start", start)
+        _set(self, "old", old)
+        _set(self, "new", new)
+        _set(self, "created", created)
+
+
 class EditDiff(Event):
-    """A write/edit was applied: capped ± preview, emitted right after its tool_result."""
+    """A write/edit was applied: capped ± preview, emitted right after its tool_result.
+
+    `region` (additive) is the same change as data, so no client parses `diff`.
+    """
 
     name: ClassVar[str] = "edit_diff"
-    __slots__ = ("path", "added", "removed", "diff")
+    __slots__ = ("path", "added", "removed", "diff", "region")
     path: str
     added: int
     removed: int
     diff: list[str]
+    region: DiffRegion
 
-    def __init__(self, path: str, added: int, removed: int, diff: list[str]) -> None:
+    def __init__(
+        self,
+        path: str,
+        added: int,
+        removed: int,
+        diff: list[str],
+        region: DiffRegion | None = None,
+    ) -> None:
         _set(self, "path", path)
         _set(self, "added", added)
         _set(self, "removed", removed)
         _set(self, "diff", diff)
+        _set(self, "region", DiffRegion(1, [], [], False) if region is None else region)
 
 
 class PlanItem(Record):
@@ -230,24 +259,28 @@ class Done(Event):
 
     `outcome` and `reason` are additive: how the turn ended (one of `OUTCOMES`)
     and, unless it was answered, why in words, so front ends never parse
-    warning text to learn it.
+    warning text to learn it. `cost_usd` (additive) is the turn's estimated cost
+    at the config's `pricing` rates; 0.0 for local or unpriced models.
     """
 
     name: ClassVar[str] = "done"
-    __slots__ = ("stats", "outcome", "reason")
+    __slots__ = ("stats", "outcome", "reason", "cost_usd")
     stats: TurnStats
     outcome: str
     reason: str
+    cost_usd: float
 
     def __init__(
         self,
         stats: TurnStats | None = None,
         outcome: str = "answered",
         reason: str = "",
+        cost_usd: float = 0.0,
     ) -> None:
         _set(self, "stats", TurnStats() if stats is None else stats)
         _set(self, "outcome", outcome)
         _set(self, "reason", reason)
+        _set(self, "cost_usd", cost_usd)
 
 
 OUTCOMES = ("answered", "stopped", "cancelled", "wrapped", "error")
@@ -259,21 +292,72 @@ error: the model call failed."""
 # -------------------------------------------------------------- interaction
 
 
+class AskOption(Record):
+    """What one choice of an ask means, so no face reads it out of the choice's words.
+
+    `id` is the choice text to answer with; `kind` is one of `ASK_OPTION_KINDS`;
+    `rule` is the permission rule an `allow_project`/`allow_everywhere` answer saves
+    (`Bash(git status *)`), empty for every other kind.
+    """
+
+    __slots__ = ("id", "kind", "rule")
+    id: str
+    kind: str
+    rule: str
+
+    def __init__(self, id: str, kind: str, rule: str = "") -> None:
+        _set(self, "id", id)
+        _set(self, "kind", kind)
+        _set(self, "rule", rule)
+
+
+ASK_OPTION_KINDS = (
+    "allow_once",
+    "allow_session",
+    "allow_project",
+    "allow_everywhere",
+    "deny",
+    "trust",
+    "skip",
+    "choice",
+)
+"""allow_session: this tool unasked for the rest of the session; allow_project and
+allow_everywhere: `rule` saved to the user config for this project or for all; trust
+and skip: a project extension's ask; choice: an answer the model offered (ask_user)."""
+
+
 class Ask(Event):
-    """A question for the user; empty `choices` means a free-text answer."""
+    """A question for the user; empty `choices` means a free-text answer.
+
+    `options` (additive) gives each choice's meaning, in the same order: answer
+    with an option's `id` (the choice text). `kind` is allow_once, allow_session
+    (the tool unasked for the rest of the session), allow_project or
+    allow_everywhere (`rule` is saved to the user config for this project or for
+    all), deny, trust or skip (a project extension's ask), or choice (an answer
+    the model offered); `rule` is empty for all but the two saving kinds.
+    """
 
     name: ClassVar[str] = "ask"
-    __slots__ = ("id", "question", "detail", "choices")
+    __slots__ = ("id", "question", "detail", "choices", "options")
     id: int
     question: str
     detail: list[str]
     choices: list[str]
+    options: list[AskOption]
 
-    def __init__(self, id: int, question: str, detail: list[str], choices: list[str]) -> None:
+    def __init__(
+        self,
+        id: int,
+        question: str,
+        detail: list[str],
+        choices: list[str],
+        options: list[AskOption] | None = None,
+    ) -> None:
         _set(self, "id", id)
         _set(self, "question", question)
         _set(self, "detail", detail)
         _set(self, "choices", choices)
+        _set(self, "options", [] if options is None else options)
 
 
 class EditReview(Event):

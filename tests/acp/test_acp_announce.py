@@ -15,7 +15,7 @@ pytest.importorskip("acp")
 from acp import text_block
 from acp_harness import Recorder, connect, run
 
-OWN = ["compact", "undo", "rewind", "clear"]
+OWN = ["undo", "rewind", "compact", "clear"]  # the core registry's order
 
 
 def _call(name: str, **arguments: Any) -> dict[str, Any]:

@@ -18,11 +18,21 @@ from acp import (
 )
 from acp.schema import EnvVariable, HttpHeader, HttpMcpServer, McpServerStdio
 
+from rift.core.permissions.choices import ask_options
+from rift.events import AskOption
 from rift.frontends.acp.mapping import mcp_configs, permission_choices, prompt_text
 
 
+def _options(choices: list[str], rule: str) -> list[AskOption]:
+    """What the gate says its choices mean (the session choice is the one naming it)."""
+    session = next((c for c in choices if c.endswith("this session")), None)
+    always = [c for c in choices if c.startswith("always allow '")]
+    pair = (always[0], always[1]) if always else None
+    return ask_options(choices, session=session, always=pair, rule=rule)
+
+
 def _table(choices: list[str], tool: str | None) -> list[tuple[str, str, str]]:
-    offered = permission_choices(choices, tool)
+    offered = permission_choices(_options(choices, "R"), tool)
     return [(o.option_id, o.kind, offered.answers[o.option_id]) for o in offered.options]
 
 
@@ -58,7 +68,7 @@ def test_write_ask_prefers_the_session_rule_for_allow_always() -> None:
 
 
 def test_a_trust_ask_keeps_its_words_and_has_no_reject_always() -> None:
-    offered = permission_choices(["trust", "skip"], None)
+    offered = permission_choices(ask_options(["trust", "skip"]), None)
     assert [(o.option_id, o.kind, o.name) for o in offered.options] == [
         ("choice_0", "allow_once", "Trust"),
         ("reject_once", "reject_once", "Skip"),

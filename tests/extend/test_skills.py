@@ -6,7 +6,7 @@ from pathlib import Path
 
 from extend_helpers import request_text
 
-from rift.extend.skills import BODY_CAP, discover_skills, split_invocation
+from rift.extend.skills import BODY_CAP, discover_skills
 
 
 def _skill(root: Path, rel: str, text: str) -> None:
@@ -30,13 +30,6 @@ def test_discovery_precedence_and_defaults(project: Path, tmp_path: Path) -> Non
     assert skills["renamed"].description == "(no description)"
     assert skills["big"].body.endswith(f"[skill truncated at {BODY_CAP} characters]")
     assert len(skills["big"].description) == 120
-
-
-def test_split_invocation() -> None:
-    assert split_invocation("/skill:fix the bug") == ("fix", "the bug")
-    assert split_invocation("  /skill:fix") == ("fix", "")
-    assert split_invocation("/skill:fix\nmulti line") == ("fix", "multi line")
-    assert split_invocation("please /skill:fix") is None
 
 
 def test_skill_expansion_on_the_wire(fake_server, start_serve, project: Path) -> None:

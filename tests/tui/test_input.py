@@ -83,3 +83,21 @@ def test_at_mentions_complete_and_attach(tui: Any, project: Path) -> None:
     drive(app, scenario)
     sent = json.dumps(server.chat_requests()[-1]["messages"])
     assert "return 42" in sent
+
+
+def test_an_exact_command_name_wins_over_a_longer_prefix_match(tui: Any) -> None:
+    """Issue 32 regression 2: `/mode` + Enter ran `/model`, the first prefix match."""
+    app, _ = tui()
+
+    async def scenario(pilot: Pilot[Any]) -> None:
+        await connected(pilot)
+        palette = app.composer.palette
+        await pilot.press(*"/mode")
+        await until(pilot, lambda: palette.display, "the palette")
+        labels = [str(palette.get_option_at_index(i).prompt) for i in range(palette.option_count)]
+        assert labels[0].split()[0] == "/mode", labels  # the exact name is offered first
+        await pilot.press("enter")
+        await until(pilot, lambda: "approval mode:" in transcript_text(app), "/mode")
+        assert "models" not in transcript_text(app).lower().split("approval mode:")[0][-200:]
+
+    drive(app, scenario)

@@ -20,21 +20,42 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rift.core.context.budget import budget
+    from rift.core.conversation.commands import (
+        COMMANDS,
+        CommandSpec,
+        Invocation,
+        for_face,
+        parse_command,
+        serve_commands,
+        split_command,
+    )
     from rift.core.conversation.owner import Conversation
+    from rift.core.conversation.prepare import Refusal
     from rift.core.conversation.startup import Started, StartOptions, start_agent
     from rift.core.conversation.tasks import TaskRegistry
+    from rift.core.permissions.choices import option_label
     from rift.core.permissions.gate import MODES
-    from rift.core.permissions.hunks import reassemble
+    from rift.core.permissions.hunks import preview_region, reassemble
     from rift.core.sessions.replay import Prompt
     from rift.core.sessions.store import SessionStore
 
 _EXPORTS: dict[str, str] = {
+    "COMMANDS": "rift.core.conversation.commands",
+    "CommandSpec": "rift.core.conversation.commands",
+    "Invocation": "rift.core.conversation.commands",
+    "for_face": "rift.core.conversation.commands",
+    "parse_command": "rift.core.conversation.commands",
+    "serve_commands": "rift.core.conversation.commands",
+    "split_command": "rift.core.conversation.commands",
     "Conversation": "rift.core.conversation.owner",
+    "Refusal": "rift.core.conversation.prepare",
     "StartOptions": "rift.core.conversation.startup",
     "Started": "rift.core.conversation.startup",
     "start_agent": "rift.core.conversation.startup",
     "TaskRegistry": "rift.core.conversation.tasks",
     "MODES": "rift.core.permissions.gate",
+    "option_label": "rift.core.permissions.choices",
+    "preview_region": "rift.core.permissions.hunks",
     "reassemble": "rift.core.permissions.hunks",
     "Prompt": "rift.core.sessions.replay",
     "SessionStore": "rift.core.sessions.store",
@@ -42,15 +63,25 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "COMMANDS",
     "MODES",
+    "CommandSpec",
     "Conversation",
+    "Invocation",
     "Prompt",
+    "Refusal",
     "SessionStore",
     "StartOptions",
     "Started",
     "TaskRegistry",
     "budget",
+    "for_face",
+    "option_label",
+    "parse_command",
+    "preview_region",
     "reassemble",
+    "serve_commands",
+    "split_command",
     "start_agent",
 ]
 

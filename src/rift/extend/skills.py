@@ -123,16 +123,3 @@ def discover_skills(
     for skill in _scan(project_dir / ".rift" / "skills", project_dir, readable):
         found[skill.name] = skill
     return dict(sorted(found.items()))
-
-
-def split_invocation(text: str) -> tuple[str, str] | None:
-    """`/skill:<name> [task]` → (name, task); None when the text is not an invocation."""
-    stripped = text.strip()
-    if not stripped.startswith("/skill:"):
-        return None
-    rest = stripped[len("/skill:") :]
-    name, _, task = rest.partition(" ")
-    if "\n" in name:
-        name, _, more = name.partition("\n")
-        task = more + (" " + task if task else "")
-    return name.strip(), task.strip()

@@ -34,7 +34,6 @@ from rift.events import (
     to_plain,
 )
 from rift.models.attachments import Attachments
-from rift.models.pricing import estimated_cost_usd
 
 EXIT_OK, EXIT_TURN_FAILED, EXIT_STARTUP, EXIT_STOPPED, EXIT_WRAPPED, EXIT_CANCELLED = (
     0,
@@ -118,8 +117,8 @@ async def _run(
         print(f"rift: {exc}", file=sys.stderr)
         return EXIT_STARTUP, {}
     conversation = started.conversation
-    for notice in started.notices:
-        renderer(notice)
+    for event in started.opening_events():  # the renderer shows the notices
+        renderer(event)
     task = asyncio.current_task()
     _on_sigterm(task.cancel if task is not None else None)
     done: Done | None = None
@@ -139,9 +138,7 @@ async def _run(
         "reply": renderer.reply,
         "tools": renderer.tools,
         "stats": to_plain(done.stats),
-        "estimated_cost_usd": estimated_cost_usd(
-            config, conversation.model, done.stats.billed_prompt_tokens, done.stats.output_tokens
-        ),
+        "estimated_cost_usd": done.cost_usd,
         "session": str(conversation.session_path),
         "outcome": done.outcome,
         "reason": done.reason,

@@ -24,15 +24,13 @@ from typing import Any, BinaryIO
 
 from rift import __version__
 from rift.config import Config
-from rift.core import MODES, Conversation, StartOptions, start_agent
+from rift.core import MODES, Conversation, StartOptions, serve_commands, start_agent
 from rift.errors import ModelError
 from rift.events import (
     PROTOCOL_VERSION,
-    ApprovalChanged,
     Capabilities,
     Content,
     Event,
-    History,
     Ready,
     SkillInfo,
     Thinking,
@@ -41,22 +39,8 @@ from rift.events import (
 )
 from rift.text import scrub
 
-COMMANDS = (
-    "hello",
-    "prompt",
-    "answer",
-    "edit_decision",
-    "cancel",
-    "undo",
-    "list_sessions",
-    "list_models",
-    "set_model",
-    "set_approval",
-    "set_mode",
-    "rewind",
-    "compact",
-    "new_session",
-)
+COMMANDS = tuple(serve_commands())
+"""The wire commands (`ready.commands`), derived from the core's command registry."""
 MAX_LINE_BYTES = 4 * 1024 * 1024
 _EOF = object()
 _JSON_SPACE = " \t\r\n"
@@ -255,7 +239,7 @@ class ServeLoop:
         conversation.edit_review = edit_review
         conversation.auto_continue = auto_continue
         if approve is not None:
-            conversation.set_approval(approve)
+            conversation.set_approval(approve, announce=False)  # capabilities says it
         self.emit(
             Capabilities(
                 protocol_version=PROTOCOL_VERSION,
@@ -325,19 +309,12 @@ class ServeLoop:
         if not isinstance(approve, bool):
             self.warn("set_approval needs a boolean 'approve' field")
             return
-        self.conversation.set_approval(approve)
-        self._approval_changed()
+        self.conversation.set_approval(approve)  # acked by the owner
 
     def set_mode(self, cmd: dict[str, Any]) -> None:
         mode = cmd.get("mode")
         if not isinstance(mode, str) or not self.conversation.set_mode(mode):
             self.warn(f"set_mode needs a 'mode' field: one of {', '.join(MODES)}")
-            return
-        self._approval_changed()
-
-    def _approval_changed(self) -> None:
-        conversation = self.conversation
-        self.emit(ApprovalChanged(approve=conversation.approve, mode=conversation.mode))
 
     def rewind(self, cmd: dict[str, Any]) -> None:
         n = cmd.get("n", 1)
@@ -383,11 +360,8 @@ async def _serve(config: Config, options: StartOptions, emit: EventWriter) -> in
             commands=list(COMMANDS),
         )
     )
-    emit(conversation.context_gauge())
-    if started.resumed:
-        emit(History(messages=conversation.history()))
-    for notice in started.notices:
-        emit(notice)
+    for event in started.opening_events():
+        emit(event)
     loop = ServeLoop(conversation, emit)
     queue: asyncio.Queue[object] = asyncio.Queue()
     # The reader gets its own file on a dup of fd 0: after SIGTERM it is still blocked in

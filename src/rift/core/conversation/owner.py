@@ -1,77 +1,69 @@
 """The conversation owner: one conversation's lifecycle, the same on every face.
 
-`rift --serve`, `rift -p`, the TUI and ACP each translate their input into
-these calls and render the events that come back through the `emit` they gave
-`start_agent`. None of them starts a turn task, checks busy, expands skills or
-mentions, or closes reviews itself; that is what keeps rift's promises the
-same everywhere:
+`rift --serve`, `rift -p`, the TUI and ACP translate their input into these calls
+and render the events that come back through the `emit` they gave `start_agent`.
+What keeps rift's promises the same everywhere:
 
-- One piece of work at a time. A turn, a model switch, a compaction or an
-  option change marks the conversation busy *synchronously*, before any await,
-  so two commands in one write can never both start; anything else that needs
-  the conversation is refused with `warning` (code "busy"), not queued.
-- Every undecided review is closed: on `done` (the agent), on `cancel` and on
-  `close`, each gets `edit_review_closed` before the turn unwinds.
-- Nothing is lost: the session is saved after every turn and at close; a
-  conversation without a user message is never saved.
+- One piece of work at a time. `_start` is the only place work begins: busy is set
+  before any await, and only the end of that same task clears it. A turn's task
+  includes its after-turn work (idle compaction, `context`); a command sent after
+  `done` but before that ends is chained behind it, never run under it. Otherwise
+  work while busy is refused with `warning` (code "busy"), not queued.
+- The owner holds the state: busy, the work task, `interrupted`, `session_path`
+  and every structural change to `messages`; the runtime (runtime.py) runs a
+  turn's model loop and swaps models when told.
+- Every undecided review is closed after a turn, on `cancel` and on `close`.
+- Nothing is lost: saved after every turn (before `done`) and at close.
 
-Work cancelled before its task first ran (`prompt` then `cancel` in one write)
-still ends the way a cancelled turn does: `warning`, then `done`.
+Work cancelled before its task ran still ends as a cancel does: `warning`, `done`.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from rift.core.context.budget import prune_old_outputs, summarize
-from rift.core.context.mentions import expand
-from rift.core.permissions.gate import MODES
-from rift.core.sessions.checkpoints import format_undo_message
-from rift.core.sessions.replay import Prompt, replay
-from rift.core.sessions.store import SessionStore, history_for, turn_starts
-from rift.errors import RiftError, ToolError
-from rift.events import (
-    ContextGauge,
-    Done,
-    Event,
-    History,
-    HistoryMessage,
-    Info,
-    Models,
-    SessionChanged,
-    Sessions,
-    TaskFinished,
-    Warning,
+from rift.core.conversation.prepare import Prepared, Refusal, prepare, task_note
+from rift.core.conversation.readings import Readings
+from rift.core.conversation.upkeep import (
+    cancelled_before_start,
+    compact_now,
+    discard_if_empty,
+    remember,
+    rewind_cut,
+    save,
 )
-from rift.extend.skills import Skill, split_invocation
-from rift.record import record, replace
+from rift.core.permissions.gate import MODES
+from rift.core.sessions.store import INTERRUPT_NOTE, SessionStore, history_for
+from rift.errors import RiftError
+from rift.events import ApprovalChanged, Done, History, Info, SessionChanged, TaskFinished, Warning
+from rift.record import replace
 
 if TYPE_CHECKING:
     from rift.config import Config
-    from rift.core.conversation.runtime import Agent
+    from rift.core.conversation.runtime import Agent, ModelBinding
     from rift.models.attachments import Attachments
 
 BUSY_TEXT = "turn in progress — cancel it or wait for done"
 
 
-@record
-class Prepared:
-    """A prompt ready for the model: `text` as sent, `words` as the person typed them."""
+class Conversation(Readings):
+    """Owns one conversation: its work, its messages, its session, its end."""
 
-    text: str
-    words: str
-    images: tuple[str, ...] = ()
-
-
-class Conversation:
-    """Owns one conversation: its turns, its switches, its end."""
-
-    def __init__(self, agent: Agent) -> None:
+    def __init__(self, agent: Agent, session_path: Path) -> None:
         self._agent = agent
+        self.session_path = session_path
+        """The session file; a new one on `new_conversation`."""
+        self.interrupted = False
+        """The last turn was cancelled: the next prompt starts with INTERRUPT_NOTE."""
+        self.busy = False
+        """Work is running, after-turn work included; set and cleared only by `_start`."""
         self._work: asyncio.Task[Any] | None = None
+        self._settling = False
+        """The current work is a turn whose `done` is out; only after-turn work remains,
+        and new work is chained behind it instead of refused."""
         self._started = False
         """The current work's task has begun running (cancel can reach it directly)."""
         self._cancel_early = False
@@ -87,92 +79,10 @@ class Conversation:
         """A cancel suppressed the pending notifications' automatic turn (until the next prompt)."""
         agent.tasks.on_finished = self._task_finished
 
-    # ------------------------------------------------------------------ state
-
-    @property
-    def busy(self) -> bool:
-        """A turn, model switch, compaction or option change is running."""
-        return self._agent.busy
-
-    @property
-    def model(self) -> str:
-        return self._agent.model
-
-    @property
-    def num_ctx(self) -> int:
-        return self._agent.num_ctx
-
-    @property
-    def session_path(self) -> Path:
-        return self._agent.session_path
-
-    @property
-    def approve(self) -> bool:
-        return self._agent.approval.enabled
-
-    @property
-    def skills(self) -> dict[str, Skill]:
-        return self._agent.skills
-
-    @property
-    def config(self) -> Config:
-        return self._agent.config
-
-    @property
-    def edit_review(self) -> bool:
-        """Writes come as `edit_review` (serve after hello, the TUI) rather than asks."""
-        return self._agent.broker.edit_review
-
-    @edit_review.setter
-    def edit_review(self, on: bool) -> None:
-        self._agent.broker.edit_review = on
-
-    def history(self) -> list[HistoryMessage]:
-        return history_for(self._agent.messages)
-
-    def replay(self) -> list[Prompt | Event]:
-        """The stored conversation as its turns' events (sessions/replay.py), to show it whole."""
-        return replay(self._agent.messages)
-
-    @property
-    def sees(self) -> bool:
-        """The model reports vision: images in a prompt can reach it (as `run_turn` decides)."""
-        binding = self._agent.binding
-        return binding.route.traits.vision and binding.info.vision
-
-    @property
-    def mode(self) -> str:
-        """The approval mode (permissions/gate.py MODES); `approve` is its serve-protocol flag."""
-        return self._agent.approval.mode
-
-    def set_mode(self, mode: str) -> bool:
-        """Switch the approval mode; False for a name that is not one of MODES."""
-        if mode not in MODES:
-            return False
-        self._agent.approval.mode = mode
-        return True
-
-    def deny_for_session(self, tool: str) -> None:
-        """The person chose "always deny": `tool` is refused for the rest of the session."""
-        self._agent.gate.deny_for_session(tool)
-
-    def context_gauge(self) -> ContextGauge:
-        return self._agent.context_gauge()
-
-    def list_sessions(self) -> Sessions:
-        return self._agent.list_sessions()
-
-    async def list_models(self) -> Models:
-        return await self._agent.list_models()
-
-    def delegate(self, **services: object) -> None:
-        """Hand the tools a front end's services (ACP: the editor's files and terminals)."""
-        self._agent.ctx.extras.update(services)
-
     # ------------------------------------------------------------------ turns
 
-    def submit(self, text: str, attachments: Attachments | None = None) -> bool:
-        """Start a turn on `text`; False (and a warning) when it cannot start now.
+    def submit(self, text: str, attachments: Attachments | None = None) -> Literal[True] | Refusal:
+        """Start a turn on `text`; a falsy `Refusal` (and a warning) when it cannot now.
 
         Skills (`/skill:name task`) and `@path` mentions are expanded here, once.
         `attachments` (models/attachments.py): its text files follow the prompt, its
@@ -180,12 +90,13 @@ class Conversation:
         Empty text starts nothing and says nothing.
         """
         if not text.strip():
-            return False
-        if self._refused_busy():
-            return False
-        prepared = self._prepare(text)
-        if prepared is None:
-            return False
+            return Refusal("empty", "")
+        refusal = self._busy_refusal()
+        if refusal is not None:
+            return refusal
+        prepared = prepare(self._agent, text, vision=self.sees)
+        if isinstance(prepared, Refusal):
+            return prepared
         if attachments is not None:
             images = prepared.images + attachments.images
             prepared = Prepared(prepared.text + attachments.text, prepared.words, images)
@@ -212,11 +123,11 @@ class Conversation:
 
     def cancel(self) -> bool:
         """Cancel the running work; every pending review is closed first. True when
-        something was running."""
+        something was running (a turn's after-turn work is left to finish)."""
         self._agent.broker.close_reviews()
         self._held = True  # Esc also means "not now" to queued task notifications
         work = self._work
-        if work is None or work.done() or not self.busy:
+        if work is None or work.done() or not self.busy or self._settling:
             return False
         if self._started:
             work.cancel()
@@ -235,99 +146,58 @@ class Conversation:
         self.cancel()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._agent.save()
-        _discard_if_empty(self._agent.session_path)
+        self._save()
+        discard_if_empty(self.session_path)
         await self._agent.aclose()
 
     # --------------------------------------------------------------- commands
 
-    def set_model(self, name: str) -> bool:
-        """Start a live model switch; False (and a warning) when busy or unnamed."""
+    def set_model(self, name: str) -> Literal[True] | Refusal:
+        """Start a live model switch (its work ends True or with the failure's refusal);
+        a refusal (and a warning) when busy or unnamed."""
         name = name.strip()
         if not name:
             self._agent.emit(Warning("set_model needs a 'model' field"))
-            return False
-        if self._refused_busy("turn in progress — cancel it or wait before switching models"):
-            return False
-        self._agent.busy = True
+            return Refusal("empty", "set_model needs a 'model' field")
+        busy = self._busy_refusal("turn in progress — cancel it or wait before switching models")
+        if busy is not None:
+            return busy
         self._start(self._switch(name), "model switch")
         return True
 
-    def set_approval(self, on: bool) -> None:
-        self._agent.set_approval(on)
+    def set_approval(self, on: bool, *, announce: bool = True) -> None:
+        """Approval on (ask) or off (auto); acked with `approval_changed` unless
+        `announce` is False (serve's `hello`, whose answer is `capabilities`)."""
+        self._agent.approval.enabled = on
+        if announce:
+            self._approval_changed()
 
-    def set_thinking(self, arg: str) -> str:
-        """`/think on|off|auto|<level>` for the next requests; returns the line to show.
+    def set_mode(self, mode: str, *, announce: bool = True) -> bool:
+        """Switch the approval mode (acked with `approval_changed` unless `announce` is
+        False); False for a name that is not one of MODES."""
+        if mode not in MODES:
+            return False
+        self._agent.approval.mode = mode
+        if announce:
+            self._approval_changed()
+        return True
 
-        Raises:
-            ValueError: an unknown word, or thinking asked of a model that cannot.
-        """
-        return self._agent.set_thinking(arg)
-
-    def answer(self, ask_id: int, text: str) -> bool:
-        return self._agent.broker.answer(ask_id, text)
-
-    def decide(self, review_id: int, apply: bool, content: str | None) -> bool:
-        return self._agent.broker.decide(review_id, apply, content)
-
-    def offer_trust(self) -> None:
-        self._agent.offer_trust()
-
-    def permissions(self) -> dict[str, tuple[str, ...]]:
-        """The rules in force (`/permissions`): the config's lists with the rules granted
-        in this session, and under `session` the tools allowed for the rest of it."""
-        gate = self._agent.gate
-        return {**gate.rules.listing(), "session": tuple(sorted(gate.session_kinds))}
-
-    def allow_for_session(self, *tools: str) -> None:
-        """Let these tools run unasked for the rest of the session (the TUI's review
-        offers "allow edits for this session"; bash keeps asking unless named)."""
-        self._agent.gate.allow_for_session(*tools)
-
-    def clear_plan(self) -> None:
-        """Forget the agent's plan checklist (the TUI's `/plan clear`)."""
-        self._agent.ctx.plan.items.clear()
-
-    def undo(self) -> None:
+    def undo(self) -> bool:
         """Revert the last turn's file changes (info or warning)."""
         if self._refused_busy("turn in progress — cancel it or wait before undoing"):
-            return
-        self._agent.undo()
+            return False
+        return self._now_or_after_turn(self._agent.undo, "undo")
 
     def rewind(self, n: int = 1) -> bool:
         """Drop the last `n` turns from the conversation and undo their file changes."""
-        agent = self._agent
         if self._refused_busy():
             return False
-        starts = turn_starts(agent.messages)
-        available = min(len(starts), agent.journal.turn)
-        if n < 1 or n > available:
-            agent.emit(
-                Warning(
-                    f"only {available} turn(s) can be rewound (turns run since rift started)"
-                    if n >= 1
-                    else "rewind needs n ≥ 1"
-                )
-            )
-            return False
-        try:
-            paths = agent.journal.undo_to_turn(agent.journal.turn - n)
-        except OSError as exc:
-            agent.emit(Warning(f"rewind failed: {exc}"))
-            return False
-        del agent.messages[starts[-n] :]
-        agent.save()
-        restored = format_undo_message(paths, agent.config.cwd) if paths else "no files to restore"
-        agent.emit(Info(f"rewound {n} turn(s) — {restored}"))
-        agent.emit(History(messages=history_for(agent.messages)))
-        agent.emit(agent.context_gauge())
-        return True
+        return self._now_or_after_turn(lambda: self._rewind(n), "rewind")
 
     def compact(self) -> bool:
         """Start a compaction now (prune old outputs, summarize); busy while it runs."""
         if self._refused_busy():
             return False
-        self._agent.busy = True
         self._start(self._compact(), "compaction")
         return True
 
@@ -337,26 +207,15 @@ class Conversation:
         while it runs. The outcome arrives as `info` or `warning`."""
         if self._refused_busy():
             return False
-        self._agent.busy = True
-        self._start(self._remember(fact), "remember")
+        self._start(remember(self._agent, fact), "remember")
         return True
 
     def new_conversation(self) -> bool:
         """What `/clear` means: the old session stays saved and resumable; the
         conversation starts empty in a new session file."""
-        agent = self._agent
         if self._refused_busy():
             return False
-        agent.save()
-        old = agent.session_path
-        _discard_if_empty(old)
-        del agent.messages[1:]  # the system prompt stays
-        agent.journal.clear()
-        agent.interrupted = False
-        agent.session_path = SessionStore(agent.config.paths.sessions_dir).reserve()
-        agent.emit(SessionChanged(session=str(agent.session_path), previous=str(old)))
-        agent.emit(agent.context_gauge())
-        return True
+        return self._now_or_after_turn(self._clear, "new conversation")
 
     def set_option(
         self,
@@ -384,63 +243,73 @@ class Conversation:
             self._agent.config = config
             self._agent.emit(Info(f"temperature set to {temperature}"))
             return True
-        self._agent.busy = True
         self._start(self._rebind(config), "option change")
         return True
 
-    # -------------------------------------------------------------- internals
+    # ------------------------------------------------------------------ work
 
     def _refused_busy(self, text: str = BUSY_TEXT) -> bool:
-        if not self.busy:
-            return False
-        self._agent.emit(Warning(text, code="busy"))
-        return True
+        return self._busy_refusal(text) is not None
 
-    def _prepare(self, text: str) -> Prepared | None:
-        invocation = split_invocation(text)
-        if invocation is not None:
-            skill = self._agent.skills.get(invocation[0])
-            if skill is None:
-                self._agent.emit(Warning(f"unknown skill '{invocation[0]}'", code="unknown_skill"))
-                return None
-            text = skill.expand(invocation[1])
-        cwd, check_read = self._agent.config.cwd, self._agent.gate.check_read
-        expanded = expand(text, cwd, check_read, vision=self.sees)
-        for problem in expanded.problems:
-            self._agent.emit(Warning(problem))
-        if expanded.attached:
-            self._agent.emit(Info("attached: " + ", ".join(expanded.attached)))
-        return Prepared(text=expanded.text, words=text, images=expanded.images)
+    def _busy_refusal(self, text: str = BUSY_TEXT) -> Refusal | None:
+        if not self.busy or self._settling:
+            return None
+        self._agent.emit(Warning(text, code="busy"))
+        return Refusal("busy", text)
 
     def _start(self, body: Coroutine[Any, Any, object], kind: str = "turn") -> None:
+        """Begin work: busy now, before any await; idle again only when this task ends.
+
+        Work started while a turn's after-turn work runs waits for it first.
+        """
+        previous = self._work if self._settling else None
+        self.busy = True
+        self._settling = False
         self._started = False
         self._cancel_early = False
 
         async def run() -> object:
             self._started = True
-            if self._cancel_early:
-                body.close()
-                return self._cancelled_before_start(kind)
-            return await body
+            try:
+                if previous is not None and not previous.done():
+                    try:
+                        await asyncio.wait({previous})
+                    except asyncio.CancelledError:
+                        task.uncancel()  # handled: it ends the way a cancel does
+                        self._cancel_early = True
+                if self._cancel_early:
+                    body.close()
+                    return cancelled_before_start(self._agent, kind)
+                return await body
+            finally:
+                if self._work is task:
+                    self.busy = False
+                    self._settling = False
 
         task = asyncio.create_task(run())
         self._work = task
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _cancelled_before_start(self, kind: str) -> Done | None:
-        """The work was cancelled before it ran: end it as a cancel would."""
-        if kind == "turn":
-            return self._agent.cancelled_before_start()
-        self._agent.busy = False
-        self._agent.emit(Warning(f"{kind} cancelled"))
-        return None
+    def _now_or_after_turn(self, command: Callable[[], bool], kind: str) -> bool:
+        """Run a command that edits the conversation now, or, while a turn's after-turn
+        work runs, as work chained behind it (True: it was accepted)."""
+        if not self._settling:
+            return command()
 
-    async def _turn(self, prepared: Prepared) -> Done:
-        try:
-            return await self._agent.run_turn(prepared.text, prepared.words, prepared.images)
-        finally:  # notifications that arrived during the turn may start the next one
-            asyncio.get_running_loop().call_soon(self._continue_on_notes)
+        async def later() -> bool:
+            return command()
+
+        self._start(later(), kind)
+        return True
+
+    def _spawn(self, body: Coroutine[Any, Any, object]) -> None:
+        """Side work that is not the conversation's (closing a replaced provider)."""
+        task = asyncio.create_task(body)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # ----------------------------------------------------------------- turns
 
     def _begin_turn(self, prepared: Prepared) -> None:
         """Start a turn, with the pending task notifications ahead of its text.
@@ -453,16 +322,42 @@ class Conversation:
             self._notes.clear()
             text = f"{notes}\n\n{prepared.text}".strip()
             prepared = Prepared(text=text, words=prepared.words, images=prepared.images)
-        self._agent.busy = True
         self._start(self._turn(prepared))
 
+    async def _turn(self, prepared: Prepared) -> Done:
+        """The turn, then everything that belongs to its end, in the protocol's order:
+        reviews closed, saved, `done`, trace; then idle compaction and `context`."""
+        agent = self._agent
+        try:
+            text = prepared.text
+            if self.interrupted:
+                text, self.interrupted = INTERRUPT_NOTE + text, False
+            end = await agent.run_turn(text, prepared.words, prepared.images)
+            self.interrupted = end.cancelled
+            self._save()  # before done: a turn a client saw end is on disk
+            agent.emit(end.done)
+            agent.trace(end)
+            self._settling = True
+            await self._after_turn()
+            return end.done
+        finally:  # notifications that arrived during the turn may start the next one
+            asyncio.get_running_loop().call_soon(self._continue_on_notes)
+
+    async def _after_turn(self) -> None:
+        """Idle compaction (saved when it ran), then the fresh context gauge."""
+        agent = self._agent
+        try:
+            messages, compaction = await agent.fit_budget()
+        except RiftError as exc:
+            agent.emit(Warning(f"compaction failed: {exc}"))
+        else:
+            agent.messages[:] = messages
+            if compaction.prunes or compaction.summaries:
+                self._save()
+        agent.emit(agent.context_gauge())
+
     def _task_finished(self, event: TaskFinished) -> None:
-        status = "finished" if event.ok else "FAILED"
-        preview = event.preview.strip() or "(no output)"
-        self._notes.append(
-            f"[task notification] background task #{event.id} {status}: {event.label}\n"
-            f"{preview}\n(the task tool with id {event.id} shows all of its output)"
-        )
+        self._notes.append(task_note(event))
         self._continue_on_notes()
 
     def _continue_on_notes(self) -> None:
@@ -474,77 +369,76 @@ class Conversation:
         self._agent.emit(Info("background task finished — continuing"))
         self._begin_turn(Prepared(text="", words="[task notification]"))
 
-    async def _switch(self, name: str) -> bool:
+    # ------------------------------------------------------------- the rest
+
+    async def _switch(self, name: str) -> Literal[True] | Refusal:
         try:
-            return await self._agent.set_model(name)
+            old = await self._agent.set_model(name)
         except asyncio.CancelledError:
             self._agent.emit(Warning("model switch cancelled"))
             raise
-        finally:
-            self._agent.busy = False
+        return self._replaced(old)
 
-    async def _rebind(self, config: Config) -> bool:
+    async def _rebind(self, config: Config) -> Literal[True] | Refusal:
         agent = self._agent
-        old = agent.config
+        kept = agent.config
         agent.config = config
-        try:
-            if await agent.set_model(agent.model):
-                return True
-            agent.config = old  # the switch failed: keep what worked
-            return False
-        finally:
-            agent.busy = False
+        old = await agent.set_model(agent.model)
+        if isinstance(old, Refusal):
+            agent.config = kept  # the switch failed: keep what worked
+        return self._replaced(old)
+
+    def _replaced(self, old: ModelBinding | Refusal) -> Literal[True] | Refusal:
+        """A switch ended; the replaced provider's connections close on the side."""
+        if isinstance(old, Refusal):
+            return old
+        self._spawn(old.provider.aclose())
+        return True
 
     async def _compact(self) -> None:
         agent = self._agent
-        try:
-            before = agent.context_gauge().used
-            messages, pruned = prune_old_outputs(agent.messages)
-            summarized = await summarize(
-                agent.binding.provider,
-                model=agent.binding.route.wire_model,
-                num_ctx=agent.num_ctx,
-                messages=messages,
-            )
-            if summarized == agent.messages:
-                agent.emit(Info("nothing to compact yet (only the current exchange)"))
-                return
-            agent.messages[:] = summarized
-            agent.save()
-            after = agent.context_gauge()
-            agent.emit(
-                Info(f"compacted: ~{before} → ~{after.used} tokens ({pruned} old outputs pruned)")
-            )
-            agent.emit(after)
-        except RiftError as exc:
-            agent.emit(Warning(f"compaction failed: {exc}"))
-        finally:
-            agent.busy = False
-
-    async def _remember(self, fact: str) -> None:
-        from rift.tools.remember import TOOL  # the tool's own rules: caps, duplicates, gate
-
-        agent = self._agent
-        refusals = agent.gate.refusals
-        try:
-            output = await TOOL.run({"fact": fact}, agent.ctx)
-        except ToolError as exc:
-            agent.emit(Warning(f"not remembered: {exc}"))
+        before = agent.context_gauge().used
+        outcome = await compact_now(agent)
+        if outcome is None:
             return
-        finally:
-            agent.busy = False
-        if output.ok:
-            agent.emit(Info(output.text))
-        elif agent.gate.refusals > refusals:
-            agent.emit(Warning("not remembered: the change to the memory file was rejected"))
-        else:
-            agent.emit(Warning(f"not remembered: {output.text}"))
+        messages, pruned = outcome
+        agent.messages[:] = messages
+        self._save()
+        after = agent.context_gauge()
+        agent.emit(
+            Info(f"compacted: ~{before} → ~{after.used} tokens ({pruned} old outputs pruned)")
+        )
+        agent.emit(after)
 
+    def _rewind(self, n: int) -> bool:
+        agent = self._agent
+        cut = rewind_cut(agent, n)
+        if cut is None:
+            return False
+        start, restored = cut
+        del agent.messages[start:]
+        self._save()
+        agent.emit(Info(f"rewound {n} turn(s) — {restored}"))
+        agent.emit(History(messages=history_for(agent.messages)))
+        agent.emit(agent.context_gauge())
+        return True
 
-def _discard_if_empty(path: Path) -> None:
-    """Remove a reserved session file that never received a conversation."""
-    try:
-        if path.stat().st_size == 0:
-            path.unlink()
-    except OSError:
-        pass
+    def _clear(self) -> bool:
+        agent = self._agent
+        self._save()
+        old = self.session_path
+        discard_if_empty(old)
+        del agent.messages[1:]  # the system prompt stays
+        agent.journal.clear()
+        self.interrupted = False
+        self.session_path = SessionStore(agent.config.paths.sessions_dir).reserve()
+        agent.emit(SessionChanged(session=str(self.session_path), previous=str(old)))
+        agent.emit(agent.context_gauge())
+        return True
+
+    def _approval_changed(self) -> None:
+        self._agent.emit(ApprovalChanged(approve=self.approve, mode=self.mode))
+
+    def _save(self) -> None:
+        """The session on disk now (never an empty one: see `save`)."""
+        save(self._agent, self.session_path)

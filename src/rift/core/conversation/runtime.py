@@ -1,26 +1,25 @@
-"""The agent: one conversation, its model, its tools, and the commands front ends send.
+"""The runtime behind the owner: the model binding, the tools, approval, the journal.
 
-Front ends never reach into the core's state; they call these methods (the
-serve protocol's commands map one to one) and render the events that come
-back through `emit`. A turn is one asyncio task; everything after it (close
-orphaned reviews, autosave, `done`, idle compaction, `context`) happens here
-so every front end gets the same ordering. The save comes before `done`, so a
-turn a client saw end is on disk even if rift is killed the next instant.
+Private to `Conversation` (owner.py), which alone decides when work runs, holds
+the session path and the interrupted flag, saves, and makes every structural
+change to `messages` (rewind, clear, compaction). This class runs what it is
+told: one turn's model loop (`run_turn`, which never emits `done`), a model
+swap (`set_model`, which acks with `model_changed` as its last act), the
+budget check that the owner applies after a turn (`fit_budget`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rift.config import Config, persist_allow_rule
-from rift.core.context.budget import TokenMeter, enforce_budget
+from rift.core.context.budget import CompactionCounts, TokenMeter, enforce_budget
 from rift.core.context.instructions import load_project_instructions
 from rift.core.context.prompt import build_system_prompt, user_base_prompt
 from rift.core.conversation.lsp import LspService
+from rift.core.conversation.prepare import Refusal
 from rift.core.conversation.tasks import TaskRegistry
 from rift.core.loop.subagents import SubagentRunner
 from rift.core.loop.turn import Turn, TurnSetup
@@ -28,7 +27,7 @@ from rift.core.permissions.gate import Approval, PermissionGate
 from rift.core.permissions.interaction import InteractionBroker
 from rift.core.permissions.rules import Rules
 from rift.core.sessions.checkpoints import NothingToUndo, UndoJournal, format_undo_message
-from rift.core.sessions.store import INTERRUPT_NOTE, SessionStore, save_session, user_turn_count
+from rift.core.sessions.store import SessionStore
 from rift.core.sessions.trace import append_trace, trace_record
 from rift.errors import RiftError
 from rift.events import (
@@ -45,6 +44,7 @@ from rift.events import (
 from rift.extend.skills import Skill
 from rift.models.attachments import images_for
 from rift.models.base import Message, Provider
+from rift.models.pricing import estimated_cost_usd
 from rift.models.registry import Preflight, Route, connect, list_all_models, with_thinking
 from rift.models.thinking import describe as describe_thinking
 from rift.record import field, record
@@ -80,14 +80,23 @@ async def bind_model(name: str, config: Config) -> ModelBinding:
     return ModelBinding(*await connect(name, config))
 
 
+@record
+class TurnEnd:
+    """One turn's model loop has ended: its `done` (not yet emitted) and what traces it."""
+
+    done: Done
+    cancelled: bool
+    turn: Turn
+    prompt: str
+
+
 @record(frozen=False, slots=False)
 class Agent:
-    """One conversation with one model, driven by a front end."""
+    """One conversation's model, tools and rules; driven only by its owner."""
 
     config: Config
     binding: ModelBinding
     emit: Callable[[Event], None]
-    session_path: Path
     messages: list[Message] = field(default_factory=list)
     attached: bool = True
     approval: Approval = field(default_factory=Approval)
@@ -97,15 +106,11 @@ class Agent:
     tools: dict[str, Tool] = field(default_factory=dict)
     ctx: ToolContext = field(init=False)
     skills: dict[str, Skill] = field(default_factory=dict)
-    interrupted: bool = False
-    busy: bool = False
-    """A turn or a model switch is running: prompt, undo and set_model are refused."""
     last_stats: TurnStats = field(default_factory=TurnStats)
     tasks: TaskRegistry = field(init=False)
     subagents: SubagentRunner = field(init=False)
     extensions: Extensions | None = None
     """Plugins, personas, project hooks and MCP servers (extend/loader.py), set at startup."""
-    _after_turn: asyncio.Task[None] | None = None
     _session_store: SessionStore | None = None
 
     def __post_init__(self) -> None:
@@ -221,62 +226,41 @@ class Agent:
 
     async def run_turn(
         self, text: str, words: str | None = None, images: Sequence[str] = ()
-    ) -> Done:
-        """Run one turn and everything that belongs to its end, in the protocol's order.
+    ) -> TurnEnd:
+        """Run one turn's model loop; the owner saves, emits `done` and traces after it.
 
-        Call it through `Conversation.submit`, which marks the agent busy before the
-        task starts; `words` is what the person typed, without attachments; `images`
-        (data URLs) go only to a model that reports vision.
+        `text` already carries the owner's interrupt note; `words` is what the person
+        typed, without attachments; `images` (data URLs) go only to a model that
+        reports vision. Errors end the turn as outcome "error", never raise.
         """
         text = scrub(text)  # from any front end: an editor's `\ud800`, a non-UTF-8 argv
         vision = self.binding.route.traits.vision and self.binding.info.vision
         images, refusal = images_for(images, self.model, vision)
         if refusal:
             self.emit(Warning(refusal))
-        self.busy = True
+        self.journal.begin_turn()
+        turn = Turn(self.turn_setup(), self.messages, self.emit)
         try:
-            if self._after_turn is not None:
-                try:  # the previous turn's save/compaction finishes first
-                    await asyncio.shield(self._after_turn)
-                except asyncio.CancelledError:
-                    _uncancel()
-                    return self.cancelled_before_start()
-            if self.interrupted:
-                text, self.interrupted = INTERRUPT_NOTE + text, False
-            self.journal.begin_turn()
-            turn = Turn(self.turn_setup(), self.messages, self.emit)
-            try:
-                stats = await turn.run(text, words, images)
-                outcome, reason = turn.outcome, turn.reason
-            except RiftError as exc:
-                self.emit(Warning(f"error: {exc}", code="error"))
-                stats, outcome, reason = TurnStats(), "error", str(exc)
-            except Exception as exc:
-                log.exception("turn failed")  # a bug: keep serving, but leave the traceback
-                self.emit(Warning(f"error: internal error: {exc!r}", code="error"))
-                stats, outcome, reason = TurnStats(), "error", f"internal error: {exc!r}"
-            self.interrupted = self.interrupted or turn.cancelled
-            self.broker.close_reviews()
-            self.last_stats = stats
-            self.save()
-            done = Done(stats=stats, outcome=outcome, reason=reason)
-            self.emit(done)
-            self._trace(turn, text, stats, outcome == "error")
-        finally:
-            self.busy = False  # done is out: the next prompt may come (it waits for the save)
-        self._after_turn = asyncio.create_task(self._finish_turn())
-        await asyncio.shield(self._after_turn)
-        return done
-
-    def cancelled_before_start(self) -> Done:
-        """A turn cancelled before it reached the model ends as any cancelled turn does:
-        `warning`, then `done`; nothing was added to the conversation."""
+            stats = await turn.run(text, words, images)
+            outcome, reason = turn.outcome, turn.reason
+        except RiftError as exc:
+            self.emit(Warning(f"error: {exc}", code="error"))
+            stats, outcome, reason = TurnStats(), "error", str(exc)
+        except Exception as exc:
+            log.exception("turn failed")  # a bug: keep serving, but leave the traceback
+            self.emit(Warning(f"error: internal error: {exc!r}", code="error"))
+            stats, outcome, reason = TurnStats(), "error", f"internal error: {exc!r}"
         self.broker.close_reviews()
-        self.busy = False
-        self.emit(Warning("turn cancelled"))
-        done = Done(outcome="cancelled", reason="turn cancelled")
-        self.emit(done)
-        return done
+        self.last_stats = stats
+        cost = estimated_cost_usd(
+            self.config, self.model, stats.billed_prompt_tokens, stats.output_tokens
+        )
+        done = Done(stats=stats, outcome=outcome, reason=reason, cost_usd=cost)
+        return TurnEnd(done=done, cancelled=turn.cancelled, turn=turn, prompt=text)
+
+    def trace(self, end: TurnEnd) -> None:
+        """Append the ended turn to the trace file, when one is configured."""
+        self._trace(end.turn, end.prompt, end.done.stats, end.done.outcome == "error")
 
     def _trace(self, turn: Turn, prompt: str, stats: TurnStats, failed: bool) -> None:
         if self.config.trace_file is None:
@@ -296,90 +280,61 @@ class Agent:
         except OSError as exc:
             self.emit(Warning(f"trace write failed: {exc}"))
 
-    async def _finish_turn(self) -> None:
-        """Idle compaction (saved when it ran), then the fresh context gauge (reference 10.4)."""
+    async def fit_budget(self) -> tuple[list[Message], CompactionCounts]:
+        """The messages brought under the budget (prune, then summarize); the owner applies
+        them. Raises RiftError when a summary was needed and failed."""
         schemas = [t.schema(self.config.tool_schema == "lean") for t in self.tools.values()]
-        try:
-            self.messages[:], compaction = await enforce_budget(
-                self.messages,
-                meter=self.meter,
-                tools=schemas,
-                num_ctx=self.num_ctx,
-                provider=self.binding.provider,
-                model=self.binding.route.wire_model,
-                emit=self._notice,
-            )
-        except RiftError as exc:
-            self.emit(Warning(f"compaction failed: {exc}"))
-        else:
-            if compaction.prunes or compaction.summaries:
-                self.save()
-        self.emit(self.context_gauge())
-
-    def save(self) -> None:
-        """Write the session atomically; a conversation with no user message is not saved,
-        so opening rift and quitting leaves nothing for `--continue` to pick."""
-        if user_turn_count(self.messages) == 0:
-            return
-        try:
-            save_session(
-                self.session_path,
-                model=self.model,
-                cwd=str(self.config.cwd),
-                messages=self.messages,
-            )
-        except OSError as exc:
-            self.emit(Warning(f"session save failed: {exc}"))
+        return await enforce_budget(
+            self.messages,
+            meter=self.meter,
+            tools=schemas,
+            num_ctx=self.num_ctx,
+            provider=self.binding.provider,
+            model=self.binding.route.wire_model,
+            emit=self._notice,
+        )
 
     # -------------------------------------------------------------- commands
 
-    def undo(self) -> None:
+    def undo(self) -> bool:
+        """Revert the last turn's file changes; False (and a warning) when it could not."""
         try:
             paths = self.journal.undo_last_turn()
         except NothingToUndo as exc:
             self.emit(Warning(str(exc)))
+            return False
         except OSError as exc:
             self.emit(Warning(f"undo failed: {exc}"))
-        else:
-            self.emit(Info(format_undo_message(paths, self.config.cwd)))
-
-    async def set_model(self, name: str) -> bool:
-        """Preflight and swap the model on the same conversation.
-
-        Busy until `model_changed` (or the failure warning) is out, so a prompt sent
-        right behind the switch is refused instead of running under it.
-        """
-        self.busy = True
-        try:
-            try:
-                binding = await bind_model(name, self.config)
-            except RiftError as exc:
-                self.emit(Warning(f"model switch failed: {exc}"))
-                return False
-            old = self.binding
-            self.binding = binding
-            self.refresh_system_prompt()
-            self.emit(
-                ModelChanged(
-                    model=binding.addressable,
-                    num_ctx=binding.info.num_ctx,
-                    note=binding.info.note.strip(),
-                )
-            )
-            self.emit(self.context_gauge())
-        finally:
-            self.busy = False
-        await old.provider.aclose()
+            return False
+        self.emit(Info(format_undo_message(paths, self.config.cwd)))
         return True
+
+    async def set_model(self, name: str) -> ModelBinding | Refusal:
+        """Preflight and swap the model on the same conversation; the old binding, whose
+        provider the owner closes, or a refusal (and a warning) when the switch failed.
+
+        `model_changed` and the fresh `context` are its last act, with no await after
+        them: when a client sees the ack, the switch is over.
+        """
+        try:
+            binding = await bind_model(name, self.config)
+        except RiftError as exc:
+            said = f"model switch failed: {exc}"
+            self.emit(Warning(said))
+            return Refusal("failed", said)
+        old = self.binding
+        self.binding = binding
+        self.refresh_system_prompt()
+        note = binding.info.note.strip()
+        self.emit(ModelChanged(model=binding.addressable, num_ctx=binding.info.num_ctx, note=note))
+        self.emit(self.context_gauge())
+        return old
 
     def set_thinking(self, arg: str) -> str:
         """`/think on|off|auto|<level>` (empty: report only); ValueError for a bad word."""
         if arg.strip():
             self.binding.info = with_thinking(self.binding.route, self.binding.info, arg)
         return describe_thinking(self.binding.info.think)
-
-    def set_approval(self, approve: bool) -> None:
-        self.approval.enabled = approve
 
     def list_sessions(self) -> Sessions:
         if self._session_store is None:  # kept: it caches parsed files by mtime and size
@@ -405,13 +360,6 @@ class Agent:
 
     def _persist_allow_rule(self, rule: str, everywhere: bool) -> None:
         persist_allow_rule(self.config, rule, everywhere=everywhere)
-
-
-def _uncancel() -> None:
-    """The cancel was handled here; the task goes on to report it."""
-    task = asyncio.current_task()
-    if task is not None:
-        task.uncancel()
 
 
 def with_tools(agent: Agent, names: tuple[str, ...]) -> None:

@@ -18,7 +18,7 @@ from rift.core.conversation.runtime import Agent, ModelBinding, bind_model
 from rift.core.permissions.rules import read_allowed
 from rift.core.sessions.store import SessionStore, load_session
 from rift.errors import ModelError, ServerUnreachable
-from rift.events import Event, Info, Warning
+from rift.events import Event, History, Info, Warning
 from rift.extend.loader import Extensions
 from rift.extend.skills import discover_skills
 from rift.models.registry import EMBEDDED, resolve
@@ -41,13 +41,23 @@ class Started:
     """What a front end gets: the conversation to drive, and what to show first."""
 
     agent: Agent
+    session_path: Path
     resumed: bool
     notices: list[Event] = field(default_factory=list)
     conversation: Conversation = field(init=False)
     """The owner front ends call; they never reach into `agent`'s state."""
 
     def __post_init__(self) -> None:
-        self.conversation = Conversation(self.agent)
+        self.conversation = Conversation(self.agent, self.session_path)
+
+    def opening_events(self) -> list[Event]:
+        """What every face shows first, in this order: the context gauge, the resumed
+        conversation (`history`, when there is one) and the notices met on the way."""
+        conversation = self.conversation
+        out: list[Event] = [conversation.context_gauge()]
+        if self.resumed:
+            out.append(History(messages=conversation.history()))
+        return out + self.notices
 
 
 async def start_agent(
@@ -95,7 +105,6 @@ async def start_agent(
         config=config,
         binding=binding,
         emit=emit,
-        session_path=path,
         messages=messages,
         attached=options.attached,
         skills=skills,
@@ -126,7 +135,7 @@ async def start_agent(
     # included (measured: bench/run.py, "-p: last reply -> exit").
     gc.freeze()
     gc.enable()  # the fast paths paused it for their imports (cli._main)
-    return Started(agent=agent, resumed=resumed, notices=notices)
+    return Started(agent=agent, session_path=path, resumed=resumed, notices=notices)
 
 
 def _readable(config: Config) -> Callable[[Path], bool]:

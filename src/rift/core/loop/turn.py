@@ -25,7 +25,7 @@ from rift.core.context.budget import (
 )
 from rift.core.loop import hardening, preread, salvage
 from rift.core.loop.reply import Reply, assistant_message, stream_reply
-from rift.core.permissions.hunks import changed_lines, preview_diff
+from rift.core.permissions.hunks import changed_lines, diff_region, preview_diff
 from rift.core.sessions.trace import call_target
 from rift.errors import ToolError
 from rift.events import (
@@ -280,9 +280,11 @@ class Turn:
             )
         )
         if output.edit is not None:
-            diff = preview_diff(output.edit.old, output.edit.new, EDIT_DIFF_LINES)
-            added, removed = changed_lines(output.edit.old, output.edit.new)
-            self.emit(EditDiff(path=output.edit.path, added=added, removed=removed, diff=diff))
+            old, new = output.edit.old, output.edit.new
+            diff = preview_diff(old, new, EDIT_DIFF_LINES)
+            added, removed = changed_lines(old, new)
+            region = diff_region(old, new, EDIT_DIFF_LINES)
+            self.emit(EditDiff(output.edit.path, added, removed, diff, region))
         if output.plan is not None:
             self.emit(Plan(items=list(output.plan)))
         self.tool_log.append((name, output.ok, call_target(args)))

@@ -28,6 +28,7 @@ import contextlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from rift.core.permissions.choices import ask_options
 from rift.core.permissions.hunks import diff_segments, preview_diff
 from rift.core.permissions.interaction import InteractionBroker
 from rift.core.permissions.rules import (
@@ -229,7 +230,8 @@ class PermissionGate:
         pattern = suggest_bash_pattern(command)
         always = always_choices(pattern) if pattern else None
         choices = ["allow once", *(always or ()), "allow all bash this session", "deny"]
-        answer = await self.broker.ask(f"Allow bash: {head}", [], choices)
+        options = ask_options(choices, session=choices[-2], always=always, rule=f"Bash({pattern})")
+        answer = await self.broker.ask(f"Allow bash: {head}", [], choices, options)
         if answer == "allow once":
             return None
         if always and answer in always:
@@ -274,7 +276,8 @@ class PermissionGate:
         rule = f"Fetch({host})"
         always = always_choices(rule)
         choices = ["allow once", *always, "allow all fetch this session", "deny"]
-        answer = await self.broker.ask(f"Allow fetch: {url}", [], choices)
+        options = ask_options(choices, session=choices[-2], always=always, rule=rule)
+        answer = await self.broker.ask(f"Allow fetch: {url}", [], choices, options)
         if answer == "allow once":
             return None
         if answer in always:
@@ -305,7 +308,8 @@ class PermissionGate:
         session = f"always allow {tool} this session"
         always = always_choices(rule)
         choices = ["allow", session, *always, "deny"]
-        answer = await self.broker.ask(question, self._detail(old, new), choices)
+        options = ask_options(choices, session=session, always=always, rule=rule)
+        answer = await self.broker.ask(question, self._detail(old, new), choices, options)
         if answer == session:
             self._session_kinds.add(tool)
             answer = "allow"

@@ -31,6 +31,8 @@ from itertools import compress
 from operator import not_
 from typing import Any
 
+from rift.events import DiffRegion
+
 DEFAULT_MAX_D = 2000
 """Edit-distance cap: past it the review is one whole-file hunk (reference 9.3)."""
 
@@ -357,6 +359,39 @@ def preview_diff(old: str, new: str, max_lines: int) -> list[str]:
         more = len(out) - max(max_lines, 0)
         out = [*out[: max(max_lines, 0)], f"… [{more} more diff lines]"]
     return out
+
+
+def diff_region(old: str, new: str, max_lines: int) -> DiffRegion:
+    """The region `preview_diff` shows, as data: where it starts, the old and new lines
+    between the common ends (each list capped at `max_lines`), and whether the file
+    is new (nothing before)."""
+    a, b = _rust_lines(old), _rust_lines(new)
+    head = 0
+    while head < len(a) and head < len(b) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while (
+        tail < len(a) - head
+        and tail < len(b) - head
+        and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]
+    ):
+        tail += 1
+    removed, added = a[head : len(a) - tail], b[head : len(b) - tail]
+    return DiffRegion(head + 1, removed[:max_lines], added[:max_lines], created=old == "")
+
+
+def preview_region(lines: Sequence[str]) -> DiffRegion:
+    """The region a `preview_diff` shows (an ask's detail), read back by the code that
+    wrote it, so a face gets data rather than the preview's format."""
+    start, old, new, trimmed = 1, [], [], False
+    for line in lines:
+        if line.startswith("@@ line ") and line.endswith(" @@"):
+            start, trimmed = int(line[len("@@ line ") : -len(" @@")]), True
+        elif line.startswith("-"):
+            old.append(line[1:])
+        elif line.startswith("+"):
+            new.append(line[1:])
+    return DiffRegion(start, old, new, created=not old and not trimmed)
 
 
 def count_changes(diff_lines: Sequence[str]) -> tuple[int, int]:

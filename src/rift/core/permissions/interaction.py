@@ -23,7 +23,8 @@ import itertools
 import re
 from collections.abc import Callable
 
-from rift.events import Ask, EditReview, EditReviewClosed, Event
+from rift.core.permissions.choices import ask_options
+from rift.events import Ask, AskOption, EditReview, EditReviewClosed, Event
 from rift.record import record
 
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -71,18 +72,27 @@ class InteractionBroker:
     def next_id(self) -> int:
         return next(self._ids)
 
-    async def ask(self, question: str, detail: list[str], choices: list[str]) -> str | None:
-        """Ask and wait; None when the ask was dropped or nobody is attached."""
+    async def ask(
+        self,
+        question: str,
+        detail: list[str],
+        choices: list[str],
+        options: list[AskOption] | None = None,
+    ) -> str | None:
+        """Ask and wait; None when the ask was dropped or nobody is attached. `options`
+        says what each choice means (permissions/choices.py; derived when absent)."""
         if not self.attached:
             return None
         ask_id, future = self._open("ask")
         shown = [visible(choice) for choice in choices]
+        meant = ask_options(choices) if options is None else options
         self._emit(
             Ask(
                 id=ask_id,
                 question=visible(question),
                 detail=[visible(line) for line in detail],
                 choices=shown,
+                options=[AskOption(id, o.kind, o.rule) for id, o in zip(shown, meant, strict=True)],
             )
         )
         result = await self._wait(ask_id, future)

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from rift.core.loop.turn import EDIT_DIFF_LINES, RESULT_OUTPUT_CAP
-from rift.core.permissions.hunks import count_changes, preview_diff
+from rift.core.permissions.hunks import count_changes, diff_region, preview_diff
 from rift.core.sessions.store import prompt_text
 from rift.events import (
     Content,
@@ -122,4 +122,5 @@ def _aftermath(tool: str, args: dict[str, Any], text: str) -> Iterator[Event]:
 def _diff(path: str, old: str, new: str) -> EditDiff:
     lines = [line for line in preview_diff(old, new, EDIT_DIFF_LINES) if not line.startswith("@@")]
     added, removed = count_changes(lines)
-    return EditDiff(path=path, added=added, removed=removed, diff=lines)
+    region = diff_region(old, new, EDIT_DIFF_LINES)
+    return EditDiff(path=path, added=added, removed=removed, diff=lines, region=region)

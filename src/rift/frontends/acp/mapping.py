@@ -29,6 +29,7 @@ from acp.schema import (
 )
 
 from rift.config import McpServerConfig
+from rift.events import AskOption
 
 # ------------------------------------------------------------------ modes
 
@@ -183,40 +184,41 @@ class PermissionChoices:
 REJECT_ALWAYS = "reject_always"
 
 
-def permission_choices(choices: Sequence[str], tool: str | None) -> PermissionChoices:
-    """Map an ask's choices onto ACP's four option kinds.
+def permission_choices(options: Sequence[AskOption], tool: str | None) -> PermissionChoices:
+    """Map an ask's options (what each choice means, from the core) onto ACP's four kinds.
 
-    "allow once"/"allow" → allow_once; the first "always allow …" choice →
-    allow_always (a session rule in the gate) and any other "always"/"allow
-    all" choice → an extra allow_always option; "deny" → reject_once, plus,
-    for a tool's ask, a reject_always that denies every later ask of the same
-    tool for the rest of the session without asking. Other choices (a trust
-    ask's "trust"/"skip") keep their words: "skip" rejects, the rest allow.
+    allow_once → allow_once; the first allow_session/allow_project/allow_everywhere
+    → allow_always (the gate lists the session rule first for writes) and each
+    further one an extra allow_always option; deny → reject_once, plus, for a
+    tool's ask, a reject_always that denies every later ask of the same tool for
+    the rest of the session without asking. A trust ask's "skip" rejects; its
+    "trust" (and any other choice) allows once, keeping its words.
     """
-    options: list[PermissionOption] = []
+    offered: list[PermissionOption] = []
     answers: dict[str, str] = {}
 
     def add(option_id: str, name: str, kind: PermissionOptionKind, answer: str) -> None:
-        options.append(PermissionOption(option_id=option_id, name=name, kind=kind))
+        offered.append(PermissionOption(option_id=option_id, name=name, kind=kind))
         answers[option_id] = answer
 
     always = 0
-    for n, choice in enumerate(choices):
-        if choice in ("allow", "allow once"):
+    for n, option in enumerate(options):
+        choice = option.id
+        if option.kind == "allow_once":
             add("allow_once", choice.capitalize(), "allow_once", choice)
-        elif choice.startswith(("always allow", "allow all")):
+        elif option.kind in ("allow_session", "allow_project", "allow_everywhere"):
             option_id = "allow_always" if always == 0 else f"allow_always_{always}"
             add(option_id, choice[0].upper() + choice[1:], "allow_always", choice)
             always += 1
-        elif choice == "skip":
-            add("reject_once", "Skip", "reject_once", choice)
-        elif choice != "deny":
+        elif option.kind == "skip":
+            add("reject_once", choice.capitalize(), "reject_once", choice)
+        elif option.kind != "deny":
             add(f"choice_{n}", choice.capitalize(), "allow_once", choice)
     if "reject_once" not in answers:
         add("reject_once", "Deny", "reject_once", "deny")
     if tool is not None:
         add(REJECT_ALWAYS, f"Always deny {tool} this session", "reject_always", "deny")
-    return PermissionChoices(options, answers)
+    return PermissionChoices(offered, answers)
 
 
 # -------------------------------------------------------------------- MCP

@@ -35,11 +35,11 @@ from acp.schema import (
 )
 
 from rift.config import Config, McpServerConfig
-from rift.core import Conversation, Prompt, StartOptions, start_agent
+from rift.core import Conversation, Invocation, Prompt, Refusal, StartOptions, start_agent
 from rift.errors import RiftError
 from rift.events import Done, Event
 from rift.extend.loader import Extensions
-from rift.frontends.acp.commands import Invocation, available, parse
+from rift.frontends.acp.commands import available, parse
 from rift.frontends.acp.delegate import EditorFs, EditorTerminal
 from rift.frontends.acp.mapping import (
     REJECT_ALWAYS,
@@ -242,7 +242,7 @@ class AcpSession:
         if change in self._refused:  # e.g. the model retrying the very same change
             self.conv.answer(ask.id, "deny")
             return
-        offered = permission_choices(ask.choices, tool)
+        offered = permission_choices(ask.options, tool)
         tool_call = ToolCallUpdate(
             tool_call_id=call.id if call is not None else f"ask_{ask.id}",
             title=call.title if call is not None else ask.question,
@@ -286,7 +286,7 @@ class AcpSession:
             raise request_error(-32600, "a turn is already running in this session")
         async with self._lock:
             invocation = parse(text, self.conv.skills)
-            if invocation is not None and invocation.own:
+            if invocation is not None and not invocation.skill:
                 return await self._command(invocation)
             if invocation is not None:  # the owner expands skills in this spelling
                 text = f"/skill:{invocation.name} {invocation.argument}".rstrip()
@@ -303,11 +303,11 @@ class AcpSession:
         self.translator.begin_turn()
         self._refused.clear()
         self._cancelled = False
-        self.translator.last_warning = ""
-        if not self.conv.submit(text, Attachments(images=images) if images else None):
+        submitted = self.conv.submit(text, Attachments(images=images) if images else None)
+        if isinstance(submitted, Refusal):
             await self.flush()
-            code = -32600 if self.translator.last_warning_code == "busy" else -32602
-            raise request_error(code, self.translator.last_warning or "the prompt was refused")
+            code = -32600 if submitted.code == "busy" else -32602
+            raise request_error(code, submitted.text or "the prompt was refused")
         try:
             await self.conv.wait()
         except asyncio.CancelledError:  # the connection is closing under us
@@ -374,9 +374,11 @@ class AcpSession:
             raise request_error(-32600, "a turn is running: cancel it or wait before switching")
         if not name.strip():
             raise request_error(-32602, "set_model needs a model name")
-        self.translator.last_warning = ""
-        if not self.conv.set_model(name) or await self.conv.wait() is not True:
-            raise request_error(-32602, self.translator.last_warning or "model switch failed")
+        started = self.conv.set_model(name)
+        ended = await self.conv.wait() if started is True else started
+        if ended is not True:
+            said = ended.text if isinstance(ended, Refusal) else ""
+            raise request_error(-32602, said or "model switch failed")
         await self.flush()
 
     def config_options(self) -> list[Any]:

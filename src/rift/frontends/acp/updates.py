@@ -39,6 +39,7 @@ from rift.events import (
     Ask,
     Content,
     ContextGauge,
+    DiffRegion,
     Done,
     EditDiff,
     Event,
@@ -108,8 +109,6 @@ class Translator:
     current: ToolCallState | None = None
     done: Done | None = None
     """The last turn's `done`: how it ended."""
-    last_warning: str = ""
-    last_warning_code: str = ""
     speak_notices: bool = False
     """While a `/command` runs, its info and warnings are the agent's message."""
     _count: int = 0
@@ -176,7 +175,6 @@ class Translator:
 
     def _notice(self, event: Warning | Info) -> list[Outgoing]:
         if isinstance(event, Warning):
-            self.last_warning, self.last_warning_code = event.text, event.code
             log.warning("%s", event.text)
         else:
             log.info("%s", event.text)
@@ -220,7 +218,9 @@ class Translator:
             call = None  # a sub-agent's or an extension's ask: not this call's own
         if call is None or call.path is None or call.tool not in ("write", "edit"):
             return [PermissionItem(event, call)]
-        diff, line = _diff_content(call.path, event.detail)
+        from rift.core import preview_region  # the core reads its own preview format
+
+        diff, line = _diff_content(call.path, preview_region(event.detail))
         call.proposal = [diff]
         where = [ToolCallLocation(path=str(call.path), line=line)]
         return [
@@ -259,7 +259,7 @@ class Translator:
         if not event.diff:  # the file already held that text: nothing to show as a diff
             return [self._completed(call, result)]
         path = self._resolve(event.path)
-        diff, line = _diff_content(path, event.diff)
+        diff, line = _diff_content(path, event.region)
         return [
             update_tool_call(
                 call.id,
@@ -315,20 +315,9 @@ def _plan_entries(event: Plan) -> list[PlanEntry]:
     return entries
 
 
-def _diff_content(path: Path, lines: list[str]) -> tuple[Any, int]:
-    """An ACP diff from the core's `-`/`+` preview lines, and the line it starts at.
-
-    The preview trims the lines both sides share, so old and new are the changed
-    region; `@@ line K @@` says where it starts. With no such line and nothing
-    removed, the file is new (ACP: no old text).
-    """
-    start, old, new, trimmed = 1, [], [], False
-    for line in lines:
-        if line.startswith("@@ line ") and line.endswith(" @@"):
-            start, trimmed = int(line[len("@@ line ") : -len(" @@")]), True
-        elif line.startswith("-"):
-            old.append(line[1:])
-        elif line.startswith("+"):
-            new.append(line[1:])
-    old_text = "".join(f"{x}\n" for x in old) if old or trimmed else None
-    return tool_diff_content(str(path), "".join(f"{x}\n" for x in new), old_text), start
+def _diff_content(path: Path, region: DiffRegion) -> tuple[Any, int]:
+    """An ACP diff from the core's changed region, and the line it starts at; a new
+    file has no old text."""
+    new = "".join(f"{x}\n" for x in region.new)
+    old = None if region.created else "".join(f"{x}\n" for x in region.old)
+    return tool_diff_content(str(path), new, old), region.start

@@ -241,12 +241,13 @@ class RiftApp(App[int]):
         """A new conversation is in charge: status, resumed history, startup notices."""
         conversation = started.conversation
         self.status_bar.set(model=conversation.model, mode=conversation.mode, text="ready")
-        self.emit(conversation.context_gauge())
-        if started.resumed and fresh:
-            items = [(m.role, m.text) for m in conversation.history()]
-            await self.transcript.add_history(items)
-        for notice in started.notices:
-            self.emit(notice)
+        from rift.events import History
+
+        for event in started.opening_events():
+            if not isinstance(event, History):
+                self.emit(event)
+            elif fresh:  # a rebind keeps the transcript already on screen
+                await self.transcript.add_history([(m.role, m.text) for m in event.messages])
 
     def require_conversation(self) -> Conversation:
         if self.driver.conversation is None:

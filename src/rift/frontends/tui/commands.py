@@ -1,6 +1,8 @@
-"""Slash commands: an explicit registry from name to handler, plus dispatch.
+"""Slash commands: the TUI's handler for each command of the core registry, plus dispatch.
 
-Each handler is `async (app, arg) -> None`. A handler signals failure by
+The names, arguments, help and idle rule come from `rift.core.COMMANDS` (the
+registry every face derives from); this module only says what the TUI does for
+each. Each handler is `async (app, arg) -> None`. A handler signals failure by
 raising `RiftError`, which the app shows as `! <error>` with the status
 "command failed". Commands that change the conversation or the model refuse
 while a turn runs; looking things up (/tokens, /tasks, /diff…) never does.
@@ -23,6 +25,7 @@ from rift.frontends.tui.widgets.activity import color_diff
 from rift.frontends.tui.widgets.composer import CommandHint
 
 if TYPE_CHECKING:
+    from rift.core import CommandSpec
     from rift.frontends.tui.app import RiftApp
 
 Handler = Callable[["RiftApp", str], Awaitable[None]]
@@ -43,12 +46,27 @@ KEYS = (
 
 @dataclass(frozen=True, slots=True)
 class Command:
+    """A registry command (`spec`) and the TUI's handler for it."""
+
     run: Handler
-    args: str
-    help: str
-    needs_model: bool = True
-    idle_only: bool = False
-    """Refused while a turn runs (it changes the conversation or the model)."""
+    spec: CommandSpec
+
+    @property
+    def args(self) -> str:
+        return self.spec.args
+
+    @property
+    def help(self) -> str:
+        return self.spec.help
+
+    @property
+    def needs_model(self) -> bool:
+        return self.spec.needs_model
+
+    @property
+    def idle_only(self) -> bool:
+        """Refused while a turn runs (it changes the conversation or the model)."""
+        return self.spec.idle_only
 
 
 def is_command(text: str) -> bool:
@@ -58,12 +76,13 @@ def is_command(text: str) -> bool:
 
 
 async def dispatch(app: RiftApp, text: str) -> None:
-    head, _, arg = text.strip()[1:].partition(" ")
-    head, _, rest = head.partition("\n")
-    arg = (rest + " " + arg).strip() if rest else arg.strip()
-    if head.startswith("skill:"):
-        await _skill(app, head[len("skill:") :], arg)
+    from rift.core import parse_command, split_command
+
+    invocation = parse_command(text, commands=FACE)
+    if invocation is not None and invocation.skill:
+        await _skill(app, invocation.name, invocation.argument)
         return
+    head, arg = split_command(text) or ("", "")
     command = COMMANDS.get(head)
     if command is None:
         app.say(f"unknown command '/{head}' — /help lists available commands", "warning")
@@ -325,33 +344,44 @@ async def _quit(app: RiftApp, arg: str) -> None:
     app.exit(0)
 
 
-COMMANDS: dict[str, Command] = {
-    "help": Command(_help, "", "commands and keys", needs_model=False),
-    "model": Command(session.model, "[name]", "pick or switch the model (saved)", False, True),
-    "host": Command(session.host, "[url]", "show or switch the model server (saved)", False, True),
-    "ctx": Command(session.ctx, "<n>", "set the context window num_ctx (saved)", idle_only=True),
-    "temp": Command(session.temp, "<0.0-2.0>", "sampling temperature", idle_only=True),
-    "approve": Command(_approve, "[on|off]", "approval mode: ask before writes and bash"),
-    "yolo": Command(_yolo, "[off]", "approval off: run everything without asking"),
-    "mode": Command(_mode, "[ask|accept-edits|plan|auto]", "show or switch the approval mode"),
-    "autocontinue": Command(_autocontinue, "[on|off]", "a finished background task starts a turn"),
-    "permissions": Command(_permissions, "", "show the allow/ask/deny rules"),
-    "remember": Command(_remember, "<fact>", "save a fact for later sessions", idle_only=True),
-    "undo": Command(_undo, "", "restore files changed by the last turn", idle_only=True),
-    "rewind": Command(session.rewind, "[n]", "undo n turns: files and conversation", True, True),
-    "compact": Command(session.compact, "", "summarize earlier conversation now", True, True),
-    "tokens": Command(_tokens, "", "context budget and estimate"),
-    "stats": Command(_stats, "", "session totals", needs_model=False),
-    "cost": Command(_cost, "", "session tokens and estimated cost", needs_model=False),
-    "clear": Command(session.clear, "", "new conversation (the old one is kept)", True, True),
-    "sessions": Command(session.sessions, "", "resume another session", False, True),
-    "save": Command(session.save, "<name>", "save the session under a name"),
-    "plan": Command(_plan, "[clear]", "show or clear the plan checklist", needs_model=False),
-    "tasks": Command(_tasks, "[kill|send|eof <id>]", "background tasks"),
-    "think": Command(_think, "[on|off|auto|minimal…max]", "thinking and effort", idle_only=True),
-    "skills": Command(_skills, "", "list skills"),
-    "diff": Command(_diff, "", "coloured git diff of the working tree", needs_model=False),
-    "copy": Command(_copy, "[all|log]", "copy the last reply, transcript or log", False),
-    "export": Command(session.export, "[file]", "write the transcript as Markdown"),
-    "quit": Command(_quit, "", "save and exit", needs_model=False),
+HANDLERS: dict[str, Handler] = {
+    "help": _help,
+    "model": session.model,
+    "host": session.host,
+    "ctx": session.ctx,
+    "temp": session.temp,
+    "approve": _approve,
+    "yolo": _yolo,
+    "mode": _mode,
+    "autocontinue": _autocontinue,
+    "permissions": _permissions,
+    "remember": _remember,
+    "undo": _undo,
+    "rewind": session.rewind,
+    "compact": session.compact,
+    "tokens": _tokens,
+    "stats": _stats,
+    "cost": _cost,
+    "clear": session.clear,
+    "sessions": session.sessions,
+    "save": session.save,
+    "plan": _plan,
+    "tasks": _tasks,
+    "think": _think,
+    "skills": _skills,
+    "diff": _diff,
+    "copy": _copy,
+    "export": session.export,
+    "quit": _quit,
 }
+"""What the TUI does for each command; every registry command for the TUI has one."""
+
+
+def _registry() -> tuple[CommandSpec, ...]:
+    from rift.core import for_face
+
+    return for_face("tui")
+
+
+FACE = _registry()
+COMMANDS: dict[str, Command] = {spec.name: Command(HANDLERS[spec.name], spec) for spec in FACE}

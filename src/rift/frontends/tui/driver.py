@@ -28,7 +28,7 @@ from rift.record import replace
 
 if TYPE_CHECKING:
     from rift.core import Conversation, Started, TaskRegistry
-    from rift.events import Event, TurnStats
+    from rift.events import Done, Event, TurnStats
 
 
 @dataclass
@@ -126,7 +126,7 @@ class Driver:
         conversation.edit_review = True  # the TUI reviews edits hunk by hunk
         conversation.auto_continue = config.auto_continue
         if old is not None:
-            conversation.set_mode(old.mode)
+            conversation.set_mode(old.mode, announce=False)
             conversation.auto_continue = old.auto_continue
             await old.close()
         self._config = config
@@ -141,7 +141,7 @@ class Driver:
     def start_turn(self, text: str) -> bool:
         """Submit a prompt; the owner expands skills and @mentions. False when refused."""
         assert self.conversation is not None
-        return self.conversation.submit(text)
+        return bool(self.conversation.submit(text))
 
     async def wait(self) -> object:
         """Until the current work (turn, switch, compaction, option change) has ended."""
@@ -149,17 +149,9 @@ class Driver:
             return None
         return await self.conversation.wait()
 
-    def record_turn(self, stats: TurnStats) -> None:
-        """Add a finished turn to the totals, priced at the model it ran on."""
-        from rift.models.pricing import estimated_cost_usd
-
-        cost = 0.0
-        if self.conversation is not None:
-            model = self.conversation.model
-            cost = estimated_cost_usd(
-                self.config, model, stats.billed_prompt_tokens, stats.output_tokens
-            )
-        self.totals.add_turn(stats, cost)
+    def record_turn(self, done: Done) -> None:
+        """Add a finished turn to the totals, priced by the core (`done.cost_usd`)."""
+        self.totals.add_turn(done.stats, done.cost_usd)
 
     def cancel(self) -> bool:
         """Cancel the running work; True when there was some."""

@@ -14,7 +14,6 @@ that finds calls still running marks them cancelled.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -54,7 +53,6 @@ if TYPE_CHECKING:
     from rift.frontends.tui.widgets.toolcall import ToolCallLine
 
 Handler = Callable[[Any], Awaitable[None] | None]
-_ALWAYS = re.compile(r"always allow '(.+)' (in this project|everywhere)")
 DENY_WHY = "deny, and tell rift why"
 """Offered beside every "deny": the typed reason reaches the model (gate.DENY_WITH_REASON)."""
 
@@ -168,7 +166,7 @@ class EventView:
             if screen in self.app.screen_stack:
                 screen.dismiss(None)  # the turn is over (cancelled): its approvals are moot
         self._tool_asks.clear()
-        self.app.driver.record_turn(event.stats)
+        self.app.driver.record_turn(event)
         stats = event.stats
         rate = rate_to_show(stats.tokens_per_sec, stats.output_tokens) or self.rate.rate()
         self.rate.reset()
@@ -200,7 +198,10 @@ class EventView:
                 return
             conversation.answer(event.id, choice if choice is not None else deny)
 
-        labels = [choice_label(c) for c in choices]
+        from rift.core import option_label  # the core words what its choices mean
+
+        meanings = {option.id: option_label(option) for option in event.options}
+        labels = [meanings.get(c, c) for c in choices]
         picker = PickerScreen(event.question, choices, event.detail, labels=labels)
         if self._tool_running:  # trust questions (not tied to a call) outlive the turn
             self._tool_asks[event.id] = picker
@@ -294,15 +295,3 @@ class EventView:
         mark, style = ("✓", "green") if event.ok else ("✗", "red")
         self.app.activity.log_view.note(f"{mark} task #{event.id} finished: {event.label}", style)
         self.app.refresh_tasks()
-
-
-def choice_label(choice: str) -> str:
-    """How an approval choice reads: "always allow" names the rule exactly as it will be
-    saved (`Bash(git status *)`, a valid rule) and says where it applies."""
-    match = _ALWAYS.fullmatch(choice)
-    if match is None:
-        return choice
-    rule, scope = match.groups()
-    if "(" not in rule:  # a bash pattern: the gate saves it as Bash(pattern)
-        rule = f"Bash({rule})"
-    return f"always allow {rule} {scope} · saved to your config"

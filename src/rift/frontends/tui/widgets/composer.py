@@ -240,6 +240,7 @@ class Composer(Vertical):
 
     def _show_commands(self, prefix: str) -> None:
         hints = [h for h in self._commands() if h.name.startswith(prefix)]
+        hints.sort(key=lambda h: h.name != prefix)  # an exact name wins: `/mode` is not `/model`
         self._needs_arg = {h.name: bool(h.args) and not h.args.startswith("[") for h in hints}
         options = []
         for h in hints:

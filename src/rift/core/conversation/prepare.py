@@ -1,0 +1,70 @@
+"""Turning what a person typed into what the model reads.
+
+A `/skill:name task` invocation becomes the skill's text, `@path` mentions
+attach files (or images, for a model that sees), and a finished background
+task becomes a note that leads the next turn. The owner calls these once per
+prompt, so every face expands the same way.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rift.core.context.mentions import expand
+from rift.core.conversation.commands import parse_command
+from rift.events import Info, TaskFinished, Warning
+from rift.record import record
+
+if TYPE_CHECKING:
+    from rift.core.conversation.runtime import Agent
+
+
+@record
+class Refusal:
+    """Why the owner did not start what a face asked for; falsy, so `if not submit(...)`
+    still reads right. `code` is the warning's code ("busy", "unknown_skill", "empty",
+    "failed"); `text` is what the warning said (empty for "empty", which says nothing)."""
+
+    code: str
+    text: str
+
+    def __bool__(self) -> bool:
+        return False
+
+
+@record
+class Prepared:
+    """A prompt ready for the model: `text` as sent, `words` as the person typed them."""
+
+    text: str
+    words: str
+    images: tuple[str, ...] = ()
+
+
+def prepare(agent: Agent, text: str, *, vision: bool) -> Prepared | Refusal:
+    """Expand a skill invocation and `@path` mentions; a refusal (and a warning) for an
+    unknown skill. Problems with mentions are warnings; the prompt still goes."""
+    invocation = parse_command(text, commands=())  # only `/skill:name task` expands here
+    if invocation is not None:
+        skill = agent.skills.get(invocation.name)
+        if skill is None:
+            said = f"unknown skill '{invocation.name}'"
+            agent.emit(Warning(said, code="unknown_skill"))
+            return Refusal("unknown_skill", said)
+        text = skill.expand(invocation.argument)
+    expanded = expand(text, agent.config.cwd, agent.gate.check_read, vision=vision)
+    for problem in expanded.problems:
+        agent.emit(Warning(problem))
+    if expanded.attached:
+        agent.emit(Info("attached: " + ", ".join(expanded.attached)))
+    return Prepared(text=expanded.text, words=text, images=expanded.images)
+
+
+def task_note(event: TaskFinished) -> str:
+    """The note a finished background task leaves for the model's next turn."""
+    status = "finished" if event.ok else "FAILED"
+    preview = event.preview.strip() or "(no output)"
+    return (
+        f"[task notification] background task #{event.id} {status}: {event.label}\n"
+        f"{preview}\n(the task tool with id {event.id} shows all of its output)"
+    )
