@@ -24,7 +24,14 @@ from typing import Any, BinaryIO
 
 from rift import __version__
 from rift.config import Config
-from rift.core import MODES, Conversation, StartOptions, serve_commands, start_agent
+from rift.core import (
+    MODES,
+    Conversation,
+    StartOptions,
+    everyday_wires,
+    serve_commands,
+    start_agent,
+)
 from rift.errors import ModelError
 from rift.events import (
     PROTOCOL_VERSION,
@@ -181,6 +188,8 @@ class ServeLoop:
             "compact": self.compact,
             "new_session": self.new_session,
         }
+        for wire, name in everyday_wires().items():
+            self.handlers[wire] = self._everyday(name)
 
     def warn(self, text: str) -> None:
         self.emit(Warning(text=text, code="bad_command"))
@@ -328,6 +337,18 @@ class ServeLoop:
 
     def new_session(self, _cmd: dict[str, Any]) -> None:
         self.conversation.new_conversation()
+
+    def _everyday(self, name: str) -> Callable[[dict[str, Any]], None]:
+        """An everyday command (/retry, /share…): its optional string `args` to the owner."""
+
+        def run(cmd: dict[str, Any]) -> None:
+            args = cmd.get("args", "")
+            if not isinstance(args, str):
+                self.warn(f"{cmd.get('cmd')}: 'args' must be a string")
+                return
+            self.conversation.command(name, args)
+
+        return run
 
     # -------------------------------------------------------------- shutdown
 

@@ -60,7 +60,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _c("mode", "[ask|accept-edits|plan|auto]", "show or switch the approval mode",
        method="set_mode", wire="set_mode"),
     _c("autocontinue", "[on|off]", "a finished background task starts a turn"),
-    _c("permissions", "", "show the allow/ask/deny rules", method="permissions"),
+    _c("permissions", "[add|remove [allow|ask|deny] <rule>]",
+       "show the rules, or add/remove one in the user config", method="command",
+       wire="permissions", faces=EVERYWHERE),
     _c("remember", "<fact>", "save a fact for later sessions", idle_only=True, method="remember"),
     _c("undo", "", "restore files changed by the last turn", idle_only=True, method="undo",
        wire="undo", faces=EVERYWHERE),
@@ -85,6 +87,23 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _c("copy", "[all|log]", "copy the last reply, transcript or log", needs_model=False),
     _c("export", "[file]", "write the transcript as Markdown"),
     _c("quit", "", "save and exit", needs_model=False),
+    # The everyday commands (daily.py): every face runs them through Conversation.command.
+    _c("retry", "", "rerun the last prompt (its turn rewound first)", idle_only=True,
+       method="command", wire="retry", faces=EVERYWHERE),
+    _c("init", "[notes]", "survey the project and write or update AGENTS.md", idle_only=True,
+       method="command", wire="init", faces=EVERYWHERE),
+    _c("share", "[file]", "write the conversation as one HTML file", method="command",
+       wire="share", faces=EVERYWHERE),
+    _c("fork", "", "copy the session and continue in the copy", idle_only=True,
+       method="command", wire="fork", faces=EVERYWHERE),
+    _c("system", "", "show the system prompt", method="command", wire="system",
+       faces=EVERYWHERE),
+    _c("tools", "", "list the tools the model can call", method="command", wire="tools",
+       faces=EVERYWHERE),
+    _c("btw", "<question>", "a side question, answered outside the history", method="command",
+       wire="btw", faces=EVERYWHERE),
+    _c("config", "[reload]", "the settings and where each came from; reload the files",
+       method="command", wire="config", faces=EVERYWHERE),
 )  # fmt: skip
 BY_NAME: dict[str, CommandSpec] = {spec.name: spec for spec in COMMANDS}
 
@@ -117,7 +136,18 @@ def for_face(face: str) -> tuple[CommandSpec, ...]:
 def serve_commands() -> list[str]:
     """`ready.commands`: the protocol's own commands and every command's wire name."""
     carried = {spec.wire for spec in COMMANDS if spec.wire is not None}
-    return [name for name in SERVE_ORDER if name in PROTOCOL_ONLY or name in carried]
+    ordered = [name for name in SERVE_ORDER if name in PROTOCOL_ONLY or name in carried]
+    return ordered + [name for name in everyday_wires() if name not in ordered]
+
+
+def everyday_wires() -> dict[str, str]:
+    """Serve command → registry name for the commands run by `Conversation.command`
+    (additive serve commands: `{"cmd": "retry"}`, `{"cmd": "share", "args": "t.html"}`)."""
+    return {
+        spec.wire: spec.name
+        for spec in COMMANDS
+        if spec.method == "command" and spec.wire is not None
+    }
 
 
 @record

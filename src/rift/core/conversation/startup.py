@@ -49,6 +49,8 @@ class Started:
 
     def __post_init__(self) -> None:
         self.conversation = Conversation(self.agent, self.session_path)
+        if self.resumed:
+            self.conversation.note_resume()  # the files it touched lead the next prompt
 
     def opening_events(self) -> list[Event]:
         """What every face shows first, in this order: the context gauge, the resumed
