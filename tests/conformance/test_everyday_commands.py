@@ -132,3 +132,18 @@ def test_permissions_add_and_remove_edit_the_user_config(fake_server, serve) -> 
     session.send({"cmd": "permissions", "args": "add nonsense((("})
     assert "not a permission rule" in session.expect("warning")["text"]
     assert session.close() == 0
+
+
+def test_save_names_the_session_and_continues_under_the_name(fake_server, serve) -> None:
+    session = serve(fake_server({"turns": [{"content": "one"}, {"content": "two"}]}))
+    session.prompt("first")
+    session.read_until("context")
+    session.send({"cmd": "save", "args": "my work"})
+    changed = session.expect("session_changed")
+    old, new = Path(changed["previous"]), Path(changed["session"])
+    assert new.name == "my-work.json" and not old.exists()
+    session.prompt("second")
+    session.read_until("context")
+    assert session.close() == 0
+    users = [m["content"] for m in json.loads(new.read_text())["messages"] if m["role"] == "user"]
+    assert users == ["first", "second"]

@@ -73,6 +73,7 @@ class Daily:
             "btw": self.btw,
             "config": self.config_command,
             "permissions": self.permissions_command,
+            "save": self.rename_session,
         }
         handler = handlers.get(name)
         if handler is None:
@@ -144,6 +145,40 @@ class Daily:
         self.session_path = new
         agent.emit(SessionChanged(session=str(new), previous=str(old)))
         agent.emit(Info(f"forked: continuing in {new.name}; {old.name} is kept as it was"))
+        return True
+
+    def rename_session(self, name: str = "") -> bool:
+        """`/save NAME`: this session is saved as `NAME.json` and continues there (a
+        rename: the old file goes); `--resume` and `/sessions` find it by that name."""
+        import re
+
+        agent = self._agent
+        clean = re.sub(r"[^\w.-]+", "-", name).strip("-.")
+        if not clean:
+            agent.emit(Warning("usage: /save <name>"))
+            return False
+        if self._refused_busy():
+            return False
+        old = self.session_path
+        target = agent.config.paths.sessions_dir / f"{clean}.json"
+        if target == old:
+            self._save()
+            agent.emit(Info(f"session saved as {target}"))
+            return True
+        if target.exists():
+            agent.emit(Warning(f"a session named {clean} exists; choose another name"))
+            return False
+        try:
+            save_session(
+                target, model=agent.model, cwd=str(agent.config.cwd), messages=agent.messages
+            )
+        except OSError as exc:
+            agent.emit(Warning(f"save failed: {exc}"))
+            return False
+        self.session_path = target
+        old.unlink(missing_ok=True)
+        agent.emit(SessionChanged(session=str(target), previous=str(old)))
+        agent.emit(Info(f"session saved as {target}"))
         return True
 
     # ------------------------------------------------------------ looking

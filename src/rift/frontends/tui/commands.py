@@ -365,7 +365,6 @@ HANDLERS: dict[str, Handler] = {
     "cost": _cost,
     "clear": session.clear,
     "sessions": session.sessions,
-    "save": session.save,
     "plan": _plan,
     "tasks": _tasks,
     "think": _think,
