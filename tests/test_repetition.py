@@ -91,3 +91,24 @@ def test_agrees_on_short_alphabets_where_every_suffix_recurs(text: str) -> None:
 def test_cut_keeps_one_copy() -> None:
     text = "head\n" + "loop\n" * 200
     assert cut_repetition(text, repeating_period(text)) == "head\nloop\n"
+
+
+def test_limits_follow_the_model() -> None:
+    from rift.models.repetition import TIGHT, WIDE, limits_for
+
+    assert limits_for("anything", small=True) is TIGHT
+    assert limits_for("qwen2.5-coder:1.5b", small=False) is TIGHT
+    assert limits_for("ollama/llama3.2:3b-instruct", small=False) is TIGHT
+    assert limits_for("Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF", small=False) is TIGHT
+    assert limits_for("qwen2.5-coder:32b", small=False) is WIDE
+    assert limits_for("gpt-oss-120b", small=False) is WIDE
+    assert limits_for("fake-model", small=False) is WIDE  # unknown size: assume a capable model
+
+
+def test_wide_limits_let_an_honest_repeated_block_through() -> None:
+    from rift.models.repetition import WIDE
+
+    block = "".join(f"row {i},a,b,c\n" for i in range(7))
+    assert repeating_period(block * 6) == len(block)  # tight: cut
+    assert repeating_period(block * 6, WIDE) == 0
+    assert repeating_period(block * 400, WIDE) == len(block)  # a real loop still ends

@@ -161,6 +161,12 @@ def _main(argv: list[str] | None) -> tuple[int, bool]:
         return swarm_cli.run(words), True
     if words[:1] == ["doctor"]:
         return _doctor(words[1:]), False
+    if words[:1] == ["github"]:
+        from pathlib import Path
+
+        from rift.integrations import github
+
+        return github.main(words[1:], Path.cwd()), False
     args = build_parser().parse_args(argv)
     if args.version:
         print(f"rift {__version__}")

@@ -189,7 +189,8 @@ def test_a_reply_that_repeats_itself_is_stopped(harness: Any) -> None:
     run = harness.run("plan", server)
     assert run.code == 0, run.describe()
     assert "began repeating itself; rift stopped the reply" in run.stderr
-    assert len(run.result["reply"]) < 1000  # of 60,000 characters scripted
+    # of 60,000 characters scripted; a model of unknown size gets the wide limits (4,000)
+    assert len(run.result["reply"]) < 5000
     stored = run.session()["messages"][-1]["content"]
     assert stored.count("do it again") == 1  # one copy kept, so the history says what happened
     assert "[rift: the rest of this reply repeated" in stored
@@ -231,3 +232,32 @@ def test_a_file_broken_before_the_turn_is_left_alone_at_its_end(harness: Any) ->
     step = edit("old.py", "def f(:", "def f((:")
     harness.run("touch", harness.server([step, {"content": "done"}]))
     assert (harness.project / "old.py").read_text() == "def f((:\n"
+
+
+CSV_BLOCK = "".join(f"2026-12-0{d},widget,{d * 3},ok\n" for d in range(1, 8))
+"""Seven lines a large model may honestly repeat (a CSV of identical days, a table)."""
+
+
+def _named(name: str) -> list[dict[str, Any]]:
+    return [{"name": name, "capabilities": ["tools"], "context_length": 32768}]
+
+
+def test_a_large_models_repeated_block_is_not_cut(harness: Any) -> None:
+    """A 7-line block repeated 6 times is an answer, not a loop, from a 32B model (issue 32)."""
+    server = harness.server(
+        [{"content": "Here:\n" + CSV_BLOCK * 6}], models=_named("qwen2.5-coder:32b")
+    )
+    run = harness.run("csv please", server, "-m", "qwen2.5-coder:32b")
+    assert run.code == 0, run.describe()
+    assert "repeating itself" not in run.stderr
+    assert run.result["reply"].count(CSV_BLOCK) == 6
+
+
+def test_a_small_models_repeated_block_is_cut_and_the_user_told(harness: Any) -> None:
+    server = harness.server(
+        [{"content": "Here:\n" + CSV_BLOCK * 6}], models=_named("qwen2.5-coder:1.5b")
+    )
+    run = harness.run("csv please", server, "-m", "qwen2.5-coder:1.5b")
+    assert run.code == 0, run.describe()
+    assert "began repeating itself; rift stopped the reply" in run.stderr
+    assert run.session()["messages"][-1]["content"].count(CSV_BLOCK) == 1

@@ -24,7 +24,14 @@ from typing import Any, BinaryIO
 
 from rift import __version__
 from rift.config import Config
-from rift.core import MODES, Conversation, StartOptions, serve_commands, start_agent
+from rift.core import (
+    MODES,
+    Conversation,
+    StartOptions,
+    everyday_wires,
+    serve_commands,
+    start_agent,
+)
 from rift.errors import ModelError
 from rift.events import (
     PROTOCOL_VERSION,
@@ -153,7 +160,7 @@ def _read_lines(
     loop.call_soon_threadsafe(queue.put_nowait, _EOF)
 
 
-class ServeLoop:
+class ServeLoop:  # noqa: PLR0904 - one public handler per serve command
     """Reads commands and translates each into one call on the conversation owner.
 
     Only the wire belongs here: field validation and the warnings for malformed
@@ -183,6 +190,8 @@ class ServeLoop:
             "swarm": self.swarm,
             "merge": self.merge,
         }
+        for wire, name in everyday_wires().items():
+            self.handlers[wire] = self._everyday(name)
 
     def warn(self, text: str) -> None:
         self.emit(Warning(text=text, code="bad_command"))
@@ -367,6 +376,18 @@ class ServeLoop:
             self.warn("merge needs a candidate 'name' string and/or 'cleanup': true")
             return
         self.conversation.merge(name, cleanup)
+
+    def _everyday(self, name: str) -> Callable[[dict[str, Any]], None]:
+        """An everyday command (/retry, /share…): its optional string `args` to the owner."""
+
+        def run(cmd: dict[str, Any]) -> None:
+            args = cmd.get("args", "")
+            if not isinstance(args, str):
+                self.warn(f"{cmd.get('cmd')}: 'args' must be a string")
+                return
+            self.conversation.command(name, args)
+
+        return run
 
     # -------------------------------------------------------------- shutdown
 

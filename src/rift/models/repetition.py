@@ -18,6 +18,11 @@ of slices per check: 70% of `--serve`'s time on a long reply.
 
 from __future__ import annotations
 
+import re
+
+from rift.patterns import lazy
+from rift.record import record
+
 MIN_SPAN = 400
 MIN_TIMES = 6
 MAX_PERIOD = 400
@@ -32,13 +37,50 @@ Any qualifying period p has a span of at least p + _PROBE (span >= 6p and
 span >= MIN_SPAN), so the probe's copy p back lies inside the repeated part."""
 
 
-def repeating_period(text: str) -> int:
+@record(frozen=True)
+class Limits:
+    """How much repetition makes a runaway, for one kind of model.
+
+    A small model loops for real and slowly (4 tokens a second on a CPU), so it is cut at 6
+    copies over 400 characters. A large model's honest answer can repeat as much: a CSV of
+    identical rows, a divider, a table of the same lines. For those only a far longer run is
+    taken as a loop."""
+
+    min_times: int = MIN_TIMES
+    min_span: int = MIN_SPAN
+
+    @property
+    def tail(self) -> int:
+        """Characters a caller must keep to check the end of a text (for both limits)."""
+        return max(self.min_span, MAX_PERIOD * self.min_times)
+
+
+TIGHT = Limits()
+"""Small and embedded models: cut early."""
+WIDE = Limits(min_times=24, min_span=4000)
+"""Every other model: only a long run of copies counts."""
+
+_PARAMS = lazy(r"(?<![\d.])(\d+(?:\.\d+)?)\s*b(?![a-z])", re.IGNORECASE)
+SMALL_PARAMS_B = 4.0
+"""Models named with at most this many billion parameters count as small."""
+
+
+def limits_for(model: str, *, small: bool) -> Limits:
+    """The limits for `model`: tight for a small provider or a name like `qwen2.5-coder:1.5b`."""
+    if small:
+        return TIGHT
+    sizes = [float(m) for m in _PARAMS().findall(model.rsplit("/", 1)[-1])]
+    return TIGHT if sizes and max(sizes) <= SMALL_PARAMS_B else WIDE
+
+
+def repeating_period(text: str, limits: Limits = TIGHT) -> int:
     """The period of the repetition that fills the end of `text`, or 0 when there is none.
 
     The smallest qualifying period wins, as in a scan of every period from 1 up.
     """
+    min_span, min_times = limits.min_span, limits.min_times
     end = len(text)
-    if end < MIN_SPAN:
+    if end < min_span:
         return 0
     probe = text[-_PROBE:]
     window = max(0, end - _PROBE - MAX_PERIOD)
@@ -46,7 +88,7 @@ def repeating_period(text: str) -> int:
     at = text.rfind(probe, window, end - 1)
     while at >= 0:  # nearest copy first, so periods come smallest first
         period = end - _PROBE - at
-        span = max(MIN_SPAN, period * MIN_TIMES)
+        span = max(min_span, period * min_times)
         if span > end:
             break  # spans only grow with the period
         tail = text[-span:]

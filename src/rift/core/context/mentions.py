@@ -18,8 +18,11 @@ from pathlib import Path
 from rift.models.attachments import IMAGE_TYPES, AttachmentError, image_data_url
 from rift.patterns import lazy
 from rift.record import record
+from rift.tools import _outline
 
 ATTACH_CAP_BYTES = 48_000
+OUTLINE_CAP_CHARS = 12_000
+"""Characters of a big file's outline attached; past that the outline is cut too."""
 _MENTION = lazy(r"(?:(?<=\s)|^)@([^\s@]+)")
 
 
@@ -84,11 +87,48 @@ def expand(
         if b"\x00" in data[:8192]:
             problems.append(f"@{name}: binary file, not attached")
             continue
-        body = data[:ATTACH_CAP_BYTES].decode("utf-8", errors="replace")
-        if len(data) > ATTACH_CAP_BYTES:
-            body += f"\n[… truncated: {len(data)} bytes, first {ATTACH_CAP_BYTES} shown]"
-        blocks.append(f'<file path="{name}">\n{body}\n</file>')
+        blocks.append(_attachment(name, path, data))
         attached.append(name)
     if blocks:
         text += "\n\nAttached files:\n" + "\n".join(blocks)
     return Expanded(text, attached, problems, tuple(images))
+
+
+def _attachment(name: str, path: Path, data: bytes) -> str:
+    """A mentioned text file as a `<file>` block: whole, or for a big source file its outline.
+
+    A 48 KB head of a big module is ~12,000 tokens, most of a local model's window, and
+    usually not the part the prompt is about; the outline costs a few hundred tokens and
+    names the line ranges the model can then `read` (as `read` itself does)."""
+    if len(data) <= ATTACH_CAP_BYTES:
+        return f'<file path="{name}">\n{data.decode("utf-8", errors="replace")}\n</file>'
+    text = data.decode("utf-8", errors="replace")
+    skeleton = _outline_of(path, text)
+    if skeleton:
+        lines = text.count("\n") + 1
+        return (
+            f'<file path="{name}" outline="true">\n'
+            f"{name} has {lines} lines ({len(data)} bytes), too big to attach whole; its outline"
+            " follows. Read the part you need with read's offset and limit.\n"
+            f"{skeleton}\n</file>"
+        )
+    body = data[:ATTACH_CAP_BYTES].decode("utf-8", errors="replace")
+    body += f"\n[… truncated: {len(data)} bytes, first {ATTACH_CAP_BYTES} shown]"
+    return f'<file path="{name}">\n{body}\n</file>'
+
+
+def _outline_of(path: Path, text: str) -> str | None:
+    """The rendered outline, capped; None for a file type without one or no symbols."""
+    if not _outline.supported(path):
+        return None
+    try:
+        symbols = _outline.outline(path, text)
+    except (RecursionError, ValueError, MemoryError):  # a pathological file: attach the head
+        return None
+    if not symbols:
+        return None
+    rendered = _outline.render(symbols)
+    if len(rendered) > OUTLINE_CAP_CHARS:
+        cut = rendered.rfind("\n", 0, OUTLINE_CAP_CHARS)
+        rendered = rendered[: max(cut, 0)] + "\n[… outline cut]"
+    return rendered

@@ -31,9 +31,29 @@ SUBAGENT_SUFFIX = (
 )
 
 
+USER_PROMPT_FILE = "system_prompt.md"
+"""In the user config dir: replaces the built-in base prompt (AGENTS.md and the rest still add)."""
+USER_PROMPT_CAP = 32_000
+
+
+def user_base_prompt(config_dir: Path) -> str | None:
+    """The user's own base prompt (`~/.config/rift/system_prompt.md`), or None.
+
+    Only the user config dir is read: a repository cannot replace what rift tells
+    the model about itself (it has AGENTS.md, which adds and never replaces).
+    `{cwd}` in the file becomes the project directory."""
+    try:
+        raw = (config_dir / USER_PROMPT_FILE).read_text(encoding="utf-8", errors="replace")
+    except OSError:  # absent (the usual case), unreadable, a directory
+        return None
+    text = raw[:USER_PROMPT_CAP].strip()
+    return text or None
+
+
 def build_system_prompt(
     cwd: Path,
     *,
+    base: str | None = None,
     instructions: str = "",
     skills: Sequence[tuple[str, str]] = (),
     roles: Sequence[str] = (),
@@ -41,10 +61,15 @@ def build_system_prompt(
     small_model: bool = False,
     persona: str = "",
 ) -> str:
-    """Assemble the system prompt from its parts; empty parts leave no trace."""
+    """Assemble the system prompt from its parts; empty parts leave no trace.
+
+    `base`: the user's own base prompt (`user_base_prompt`), in place of the built-in one."""
     # The small model's prompt names no directory: it is then the same in every project,
     # and the embedded model loads its evaluated state from disk (embedded_backends).
-    parts = [SMALL_MODEL_PROMPT if small_model else BASE_PROMPT.format(cwd=cwd)]
+    if base is not None:
+        parts = [base.replace("{cwd}", str(cwd))]
+    else:
+        parts = [SMALL_MODEL_PROMPT if small_model else BASE_PROMPT.format(cwd=cwd)]
     if skills:
         listing = "\n".join(f"- {name}: {desc}" for name, desc in skills)
         parts.append(f"Skills (load one with the `skill` tool when it fits the task):\n{listing}")

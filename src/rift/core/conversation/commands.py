@@ -60,7 +60,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _c("mode", "[ask|accept-edits|plan|auto]", "show or switch the approval mode",
        method="set_mode", wire="set_mode"),
     _c("autocontinue", "[on|off]", "a finished background task starts a turn"),
-    _c("permissions", "", "show the allow/ask/deny rules", method="permissions"),
+    _c("permissions", "[add|remove [allow|ask|deny] <rule>]",
+       "show the rules, or add/remove one in the user config", method="command",
+       wire="permissions", faces=EVERYWHERE),
     _c("add-dir", "<path>", "let write/edit change files in another directory (this session)"),
     _c("remember", "<fact>", "save a fact for later sessions", idle_only=True, method="remember"),
     _c("undo", "", "restore files changed by the last turn", idle_only=True, method="undo",
@@ -74,9 +76,10 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _c("cost", "", "session tokens and estimated cost", needs_model=False),
     _c("clear", "", "new conversation (the old one is kept)", idle_only=True,
        method="new_conversation", wire="new_session", faces=EVERYWHERE),
-    _c("sessions", "", "resume another session", needs_model=False, idle_only=True,
+    _c("sessions", "[n]", "resume another session (numbered)", needs_model=False, idle_only=True,
        method="list_sessions", wire="list_sessions"),
-    _c("save", "<name>", "save the session under a name"),
+    _c("save", "<name>", "name this session (it continues under the name)", idle_only=True,
+       method="command", wire="save", faces=EVERYWHERE),
     _c("plan", "[clear]", "show or clear the plan checklist", needs_model=False),
     _c("tasks", "[kill|send|eof <id>]", "background tasks"),
     _c("think", "[on|off|auto|minimal…max]", "thinking and effort", idle_only=True,
@@ -92,6 +95,23 @@ COMMANDS: tuple[CommandSpec, ...] = (
        idle_only=True, method="merge", wire="merge"),
     _c("worktrees", "", "the last swarm race's worktrees and patches", method="worktrees"),
     _c("quit", "", "save and exit", needs_model=False),
+    # The everyday commands (daily.py): every face runs them through Conversation.command.
+    _c("retry", "", "rerun the last prompt (its turn rewound first)", idle_only=True,
+       method="command", wire="retry", faces=EVERYWHERE),
+    _c("init", "[notes]", "survey the project and write or update AGENTS.md", idle_only=True,
+       method="command", wire="init", faces=EVERYWHERE),
+    _c("share", "[file]", "write the conversation as one HTML file", method="command",
+       wire="share", faces=EVERYWHERE),
+    _c("fork", "", "copy the session and continue in the copy", idle_only=True,
+       method="command", wire="fork", faces=EVERYWHERE),
+    _c("system", "", "show the system prompt", method="command", wire="system",
+       faces=EVERYWHERE),
+    _c("tools", "", "list the tools the model can call", method="command", wire="tools",
+       faces=EVERYWHERE),
+    _c("btw", "<question>", "a side question, answered outside the history", method="command",
+       wire="btw", faces=EVERYWHERE),
+    _c("config", "[reload]", "the settings and where each came from; reload the files",
+       method="command", wire="config", faces=EVERYWHERE),
 )  # fmt: skip
 BY_NAME: dict[str, CommandSpec] = {spec.name: spec for spec in COMMANDS}
 
@@ -126,6 +146,16 @@ def serve_commands() -> list[str]:
     carried = [spec.wire for spec in COMMANDS if spec.wire is not None]
     ordered = [name for name in SERVE_ORDER if name in PROTOCOL_ONLY or name in carried]
     return ordered + [name for name in carried if name not in ordered]
+
+
+def everyday_wires() -> dict[str, str]:
+    """Serve command → registry name for the commands run by `Conversation.command`
+    (additive serve commands: `{"cmd": "retry"}`, `{"cmd": "share", "args": "t.html"}`)."""
+    return {
+        spec.wire: spec.name
+        for spec in COMMANDS
+        if spec.method == "command" and spec.wire is not None
+    }
 
 
 @record

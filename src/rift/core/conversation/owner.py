@@ -25,6 +25,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from rift.core.conversation.daily import Daily
 from rift.core.conversation.prepare import Prepared, Refusal, prepare, task_note
 from rift.core.conversation.readings import Readings
 from rift.core.conversation.swarming import Swarming
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
 BUSY_TEXT = "turn in progress — cancel it or wait for done"
 
 
-class Conversation(Readings, Swarming):
+class Conversation(Readings, Swarming, Daily):
     """Owns one conversation: its work, its messages, its session, its end."""
 
     def __init__(self, agent: Agent, session_path: Path) -> None:

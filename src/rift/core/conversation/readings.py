@@ -96,23 +96,6 @@ class Readings:
         offers "allow edits for this session"; bash keeps asking unless named)."""
         self._agent.gate.allow_for_session(*tools)
 
-    def add_directory(self, raw: str) -> bool:
-        """Let write and edit change files under `raw` unasked for the rest of the session
-        (`/add-dir`; core/permissions/roots.py). An info line, or a warning when it is
-        not a directory."""
-        from rift.events import Info, Warning
-
-        agent = self._agent
-        home = agent.config.paths.home.as_posix()
-        text = home + raw[1:] if raw == "~" or raw.startswith("~/") else raw
-        path = agent.config.cwd / text
-        if not text.strip() or not path.is_dir():
-            agent.emit(Warning(f"not a directory: {raw}"))
-            return False
-        real = agent.gate.add_root(path)
-        agent.emit(Info(f"write and edit may now change files in {real} (this session)"))
-        return True
-
     def delegate(self, **services: object) -> None:
         """Hand the tools a front end's services (ACP: the editor's files and terminals)."""
         self._agent.ctx.extras.update(services)
@@ -125,15 +108,3 @@ class Readings:
 
     def offer_trust(self) -> None:
         self._agent.offer_trust()
-
-    def set_thinking(self, arg: str) -> str:
-        """`/think on|off|auto|<level>` for the next requests; returns the line to show.
-
-        Raises:
-            ValueError: an unknown word, or thinking asked of a model that cannot.
-        """
-        return self._agent.set_thinking(arg)
-
-    def clear_plan(self) -> None:
-        """Forget the agent's plan checklist (the TUI's `/plan clear`)."""
-        self._agent.ctx.plan.items.clear()

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from rift.config import Config, persist_allow_rule
 from rift.core.context.budget import CompactionCounts, TokenMeter, enforce_budget
 from rift.core.context.instructions import load_project_instructions
-from rift.core.context.prompt import build_system_prompt
+from rift.core.context.prompt import build_system_prompt, user_base_prompt
 from rift.core.conversation.lsp import LspService
 from rift.core.conversation.prepare import Refusal
 from rift.core.conversation.tasks import TaskRegistry
@@ -174,6 +174,7 @@ class Agent:
     def refresh_system_prompt(self) -> None:
         prompt = build_system_prompt(
             self.config.cwd,
+            base=user_base_prompt(self.config.paths.config_dir),
             instructions=load_project_instructions(
                 self.config.cwd, readable=lambda path: self.gate.check_read(path) is None
             ),

@@ -53,6 +53,8 @@ class Started:
 
     def __post_init__(self) -> None:
         self.conversation = Conversation(self.agent, self.session_path)
+        if self.resumed:
+            self.conversation.note_resume()  # the files it touched lead the next prompt
 
     def opening_events(self) -> list[Event]:
         """What every face shows first, in this order: the context gauge, the resumed
@@ -116,6 +118,23 @@ async def start_agent(
         extensions=extensions,
     )
     agent.approval.enabled = True if approve is None else approve
+    notices += _confine(agent, config, contained=options.contained)
+    extensions.attach(agent, attached=options.attached)
+    notices += extensions.notices
+    if not options.attached:
+        await extensions.wait_mcp()  # a one-shot turn gets its MCP tools from the start
+    # Everything imported and built so far lives until exit: moving it to the permanent
+    # generation keeps it out of every later collection, the interpreter's last one
+    # included (measured: bench/run.py, "-p: last reply -> exit").
+    gc.freeze()
+    gc.enable()  # the fast paths paused it for their imports (cli._main)
+    return Started(agent=agent, session_path=path, resumed=resumed, notices=notices)
+
+
+def _confine(agent: Agent, config: Config, *, contained: bool) -> list[Event]:
+    """The limits every child and every write meets: no API keys in children's
+    environments, the sandbox, the writable roots, undo held to the same limits, language
+    servers in the sandbox. The notices it met (an unusable sandbox)."""
     perms = config.permissions
     keys = [*config.builtin_keys.values(), *(p.api_key for p in config.providers.values())]
     child_env.configure(keys, pass_keys=perms.pass_api_keys)  # rift/child_env.py
@@ -127,28 +146,17 @@ async def start_agent(
         has_wrapper=bool(perms.bash_wrapper),
         protected=own_dirs,
     )
-    if problem:
-        notices.append(Warning(problem))
     agent.gate.confine(
         own_dirs,
         sandboxed=agent.ctx.sandbox is not None,
         added=perms.additional_directories,
-        contained=options.contained,
+        contained=contained,
     )
     agent.journal.guard = agent.gate.restore_limits  # undo meets a write's fixed limits
     lsp = agent.ctx.services.diagnostics  # conversation/lsp.py: language servers run project code
     if isinstance(lsp, LspService):
         lsp.sandbox = agent.ctx.sandbox
-    extensions.attach(agent, attached=options.attached)
-    notices += extensions.notices
-    if not options.attached:
-        await extensions.wait_mcp()  # a one-shot turn gets its MCP tools from the start
-    # Everything imported and built so far lives until exit: moving it to the permanent
-    # generation keeps it out of every later collection, the interpreter's last one
-    # included (measured: bench/run.py, "-p: last reply -> exit").
-    gc.freeze()
-    gc.enable()  # the fast paths paused it for their imports (cli._main)
-    return Started(agent=agent, session_path=path, resumed=resumed, notices=notices)
+    return [Warning(problem)] if problem else []
 
 
 def _readable(config: Config) -> Callable[[Path], bool]:

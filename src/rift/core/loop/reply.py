@@ -45,7 +45,6 @@ REPLY_WINDOWS = 2
 """A reply may be this many context windows long before it counts as runaway."""
 RAW_ARGUMENTS_KEPT = 200
 """Characters of unparseable tool arguments kept in the history that is sent back."""
-_TAIL = max(repetition.MIN_SPAN, repetition.MAX_PERIOD * repetition.MIN_TIMES)
 _PENDING_MAX = 64
 PROGRESS_AFTER_S = 3.0
 """A prompt read that has taken this long gets a progress note (llama.cpp reports it)."""
@@ -75,6 +74,7 @@ class _Collector:
     max_tokens: int
     gate: ContentGate
     """Holds back tool calls written as text, and routes `<think>` text to thinking."""
+    limits: repetition.Limits = repetition.TIGHT
     parts: list[str] = field(default_factory=list)
     thinking: list[str] = field(default_factory=list)
     calls: list[ToolCall] = field(default_factory=list)
@@ -99,14 +99,14 @@ class _Collector:
         self.unchecked += len(text)
         if self.unchecked >= repetition.CHECK_EVERY:
             self.unchecked = 0
-            if repetition.repeating_period(self._tail(kind, pending)):
+            if repetition.repeating_period(self._tail(kind, pending), self.limits):
                 raise _Repeating(kind)
         elif len(pending) >= _PENDING_MAX:
             self._tail(kind, pending)  # the other kind's deltas may never trigger a check
 
     def _tail(self, kind: str, pending: list[str]) -> str:
         """The kind's tail brought up to date (the same text as growing it delta by delta)."""
-        tail = (self.tails.get(kind, "") + "".join(pending))[-_TAIL:]
+        tail = (self.tails.get(kind, "") + "".join(pending))[-self.limits.tail :]
         self.tails[kind] = tail
         pending.clear()
         return tail
@@ -181,10 +181,17 @@ async def stream_reply(
     known_tools: Collection[str],
     emit: Callable[[Event], None],
     counters: Counter[str],
+    limits: repetition.Limits = repetition.TIGHT,
 ) -> Reply:
-    """Run one chat call to its end, repairing what local models get wrong."""
+    """Run one chat call to its end, repairing what local models get wrong.
+
+    `limits` says how much repetition ends the reply: tight for small models, which loop,
+    wide for the rest, whose answers may honestly repeat a line many times."""
     collector = _Collector(
-        emit, max_tokens=REPLY_WINDOWS * request.num_ctx, gate=ContentGate(known_tools)
+        emit,
+        max_tokens=REPLY_WINDOWS * request.num_ctx,
+        gate=ContentGate(known_tools),
+        limits=limits,
     )
     started = time.monotonic()
     stream = provider.stream_chat(request)
@@ -208,7 +215,7 @@ async def stream_reply(
         provider_data=collector.provider_data,
     )
     if repeated:
-        _cut_repetition(reply, repeated)
+        _cut_repetition(reply, repeated, limits)
         counters["repetition_stops"] += 1
         emit(Warning(f"the model's {repeated} began repeating itself; rift stopped the reply"))
     usage = collector.usage
@@ -231,10 +238,10 @@ async def stream_reply(
     return reply
 
 
-def _cut_repetition(reply: Reply, kind: str) -> None:
+def _cut_repetition(reply: Reply, kind: str, limits: repetition.Limits) -> None:
     """One copy of the repeated text stays, so the stored reply says what went wrong."""
     text = reply.content if kind == "content" else reply.thinking
-    cut = repetition.cut_repetition(text, repetition.repeating_period(text))
+    cut = repetition.cut_repetition(text, repetition.repeating_period(text, limits))
     if kind == "content":
         reply.content = cut + "\n[rift: the rest of this reply repeated the line above; cut]"
     else:

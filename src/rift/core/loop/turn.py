@@ -41,6 +41,7 @@ from rift.events import (
     TurnStats,
     Warning,
 )
+from rift.models import repetition
 from rift.models.base import ChatRequest, Message, Provider, Reasoning, ToolCall, Usage
 from rift.record import record
 from rift.text import scrub
@@ -294,8 +295,10 @@ class Turn:
             think=s.think,
         )
         unscaled = s.meter.unscaled(request.messages, schemas)  # what was really sent
+        limits = repetition.limits_for(s.model, small=s.preread)  # preread: a small model
         reply = await retry_busy(
-            lambda: stream_reply(s.provider, request, s.tools, self.emit, self.counters), self.emit
+            lambda: stream_reply(s.provider, request, s.tools, self.emit, self.counters, limits),
+            self.emit,
         )
         if reply.usage is not None:
             self._count_usage(reply.usage, unscaled, reply.generation_seconds)

@@ -277,6 +277,12 @@ class Rules:
             self._session.append(parsed)
         return None
 
+    def with_session_of(self, previous: Rules) -> Rules:
+        """These rules plus the live grants of `previous` (a config reload keeps the
+        "always allow" answers given in this session)."""
+        self._session = list(previous._session)
+        return self
+
     def listing(self) -> dict[str, tuple[str, ...]]:
         """Rule texts for `/permissions`: session grants included, built-ins hidden."""
         allow = [r.text for r in self._lists["allow"]] + [r.text for r in self._session]

@@ -343,9 +343,12 @@ class AcpSession:
             elif invocation.name == "compact":
                 if self.conv.compact():
                     await self.conv.wait()
-            elif invocation.name == "clear" and self.conv.new_conversation():
-                self._titled = False
-                self._send([update_agent_message_text("Started a fresh conversation.\n")])
+            elif invocation.name == "clear":
+                if self.conv.new_conversation():
+                    self._titled = False
+                    self._send([update_agent_message_text("Started a fresh conversation.\n")])
+            elif self.conv.command(invocation.name, invocation.argument):
+                await self.conv.wait()  # a turn (/retry, /init) or a rebind runs to its end
         finally:
             self.translator.speak_notices = False
         await self.flush()

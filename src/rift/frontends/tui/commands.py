@@ -189,7 +189,8 @@ async def _autocontinue(app: RiftApp, arg: str) -> None:
 
 async def _permissions(app: RiftApp, arg: str) -> None:
     if arg:
-        raise RiftError("/permissions add/remove is not available yet; edit the config file")
+        app.require_conversation().command("permissions", arg)
+        return
     conversation = app.require_conversation()
     config = conversation.config
     rules = conversation.permissions()  # in force now: granted in this session included
@@ -391,7 +392,6 @@ HANDLERS: dict[str, Handler] = {
     "cost": _cost,
     "clear": session.clear,
     "sessions": session.sessions,
-    "save": session.save,
     "plan": _plan,
     "tasks": _tasks,
     "think": _think,
@@ -414,4 +414,17 @@ def _registry() -> tuple[CommandSpec, ...]:
 
 
 FACE = _registry()
-COMMANDS: dict[str, Command] = {spec.name: Command(HANDLERS[spec.name], spec) for spec in FACE}
+
+
+def _everyday(name: str) -> Handler:
+    """The TUI's handler for an everyday command: the owner runs it, events show it."""
+
+    async def run(app: RiftApp, arg: str) -> None:
+        app.require_conversation().command(name, arg)
+
+    return run
+
+
+COMMANDS: dict[str, Command] = {
+    spec.name: Command(HANDLERS.get(spec.name) or _everyday(spec.name), spec) for spec in FACE
+}

@@ -144,35 +144,23 @@ async def sessions(app: RiftApp, arg: str) -> None:
         app.say("(no other saved sessions)")
         return
     labels = [
-        f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(i.saved_at))}  {i.title[:60]}"
+        f"{n:>2}. {time.strftime('%Y-%m-%d %H:%M', time.localtime(i.saved_at))}  {i.title[:60]}"
         f"  · {i.turns} turn{'s' if i.turns != 1 else ''} · {i.model} · {_where(i.cwd)}"
-        for i in items
+        for n, i in enumerate(items, 1)
     ]
-    choice = await app.pick("Resume a session", labels)
-    if choice is None:
-        return
-    chosen = Path(items[labels.index(choice)].path)
+    if arg.strip():  # `/sessions 3`: the third of the list, without the picker
+        number = arg.strip()
+        if not number.isdigit() or not 1 <= int(number) <= len(items):
+            raise RiftError(f"/sessions: pick a number from 1 to {len(items)}")
+        chosen = Path(items[int(number) - 1].path)
+    else:
+        choice = await app.pick("Resume a session", labels)
+        if choice is None:
+            return
+        chosen = Path(items[labels.index(choice)].path)
     await app.transcript.clear_all()
     app.transcript.add_banner(__version__, app.driver.config.model, tips=False)
     await _bind(app, app.driver.config, resume=chosen)
-
-
-async def save(app: RiftApp, arg: str) -> None:
-    from rift.paths import atomic_write
-
-    name = re.sub(r"[^\w.-]+", "-", arg.strip()).strip("-.")
-    if not name:
-        raise RiftError("usage: /save <name>")
-    source = app.require_conversation().session_path  # saved after every turn
-    try:
-        data = source.read_bytes()
-    except OSError:
-        data = b""
-    if not data:
-        raise RiftError("nothing to save yet: send a prompt first")
-    target = app.driver.config.paths.sessions_dir / f"{name}.json"
-    atomic_write(target, data)
-    app.say(f"session saved as {target}", "info")
 
 
 async def rewind(app: RiftApp, arg: str) -> None:

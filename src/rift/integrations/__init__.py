@@ -1,0 +1,1 @@
+"""rift.integrations: files rift writes into a project for other tools (CI workflows)."""

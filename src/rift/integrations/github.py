@@ -1,0 +1,139 @@
+"""`rift github install`: a GitHub Actions workflow that runs `rift -p` on a comment.
+
+Why a workflow file and not an app: the model server is the user's own, so the only
+thing GitHub needs is where it is (`RIFT_HOST`, `RIFT_MODEL` in the repository's
+secrets) and a runner that can reach it (a self-hosted runner, or a public endpoint).
+
+The workflow is written for hostile input: it runs only for comments by the
+repository's owner, members and collaborators (anyone may comment on a public
+issue), the comment reaches the shell through an environment variable (never
+interpolated into the script, which would let a comment run commands), and the
+job's token may write contents and pull requests of this repository only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rift.paths import atomic_write
+
+WORKFLOW_PATH = Path(".github") / "workflows" / "rift.yml"
+TRIGGER = "/rift"
+
+WORKFLOW = """\
+# Written by `rift github install`. Comment "/rift <task>" on an issue or pull request;
+# rift runs the task headless (`rift -p`) against your own model server and pushes the
+# result: to the pull request's branch, or to a new branch with a pull request for an issue.
+# Secrets: RIFT_HOST (the model server URL the runner can reach), RIFT_MODEL (optional).
+# Variable: RIFT_PIP_SPEC (optional; what `pip install` takes for rift, default "rift").
+name: rift
+on:
+  issue_comment:
+    types: [created]
+permissions:
+  contents: write
+  pull-requests: write
+  issues: write
+jobs:
+  rift:
+    if: >-
+      startsWith(github.event.comment.body, '__TRIGGER__') &&
+      contains(fromJSON('["OWNER", "MEMBER", "COLLABORATOR"]'),
+               github.event.comment.author_association)
+    runs-on: ${{ vars.RIFT_RUNNER || 'ubuntu-latest' }}
+    timeout-minutes: 60
+    steps:
+      - uses: actions/checkout@v4
+        with:
+          fetch-depth: 0
+      - uses: actions/setup-python@v5
+        with:
+          python-version: "3.12"
+      - name: Install rift
+        env:
+          RIFT_PIP_SPEC: ${{ vars.RIFT_PIP_SPEC || 'rift' }}
+        run: python -m pip install "$RIFT_PIP_SPEC"
+      - name: Check out the pull request's branch
+        if: github.event.issue.pull_request
+        env:
+          GH_TOKEN: ${{ github.token }}
+          NUMBER: ${{ github.event.issue.number }}
+        run: gh pr checkout "$NUMBER"
+      - name: Run rift
+        id: rift
+        env:
+          COMMENT: ${{ github.event.comment.body }}
+          RIFT_HOST: ${{ secrets.RIFT_HOST }}
+          RIFT_MODEL: ${{ secrets.RIFT_MODEL }}
+        run: |
+          task="${COMMENT#__TRIGGER__}"
+          rift -p "$task" > "$RUNNER_TEMP/rift-answer.md" 2> "$RUNNER_TEMP/rift-log.txt" \\
+            || echo "failed=1" >> "$GITHUB_OUTPUT"
+      - name: Push the changes
+        env:
+          GH_TOKEN: ${{ github.token }}
+          NUMBER: ${{ github.event.issue.number }}
+          IS_PR: ${{ github.event.issue.pull_request && 'yes' || '' }}
+        run: |
+          git config user.name "rift"
+          git config user.email "rift@users.noreply.github.com"
+          git add -A
+          if git diff --cached --quiet; then exit 0; fi
+          if [ -n "$IS_PR" ]; then
+            git commit -m "rift: changes for #$NUMBER"
+            git push
+          else
+            branch="rift/issue-$NUMBER"
+            git switch -c "$branch"
+            git commit -m "rift: changes for #$NUMBER"
+            git push -u origin "$branch"
+            gh pr create --fill --head "$branch" --body "For #$NUMBER, by rift."
+          fi
+      - name: Answer on the thread
+        if: always()
+        env:
+          GH_TOKEN: ${{ github.token }}
+          NUMBER: ${{ github.event.issue.number }}
+        run: |
+          touch "$RUNNER_TEMP/rift-answer.md"
+          gh issue comment "$NUMBER" --body-file "$RUNNER_TEMP/rift-answer.md" \\
+            || gh issue comment "$NUMBER" --body "rift finished with no answer; see the run's log."
+""".replace("__TRIGGER__", TRIGGER)
+
+
+class InstallError(Exception):
+    """The workflow could not be written; the message is one line for the user."""
+
+
+def install(project: Path, *, force: bool = False) -> Path:
+    """Write the workflow into `project`; the path written.
+
+    An existing file is kept unless `force`: it may be the user's own edit of an
+    earlier install, and a silent overwrite would lose it."""
+    target = project / WORKFLOW_PATH
+    if target.exists() and not force:
+        raise InstallError(f"{WORKFLOW_PATH} exists; pass --force to replace it")
+    if target.is_symlink():
+        raise InstallError(f"{WORKFLOW_PATH} is a symlink; refusing to write through it")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(target, WORKFLOW.encode("utf-8"))
+    target.chmod(0o644)  # a file for the repository, not one of rift's private files
+    return target
+
+
+def main(argv: list[str], cwd: Path) -> int:
+    """`rift github install [--force]`: the exit status; messages go to stdout/stderr."""
+    import sys
+
+    if not argv or argv[0] != "install" or any(a not in ("--force",) for a in argv[1:]):
+        print("usage: rift github install [--force]", file=sys.stderr)
+        return 2
+    try:
+        path = install(cwd, force="--force" in argv[1:])
+    except (InstallError, OSError) as exc:
+        print(f"rift: {exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {path.relative_to(cwd)}")
+    print("next: add the RIFT_HOST secret (and RIFT_MODEL) in the repository's settings,")
+    print(f'then comment "{TRIGGER} <task>" on an issue or pull request')
+    return 0
