@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rift.core import wholefile
+from rift.core.loop import wholefile
 from rift.models.base import ContentDelta, Message, ToolCall
 from rift.models.embedded import _ReplyAssembler
 from rift.models.embedded_calls import (
