@@ -11,7 +11,19 @@ from typing import Any
 
 from .serve_session import tool_call
 
-EVERYDAY = ("retry", "init", "share", "fork", "system", "tools", "btw", "config", "permissions")
+EVERYDAY = (
+    "retry",
+    "init",
+    "share",
+    "fork",
+    "system",
+    "tools",
+    "btw",
+    "config",
+    "permissions",
+    "mcp",
+    "lsp",
+)
 
 
 def _info(session: Any, starting: str) -> str:
@@ -147,3 +159,12 @@ def test_save_names_the_session_and_continues_under_the_name(fake_server, serve)
     assert session.close() == 0
     users = [m["content"] for m in json.loads(new.read_text())["messages"] if m["role"] == "user"]
     assert users == ["first", "second"]
+
+
+def test_mcp_and_lsp_say_what_runs(fake_server, serve) -> None:
+    session = serve(fake_server({}))
+    session.send({"cmd": "mcp"})
+    assert _info(session, "no MCP servers").startswith("no MCP servers configured")
+    session.send({"cmd": "lsp"})
+    assert _info(session, "no language server").startswith("no language server running")
+    assert session.close() == 0

@@ -110,6 +110,10 @@ COMMANDS: tuple[CommandSpec, ...] = (
        faces=EVERYWHERE),
     _c("btw", "<question>", "a side question, answered outside the history", method="command",
        wire="btw", faces=EVERYWHERE),
+    _c("mcp", "", "MCP servers, their state and tools", method="command", wire="mcp",
+       faces=EVERYWHERE),
+    _c("lsp", "", "language servers and the last diagnostics", method="command", wire="lsp",
+       faces=EVERYWHERE),
     _c("config", "[reload]", "the settings and where each came from; reload the files",
        method="command", wire="config", faces=EVERYWHERE),
 )  # fmt: skip

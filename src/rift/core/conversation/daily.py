@@ -74,6 +74,8 @@ class Daily:
             "config": self.config_command,
             "permissions": self.permissions_command,
             "save": self.rename_session,
+            "mcp": self.show_mcp,
+            "lsp": self.show_lsp,
         }
         handler = handlers.get(name)
         if handler is None:
@@ -224,6 +226,45 @@ class Daily:
             for name, tool in sorted(self._agent.tools.items())
         ]
         self._agent.emit(Info(f"{len(lines)} tools:\n" + "\n".join(lines)))
+        return True
+
+    def show_mcp(self, _argument: str = "") -> bool:
+        """The MCP servers configured, each one's state and tools (`/mcp`)."""
+        agent = self._agent
+        configured = agent.config.mcp
+        manager = agent.extensions.mcp if agent.extensions is not None else None
+        connections = manager.connections if manager is not None else {}
+        if not configured:
+            agent.emit(Info('no MCP servers configured ("mcp" in the config, or .mcp.json)'))
+            return True
+        lines = []
+        for name, server in sorted(configured.items()):
+            conn = connections.get(name)
+            if conn is None:
+                state = (
+                    "not started (a project server waits for trust)" if server.project else "off"
+                )
+            elif conn.error:
+                state = f"failed: {conn.error}"
+            else:
+                state = "connected" if conn.session is not None else "starting"
+            tools = ", ".join(sorted(conn.tools)) if conn is not None and conn.tools else ""
+            lines.append(f"  {name}: {state}" + (f"; tools: {tools}" if tools else ""))
+        agent.emit(Info("MCP servers:\n" + "\n".join(lines)))
+        return True
+
+    def show_lsp(self, _argument: str = "") -> bool:
+        """The language servers running and the last diagnostics each file got (`/lsp`)."""
+        agent = self._agent
+        service = agent.ctx.services.diagnostics
+        status: dict[str, str] = getattr(service, "status", dict)()
+        last: dict[Path, list[Any]] = getattr(service, "_last", {})
+        if not status:
+            agent.emit(Info("no language server running (one starts after an edit it can check)"))
+            return True
+        lines = [f"  {language}: {argv}" for language, argv in sorted(status.items())]
+        lines += [f"  {path.name}: {len(found)} diagnostic(s)" for path, found in last.items()]
+        agent.emit(Info("language servers:\n" + "\n".join(lines)))
         return True
 
     def btw(self, question: str = "") -> bool:
