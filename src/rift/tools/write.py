@@ -123,7 +123,8 @@ def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: st
 
 
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    raw, note = guard.project_relative(ctx.cwd, require_str(args, "path"))
+    small = bool(ctx.extras.get("small_model"))  # its `repo/x.py` means x.py (guard.py)
+    raw, note = guard.project_relative(ctx.cwd, require_str(args, "path"), overwrite=not small)
     content = require_str(args, "content")
     path = ctx.resolve(raw)
     prior = snapshot(path, raw)
