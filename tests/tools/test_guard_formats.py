@@ -96,3 +96,16 @@ def test_debris_in_code_is_still_stripped(ctx: ToolContext, proj: Path) -> None:
     wrapped = "<tool_response>\ny = 2\n</tool_response>\n"
     assert call(WRITE, ctx, path="b.py", content=wrapped).ok
     assert (proj / "b.py").read_text() == "y = 2\n"
+
+
+def test_a_package_named_like_the_project_never_replaces_a_root_file(
+    ctx: ToolContext, proj: Path
+) -> None:
+    # With no root file there is nothing to replace: the prefix is still dropped.
+    assert call(WRITE, ctx, path=f"{proj.name}/new.py", content="N = 1\n").ok
+    assert (proj / "new.py").exists()
+    (proj / "main.py").write_text("ROOT = 1\n")
+    out = call(WRITE, ctx, path=f"{proj.name}/main.py", content="PACKAGE = 1\n")
+    assert out.ok, out.text
+    assert (proj / "main.py").read_text() == "ROOT = 1\n"
+    assert (proj / proj.name / "main.py").read_text() == "PACKAGE = 1\n"

@@ -368,25 +368,26 @@ def code_defects(tool: str, raw: str, path: Path, old: str | None, new: str) -> 
 # ----------------------------------------------------------------- paths
 
 
-def project_relative(cwd: Path, raw: str, *, creating: bool = False) -> tuple[str, str]:
+def project_relative(cwd: Path, raw: str, overwrite: bool = False) -> tuple[str, str]:
     """`raw` with a leading copy of the project folder's own name dropped, and a note.
 
     Inside `repo/`, a small model asked for `x.py` often writes `repo/x.py`. When
     the project has no `repo/` of its own, that path can only mean `x.py`; keeping
-    it would create a nested `repo/repo/` folder. For a write (`creating`) the
-    reading must also be unambiguous: when `x.py` already exists, `repo/x.py` may
-    as well be a new package folder named like the project, and mapping it would
-    overwrite the root file (seen: a root main.py replaced), so it is kept as
-    written. Returns (path to use, note for the model, "" when unchanged).
+    it would create a nested `repo/repo/` folder. For a capable model's write
+    (`overwrite`) the prefix is dropped only when no file is there already:
+    `repo/main.py` may be a new package folder's file, and must never replace the
+    root `main.py`. Returns (path to use, note for the model, "" when unchanged).
     """
     parts = Path(raw).parts
     if len(parts) < 2 or Path(raw).is_absolute() or parts[0] != cwd.name:
         return raw, ""
     if os.path.lexists(cwd / parts[0]):
         return raw, ""
-    if creating and os.path.lexists(cwd / Path(*parts[1:])):
-        return raw, ""
     fixed = str(Path(*parts[1:]))
+    if overwrite and (cwd / fixed).exists():
+        # Ambiguous: a new package folder named like the project, or the root file? A
+        # write must not replace a file the model did not name (issue 30).
+        return raw, ""
     return fixed, (
         f" (note: paths are relative to the project folder {cwd.name}/, so {raw} means {fixed};"
         f" write {fixed} next time)"

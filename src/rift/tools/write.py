@@ -141,7 +141,8 @@ def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: st
 
 
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    raw, note = guard.project_relative(ctx.cwd, require_str(args, "path"), creating=True)
+    small = ctx.services.small_model  # its `repo/x.py` means x.py (guard.py)
+    raw, note = guard.project_relative(ctx.cwd, require_str(args, "path"), overwrite=not small)
     content = require_str(args, "content")
     path = safe_fs.resolve(ctx.resolve(raw))
     protected.require_changeable("write", raw, ctx.cwd, path, ctx.services.task_words)
