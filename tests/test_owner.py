@@ -59,7 +59,7 @@ def test_a_prompt_on_the_step_after_model_changed_runs_alone(tmp_path: Path) -> 
             {"match": "second", "content": "should not run"},
         ],
     }
-    accepted: list[bool] = []
+    accepted: list[object] = []
 
     owner: list[object] = []
 
@@ -81,6 +81,7 @@ def test_a_prompt_on_the_step_after_model_changed_runs_alone(tmp_path: Path) -> 
         await conversation.wait()
 
     events = _run(script, tmp_path, body, react)
-    assert accepted == [True, False]
+    assert [bool(a) for a in accepted] == [True, False]
+    assert getattr(accepted[1], "code", None) == "busy"  # a typed refusal, not just False
     assert sum(isinstance(e, Done) for e in events) == 2  # warm-up and queued, nothing else
     assert any(isinstance(e, Warning) and e.code == "busy" for e in events)
