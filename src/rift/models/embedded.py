@@ -68,6 +68,10 @@ _NAME = re.compile(r'"name"\s*:\s*"([^"]*)"')
 CONTEXT_LENGTH = 32768
 """What the Qwen2.5-Coder models were trained for; rift's default budget is smaller."""
 MAX_OUTPUT_TOKENS = 2048
+WHOLE_FILE_MAX_TOKENS = 640
+"""The cap on a reply to a whole-file request (core/wholefile.py asks only for files of at
+most 20 lines): seen on the tiny tier, a reply that never closed its fence ran to the task's
+600 s limit on a loaded machine."""
 _REPEAT_TAIL = max(repetition.MIN_SPAN, repetition.MAX_PERIOD * repetition.MIN_TIMES)
 _FINAL_TOOL = {
     "type": "function",
@@ -307,6 +311,8 @@ def _generate(runtime: Backend, job: _Job, put: Any, stop: threading.Event) -> N
         final = final_admitted(request.messages)
         schema = (tool_choice_schema(admitted, final), tool_names_schema(admitted, final))
     max_tokens = min(room, request.num_predict or MAX_OUTPUT_TOKENS)
+    if job.whole:  # a file of at most 20 lines: a reply past this is a runaway, not the file
+        max_tokens = min(max_tokens, WHOLE_FILE_MAX_TOKENS)
     temperature = 0.2 if request.temperature is None else request.temperature
     pieces = runtime.stream(
         prompt, max_tokens, temperature, schema, _opening(runtime, messages, tools, prompt)
