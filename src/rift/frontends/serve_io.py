@@ -1,0 +1,117 @@
+"""serve's wire I/O: events out as JSON lines, command lines in from stdin.
+
+Split from serve.py so that file is the protocol's commands alone. The writer batches
+consecutive content deltas of one event-loop step into one event; the reader is a
+thread that refuses over-long lines without reading them whole.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import BinaryIO
+
+from rift.events import Content, Event, Thinking, to_json_line
+
+MAX_LINE_BYTES = 4 * 1024 * 1024
+EOF_MARK = object()
+
+
+class EventWriter:
+    """Writes one JSON line per event to the real stdout.
+
+    Lines are flushed once per event-loop step rather than once per event: a
+    network read that carries 500 content deltas becomes one write system call.
+    Those 500 deltas also become one `content` event (the protocol's events carry
+    streamed text, which clients concatenate): consecutive `content` or
+    `thinking` texts wait in `_texts` until another kind of event, the step's
+    end or `MERGED_CHARS` of text, so a fast server costs one line per step
+    rather than one per token, and a slow one is still relayed token by token.
+    Outside a running loop every event is written and flushed at once.
+    """
+
+    MERGED_CHARS = 16_384
+    """The most text one merged event carries (a long reply still streams in pieces)."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self._flush_pending = False
+        self._texts: list[str] = []
+        self._text_kind: type[Content | Thinking] = Content
+        self._text_chars = 0
+        self.closed = False
+
+    def __call__(self, event: Event) -> None:
+        if self.closed:
+            return
+        kind = type(event)
+        if kind is Content or kind is Thinking:
+            assert isinstance(event, Content | Thinking)
+            if self._text_kind is not kind:
+                self._write_texts()
+                self._text_kind = kind
+            self._texts.append(event.text)
+            self._text_chars += len(event.text)
+            if self._text_chars >= self.MERGED_CHARS:
+                self._write_texts()
+        else:
+            self._write_texts()
+            self._write(event)
+        if self._flush_pending:
+            return
+        try:
+            asyncio.get_running_loop().call_soon(self.flush)
+            self._flush_pending = True
+        except RuntimeError:
+            self.flush()
+
+    def _write_texts(self) -> None:
+        """The waiting deltas as one event of their kind."""
+        if self._texts:
+            text = self._texts[0] if len(self._texts) == 1 else "".join(self._texts)
+            self._texts, self._text_chars = [], 0
+            self._write(self._text_kind(text=text))
+
+    def _write(self, event: Event) -> None:
+        if self.closed:
+            return
+        try:
+            # A lone surrogate (a filename that is not UTF-8, a `\ud800` from a client or a
+            # model) cannot be encoded; as `\udXXX` it stays valid JSON for the consumer.
+            line = to_json_line(event).encode("utf-8", errors="backslashreplace")
+            self._stream.write(line + b"\n")
+        except (BrokenPipeError, ValueError, OSError):
+            self.closed = True  # the client is gone; stdin EOF will end the loop
+
+    def flush(self) -> None:
+        self._flush_pending = False
+        self._write_texts()
+        if self.closed:
+            return
+        try:
+            self._stream.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            self.closed = True
+
+
+def read_lines(
+    stream: BinaryIO, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[object]
+) -> None:
+    """Thread body: split stdin into lines, refusing ones over MAX_LINE_BYTES."""
+    while True:
+        line = stream.readline(MAX_LINE_BYTES + 1)
+        if not line:
+            break
+        item: bytes | Exception = line
+        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+            size = len(line)
+            while True:  # discard the rest of the over-long line
+                more = stream.readline(MAX_LINE_BYTES)
+                size += len(more)
+                if not more or more.endswith(b"\n"):
+                    break
+            item = ValueError(
+                f"command line too long ({size} bytes; the limit is"
+                f" {MAX_LINE_BYTES} bytes); ignored"
+            )
+        loop.call_soon_threadsafe(queue.put_nowait, item)
+    loop.call_soon_threadsafe(queue.put_nowait, EOF_MARK)
