@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from rift.events import EVENT_TYPES, PROTOCOL_VERSION, Event, Record, wire_fields
-from rift.frontends.serve import COMMANDS, MAX_LINE_BYTES
+from rift.frontends.serve import COMMANDS
+from rift.frontends.serve_io import MAX_LINE_BYTES
 
 OUTPUT = Path(__file__).resolve().parent.parent / "docs" / "serve-protocol.md"
 
@@ -174,6 +175,54 @@ COMMAND_DOCS: dict[str, tuple[str, str]] = {
         "Additive. Applies candidate name's patch (git apply --3way, staged), recorded in"
         " the undo journal so `undo` takes it back; cleanup:true then removes every swarm"
         " worktree. Answered with info or warning; rejected mid-turn.",
+    ),
+    "permissions": (
+        'args?: string ("", "add|remove [allow|ask|deny] <rule>")',
+        "Additive. No args: the rules in force as info. add/remove edits the user config's rule list atomically and applies it at once (this session's grants kept); a malformed rule is a warning.",
+    ),
+    "save": (
+        "args: string (a name)",
+        "Additive. Names this session: it is saved as <name>.json and continues there (session_changed); the old file goes. Rejected mid-turn.",
+    ),
+    "retry": (
+        'args?: string (default "")',
+        "Additive. Rewinds the last turn (files and conversation, as rewind 1) and runs its prompt again. Rejected mid-turn.",
+    ),
+    "init": (
+        'args?: string (default ""), extra notes',
+        "Additive. A turn asking the model to survey the project and write or update AGENTS.md, through the same gate and review as any edit.",
+    ),
+    "share": (
+        'args?: string (default ""), a file path',
+        "Additive. Writes the conversation as one self-contained HTML file (default <session>.html in the project); info names the file.",
+    ),
+    "fork": (
+        'args?: string (default "")',
+        "Additive. Copies the session to a new file and continues there (session_changed); the original stays as it was. Rejected mid-turn.",
+    ),
+    "system": (
+        'args?: string (default "")',
+        "Additive. The system prompt the model gets now, as info.",
+    ),
+    "tools": (
+        'args?: string (default "")',
+        "Additive. The tools the model may call, one line each, as info.",
+    ),
+    "btw": (
+        "args: string (the question)",
+        'Additive. A side question answered from the conversation so far with no tools; the answer is info starting "btw: " and never enters the history. Allowed mid-turn.',
+    ),
+    "mcp": (
+        'args?: string (default "")',
+        "Additive. The configured MCP servers, each one's state and tools, as info.",
+    ),
+    "lsp": (
+        'args?: string (default "")',
+        "Additive. The running language servers and the last diagnostics per file, as info.",
+    ),
+    "config": (
+        'args?: string ("" or "reload")',
+        "Additive. Each setting with the layer it came from, as info; reload re-reads the config files and applies rules and hooks now (model, host and context stay).",
     ),
 }
 
