@@ -178,27 +178,34 @@ COMMAND_DOCS: dict[str, tuple[str, str]] = {
     ),
     "permissions": (
         'args?: string ("", "add|remove [allow|ask|deny] <rule>")',
-        "Additive. No args: the rules in force as info. add/remove edits the user config's rule list atomically and applies it at once (this session's grants kept); a malformed rule is a warning.",
+        "Additive. No args: the rules in force as info. add/remove edits the user config's rule "
+        "list atomically and applies it at once (this session's grants kept); a malformed rule is"
+        " a warning.",
     ),
     "save": (
         "args: string (a name)",
-        "Additive. Names this session: it is saved as <name>.json and continues there (session_changed); the old file goes. Rejected mid-turn.",
+        "Additive. Names this session: it is saved as <name>.json and continues there "
+        "(session_changed); the old file goes. Rejected mid-turn.",
     ),
     "retry": (
         'args?: string (default "")',
-        "Additive. Rewinds the last turn (files and conversation, as rewind 1) and runs its prompt again. Rejected mid-turn.",
+        "Additive. Rewinds the last turn (files and conversation, as rewind 1) and runs its "
+        "prompt again. Rejected mid-turn.",
     ),
     "init": (
         'args?: string (default ""), extra notes',
-        "Additive. A turn asking the model to survey the project and write or update AGENTS.md, through the same gate and review as any edit.",
+        "Additive. A turn asking the model to survey the project and write or update AGENTS.md, "
+        "through the same gate and review as any edit.",
     ),
     "share": (
         'args?: string (default ""), a file path',
-        "Additive. Writes the conversation as one self-contained HTML file (default <session>.html in the project); info names the file.",
+        "Additive. Writes the conversation as one self-contained HTML file (default "
+        "<session>.html in the project); info names the file.",
     ),
     "fork": (
         'args?: string (default "")',
-        "Additive. Copies the session to a new file and continues there (session_changed); the original stays as it was. Rejected mid-turn.",
+        "Additive. Copies the session to a new file and continues there (session_changed); the "
+        "original stays as it was. Rejected mid-turn.",
     ),
     "system": (
         'args?: string (default "")',
@@ -210,7 +217,8 @@ COMMAND_DOCS: dict[str, tuple[str, str]] = {
     ),
     "btw": (
         "args: string (the question)",
-        'Additive. A side question answered from the conversation so far with no tools; the answer is info starting "btw: " and never enters the history. Allowed mid-turn.',
+        "Additive. A side question answered from the conversation so far with no tools; the "
+        'answer is info starting "btw: " and never enters the history. Allowed mid-turn.',
     ),
     "mcp": (
         'args?: string (default "")',
@@ -222,7 +230,8 @@ COMMAND_DOCS: dict[str, tuple[str, str]] = {
     ),
     "config": (
         'args?: string ("" or "reload")',
-        "Additive. Each setting with the layer it came from, as info; reload re-reads the config files and applies rules and hooks now (model, host and context stay).",
+        "Additive. Each setting with the layer it came from, as info; reload re-reads the config "
+        "files and applies rules and hooks now (model, host and context stay).",
     ),
 }
 
