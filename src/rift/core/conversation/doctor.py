@@ -307,7 +307,10 @@ def _tools_fix(message: str, server: _Server) -> str:
 
 def _text_calls_fix(server: _Server) -> str:
     if server.props is not None:
-        return "start llama-server with --jinja so the model's template parses tool calls"
+        return (
+            "start llama-server with --jinja, if it is not, so the model's template parses"
+            " tool calls (small models may write them as text anyway; rift runs those)"
+        )
     if server.kind.startswith("vLLM") or "vLLM" in server.kind:
         return "start vLLM with --enable-auto-tool-choice and a --tool-call-parser"
     return "serve the model with a template or parser that returns structured tool calls"
