@@ -15,7 +15,6 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "rift"
 CAP = 450
 PENDING: dict[str, int] = {
     # The owner branch (issue 28, item 1) splits the conversation owner.
-    "core/conversation/owner.py": 550,
 }
 
 

@@ -11,12 +11,8 @@ from pathlib import Path
 from rift.core.loop import wholefile
 from rift.models.base import ContentDelta, Message, ToolCall
 from rift.models.embedded import _ReplyAssembler
-from rift.models.embedded_calls import (
-    fence_closed,
-    step_tools,
-    whole_file_call,
-    whole_file_path,
-)
+from rift.models.embedded_calls import step_tools
+from rift.models.embedded_whole import fence_closed, whole_file_call, whole_file_path
 
 TOOLS = [
     {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}

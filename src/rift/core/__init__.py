@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     )
     from rift.core.conversation.doctor import run_doctor
     from rift.core.conversation.owner import Conversation
-    from rift.core.conversation.prepare import Refusal
+    from rift.core.conversation.refusal import Refusal
     from rift.core.conversation.startup import Started, StartOptions, start_agent
     from rift.core.conversation.tasks import TaskRegistry
     from rift.core.permissions.choices import option_label
@@ -52,7 +52,7 @@ _EXPORTS: dict[str, str] = {
     "split_command": "rift.core.conversation.commands",
     "Conversation": "rift.core.conversation.owner",
     "run_doctor": "rift.core.conversation.doctor",
-    "Refusal": "rift.core.conversation.prepare",
+    "Refusal": "rift.core.conversation.refusal",
     "StartOptions": "rift.core.conversation.startup",
     "Started": "rift.core.conversation.startup",
     "start_agent": "rift.core.conversation.startup",

@@ -51,15 +51,13 @@ from rift.models.embedded_backends import Backend
 from rift.models.embedded_calls import (
     FINAL_ANSWER,
     FinalAnswerStream,
-    fence_closed,
     final_admitted,
     parse_reply,
     step_tools,
     tool_choice_schema,
     tool_names_schema,
-    whole_file_call,
-    whole_file_path,
 )
+from rift.models.embedded_whole import fence_closed, whole_file_call, whole_file_path
 from rift.paths import Paths
 from rift.record import record
 

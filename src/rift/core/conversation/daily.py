@@ -23,7 +23,7 @@ from rift.models.base import ChatRequest, ContentDelta, Message
 
 if TYPE_CHECKING:
     from rift.config import Config
-    from rift.core.conversation.prepare import Refusal
+    from rift.core.conversation.refusal import Refusal
     from rift.core.conversation.runtime import Agent
     from rift.models.attachments import Attachments
 

@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from rift.core.conversation.daily import Daily
-from rift.core.conversation.prepare import Prepared, Refusal, prepare, task_note
+from rift.core.conversation.prepare import Prepared, prepare, task_note
 from rift.core.conversation.readings import Readings
+from rift.core.conversation.refusal import Refusal
 from rift.core.conversation.swarming import Swarming
 from rift.core.conversation.upkeep import (
     cancelled_before_start,

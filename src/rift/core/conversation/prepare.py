@@ -12,24 +12,12 @@ from typing import TYPE_CHECKING
 
 from rift.core.context.mentions import expand
 from rift.core.conversation.commands import parse_command
+from rift.core.conversation.refusal import Refusal
 from rift.events import Info, TaskFinished, Warning
 from rift.record import record
 
 if TYPE_CHECKING:
     from rift.core.conversation.runtime import Agent
-
-
-@record
-class Refusal:
-    """Why the owner did not start what a face asked for; falsy, so `if not submit(...)`
-    still reads right. `code` is the warning's code ("busy", "unknown_skill", "empty",
-    "failed"); `text` is what the warning said (empty for "empty", which says nothing)."""
-
-    code: str
-    text: str
-
-    def __bool__(self) -> bool:
-        return False
 
 
 @record

@@ -19,7 +19,7 @@ from rift.core.context.budget import CompactionCounts, TokenMeter, enforce_budge
 from rift.core.context.instructions import load_project_instructions
 from rift.core.context.prompt import build_system_prompt, user_base_prompt
 from rift.core.conversation.lsp import LspService
-from rift.core.conversation.prepare import Refusal
+from rift.core.conversation.refusal import Refusal
 from rift.core.conversation.tasks import TaskRegistry
 from rift.core.loop.subagents import SubagentRunner
 from rift.core.loop.turn import Turn, TurnSetup

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from rift.models.embedded_calls import WHOLE_FILE_REQUEST
+from rift.models.embedded_whole import WHOLE_FILE_REQUEST
 from rift.patterns import lazy
 from rift.tools import guard
 

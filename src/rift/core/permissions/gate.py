@@ -45,10 +45,10 @@ from rift.core.permissions.network import (
     denied_by_user,
     no_user,
 )
+from rift.core.permissions.rule_paths import canonical
 from rift.core.permissions.rules import (
     Rules,
     Verdict,
-    canonical,
 )
 from rift.core.permissions.suggestions import suggest_bash_pattern, suggest_edit_rule
 from rift.record import field, record

@@ -7,7 +7,7 @@ a private or link-local address is refused unless an exact user rule names it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from rift.core.permissions.choices import ask_options
 from rift.core.permissions.rules import url_candidates
@@ -42,6 +42,13 @@ def url_host(url: str) -> str:
     return url_candidates(url)[0]
 
 
+class _ApprovalMode(Protocol):
+    """What the network checks read of the gate's approval mode (gate.Approval)."""
+
+    @property
+    def enabled(self) -> bool: ...
+
+
 class NetworkChecks:
     """fetch and web_search decisions; mixed into `PermissionGate`."""
 
@@ -51,9 +58,7 @@ class NetworkChecks:
     _denied_kinds: set[str]
 
     if TYPE_CHECKING:
-        from rift.core.permissions.gate import Approval
-
-        approval: Approval
+        approval: _ApprovalMode
         project_roots: tuple[object, ...]
 
         def _refused(self, kind: str, answer: str | None = None) -> str: ...

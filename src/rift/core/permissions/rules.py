@@ -29,7 +29,6 @@ and the chains an allow rule must not cover; `bench/reliability.py` scores it.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -38,6 +37,7 @@ from typing import TYPE_CHECKING, Literal
 
 from rift.core.permissions.credentials import CredentialGuard, default_roots
 from rift.core.permissions.globs import glob_regex
+from rift.core.permissions.rule_paths import path_candidates, path_patterns
 from rift.record import record
 
 if TYPE_CHECKING:
@@ -115,47 +115,6 @@ def parse_rules(texts: Iterable[str]) -> tuple[list[Rule], list[str]]:
         else:
             rules.append(rule)
     return rules, warnings
-
-
-# ------------------------------------------------------------------ paths
-
-
-def canonical(path: Path, cwd: Path) -> Path:
-    """Absolute, symlinks resolved, `.`/`..` folded; missing tails appended as written."""
-    return Path(os.path.realpath(path if path.is_absolute() else cwd / path))
-
-
-def path_candidates(path: Path, cwd: Path) -> list[str]:
-    """The forms a path rule is matched against: cwd-relative (when under cwd) and absolute."""
-    real = canonical(path, cwd)
-    out = [real.as_posix()]
-    try:
-        relative = real.relative_to(canonical(cwd, cwd))
-    except ValueError:
-        return out
-    return [relative.as_posix(), *out] if relative.parts else out
-
-
-def _path_patterns(pattern: str, cwd: Path, home: Path) -> list[str]:
-    """A path rule as written plus its literal directory prefix canonicalised.
-
-    Without the second form `Read(secrets/**)` would miss `secrets/key` when
-    `secrets` is a symlink (candidates are canonical), and `Edit(../lib/**)` or
-    `Edit(/tmp/**)` on macOS (/tmp -> /private/tmp) could never match at all.
-    """
-    if pattern == "~" or pattern.startswith("~/"):
-        pattern = home.as_posix() + pattern[1:]
-    while pattern.startswith("./"):
-        pattern = pattern[2:]
-    parts = pattern.split("/")
-    literal = next((i for i, part in enumerate(parts) if re.search(r"[*?\[{]", part)), len(parts))
-    prefix = "/".join(parts[:literal])
-    if not prefix and not pattern.startswith("/"):
-        prefix = "."
-    resolved = canonical(Path(prefix or "/"), cwd).as_posix()
-    rest = "/".join(parts[literal:])
-    joined = resolved if not rest else resolved.rstrip("/") + "/" + rest
-    return list(dict.fromkeys([pattern, joined]))
 
 
 # ------------------------------------------------------------------- bash
@@ -316,7 +275,7 @@ class Rules:
             (rule.text, pattern)
             for rule in self._lists["deny"]
             if rule.pattern is not None and rule.covers(tool)
-            for pattern in _path_patterns(rule.pattern, self._cwd, self._home)
+            for pattern in path_patterns(rule.pattern, self._cwd, self._home)
             if pattern.startswith("/")
         ]
         if tool.lower() in _FAMILIES["read"]:
@@ -326,7 +285,7 @@ class Rules:
     def _path_matches(self, rule: Rule, candidates: Sequence[str]) -> bool:
         return any(
             re.fullmatch(glob_regex(p, path=True), c, re.DOTALL | self._flags)
-            for p in _path_patterns(rule.pattern or "", self._cwd, self._home)
+            for p in path_patterns(rule.pattern or "", self._cwd, self._home)
             for c in candidates
         )
 

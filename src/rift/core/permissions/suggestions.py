@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from rift.core.permissions.rules import canonical
+from rift.core.permissions.rule_paths import canonical
 
 
 def suggest_bash_pattern(command: str) -> str:

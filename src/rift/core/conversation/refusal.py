@@ -1,0 +1,18 @@
+"""`Refusal`: why the owner did not start what a face asked for (a typed, falsy answer)."""
+
+from __future__ import annotations
+
+from rift.record import record
+
+
+@record
+class Refusal:
+    """Why the owner did not start what a face asked for; falsy, so `if not submit(...)`
+    still reads right. `code` is the warning's code ("busy", "unknown_skill", "empty",
+    "failed"); `text` is what the warning said (empty for "empty", which says nothing)."""
+
+    code: str
+    text: str
+
+    def __bool__(self) -> bool:
+        return False
