@@ -53,9 +53,14 @@ def make_repo(project: Path) -> None:
 
 
 def candidate(content: str, summary: str, extra: list[dict[str, Any]] | None = None) -> list[Any]:
-    """One candidate's turns: write calc.py (plus `extra` calls), then a summary."""
+    """One candidate's turns: write calc.py (plus `extra` calls), then a summary. A broken
+    calc.py fails the after-edit check (test_calc.py beside it, run once before the turn
+    ends: core/loop/aftercheck.py), which asks once more: the candidate answers again."""
     calls = [{"name": "write", "arguments": {"path": "calc.py", "content": content}}]
-    return [{"tool_calls": calls + (extra or [])}, {"content": summary}]
+    turns: list[Any] = [{"tool_calls": calls + (extra or [])}, {"content": summary}]
+    if content == BROKEN:
+        turns.append({"content": summary})
+    return turns
 
 
 def worktree_paths(project: Path) -> list[str]:

@@ -40,7 +40,7 @@ def _tui_help(tui: Any, project: Path, fake_server: Any) -> set[str]:
 
     drive(app, scenario)
     listed = shown[0].split("commands", 1)[1].split("\nkeys", 1)[0]
-    return set(re.findall(r"^\s*/([a-z]+)\b", listed, flags=re.M))
+    return set(re.findall(r"^\s*/([a-z][a-z-]*)\b", listed, flags=re.M))
 
 
 def _tui_palette(tui: Any, project: Path, fake_server: Any) -> set[str]:

@@ -49,7 +49,13 @@ def test_slash_palette_completes_and_runs(tui: Any) -> None:
         await pilot.press("/", "t")
         await until(pilot, lambda: palette.display, "the palette")
         labels = [str(palette.get_option_at_index(i).prompt) for i in range(palette.option_count)]
-        assert [label.split()[0] for label in labels] == ["/temp", "/tokens", "/tasks", "/think"]
+        assert [label.split()[0] for label in labels] == [
+            "/temp",
+            "/tokens",
+            "/tasks",
+            "/think",
+            "/tools",
+        ]
         await pilot.press("down", "tab")
         assert app.composer.input.text == "/tokens"
         await pilot.press("escape")

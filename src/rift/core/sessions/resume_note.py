@@ -10,6 +10,7 @@ it needs, and knows the changed files may differ from what the history shows
 
 from __future__ import annotations
 
+from rift.core.sessions.store import RESUME_NOTE_START
 from rift.models.base import Message
 
 READ_TOOLS = frozenset({"read", "outline"})
@@ -49,7 +50,7 @@ def resume_note(messages: list[Message]) -> str:
     read, changed = _paths(messages)
     if not read and not changed:
         return ""
-    parts = ["[Resumed session."]
+    parts = [RESUME_NOTE_START]
     if changed:
         parts.append(f"Files this session changed: {_listing(changed)}.")
     if read:

@@ -55,6 +55,8 @@ INTERRUPT_NOTE = (
 COMPACTED_PREFIX = "[Earlier conversation was compacted. Summary:]\n"
 """Starts the synthetic user message that replaces summarized history (core/context/budget.py)."""
 
+RESUME_NOTE_START = "[Resumed session."
+"""How the note a resumed session's first prompt starts with begins (resume_note.py)."""
 SYSTEM_MARKER = "[system]"
 """User messages starting with this were written by rift (nudges, notes), not the person."""
 
@@ -77,6 +79,8 @@ def prompt_text(message: Message) -> str | None:
     text = message.get("content", "")
     if text.startswith(INTERRUPT_NOTE):
         text = text[len(INTERRUPT_NOTE) :]
+    if text.startswith(RESUME_NOTE_START) and "]\n\n" in text:  # sessions/resume_note.py
+        text = text[text.index("]\n\n") + 3 :]
     if not text.strip() or text.startswith(SYSTEM_MARKER) or text.startswith(COMPACTED_PREFIX):
         return None
     return text
