@@ -342,16 +342,7 @@ def preview_diff(old: str, new: str, max_lines: int) -> list[str]:
     a, b = _rust_lines(old), _rust_lines(new)
     if a == b:
         return []
-    head = 0
-    while head < len(a) and head < len(b) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while (
-        tail < len(a) - head
-        and tail < len(b) - head
-        and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]
-    ):
-        tail += 1
+    head, tail = _common_ends(a, b)
     out = [f"@@ line {head + 1} @@"] if head or tail else []
     out += ["-" + line for line in a[head : len(a) - tail]]
     out += ["+" + line for line in b[head : len(b) - tail]]
@@ -361,11 +352,8 @@ def preview_diff(old: str, new: str, max_lines: int) -> list[str]:
     return out
 
 
-def diff_region(old: str, new: str, max_lines: int) -> DiffRegion:
-    """The region `preview_diff` shows, as data: where it starts, the old and new lines
-    between the common ends (each list capped at `max_lines`), and whether the file
-    is new (nothing before)."""
-    a, b = _rust_lines(old), _rust_lines(new)
+def _common_ends(a: Sequence[str], b: Sequence[str]) -> tuple[int, int]:
+    """Lines equal at the start of both, then at the end of what is left of both."""
     head = 0
     while head < len(a) and head < len(b) and a[head] == b[head]:
         head += 1
@@ -376,6 +364,15 @@ def diff_region(old: str, new: str, max_lines: int) -> DiffRegion:
         and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]
     ):
         tail += 1
+    return head, tail
+
+
+def diff_region(old: str, new: str, max_lines: int) -> DiffRegion:
+    """The region `preview_diff` shows, as data: where it starts, the old and new lines
+    between the common ends (each list capped at `max_lines`), and whether the file
+    is new (nothing before)."""
+    a, b = _rust_lines(old), _rust_lines(new)
+    head, tail = _common_ends(a, b)
     removed, added = a[head : len(a) - tail], b[head : len(b) - tail]
     return DiffRegion(head + 1, removed[:max_lines], added[:max_lines], created=old == "")
 
