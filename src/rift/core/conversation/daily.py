@@ -15,8 +15,6 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from rift.core.sessions.resume_note import resume_note
-from rift.core.sessions.share import share
 from rift.core.sessions.store import SessionStore, prompt_text, save_session
 from rift.events import Info, SessionChanged, Warning
 from rift.models.base import ChatRequest, ContentDelta, Message
@@ -105,6 +103,8 @@ class Daily:
 
     def note_resume(self) -> None:
         """After a resume, the first prompt starts with the files the session touched."""
+        from rift.core.sessions.resume_note import resume_note  # resumed sessions only
+
         note = resume_note(self._agent.messages)
         notes: list[str] | None = getattr(self, "_notes", None)
         if note and notes is not None:
@@ -118,6 +118,8 @@ class Daily:
         target = Path(argument).expanduser() if argument else Path(f"{self.session_path.stem}.html")
         if not target.is_absolute():
             target = cwd / target
+        from rift.core.sessions.share import share  # html, on first use
+
         try:
             written = share(
                 self._agent.messages,
