@@ -27,6 +27,7 @@ def test_a_hard_link_to_a_denied_file_is_denied(project: Path, fake_server) -> N
             "arguments": {"path": "hard.txt", "old_string": "TOKEN=x", "new_string": "y"},
         },
         {"name": "read", "arguments": {"path": "plain.txt"}},
+        {"name": "grep", "arguments": {"pattern": "TOKEN"}},
         {"name": "write", "arguments": {"path": "hard.txt", "content": "overwritten\n"}},
     ]
     server = fake_server({"turns": [{"tool_calls": calls}, {"content": "ok"}]})

@@ -170,6 +170,18 @@ def _load_rules(directory: Path, top: Path) -> list[IgnoreRule]:
     return parse_gitignore(text, _rel(directory, top))
 
 
+def _denied(gate: Gate, path: Path) -> bool:
+    """Read rules refuse `path`, or it is a hard link to a file they refuse (a second name
+    for a denied file must not show it: the gate compares the inode)."""
+    if gate.check_read(path) is not None:
+        return True
+    try:
+        info = path.stat(follow_symlinks=False)
+    except OSError:
+        return False
+    return info.st_nlink > 1 and gate.check_opened(path, info) is not None
+
+
 def _walk_dir(directory: Path, top: Path, rules: list[IgnoreRule], gate: Gate) -> Iterator[Path]:
     rules = rules + _load_rules(directory, top)
     try:
@@ -186,7 +198,7 @@ def _walk_dir(directory: Path, top: Path, rules: list[IgnoreRule], gate: Gate) -
             is_file = entry.is_file()
         except OSError:
             continue
-        if is_ignored(_rel(path, top), is_dir, rules) or gate.check_read(path) is not None:
+        if is_ignored(_rel(path, top), is_dir, rules) or _denied(gate, path):
             continue
         if is_dir:
             yield from _walk_dir(path, top, rules, gate)
@@ -289,7 +301,7 @@ async def _consume(stdout: asyncio.StreamReader, search: _Search) -> bool:
             data = message["data"]
             path = Path(_rg_text(data["path"]))
             if path not in denied:
-                denied[path] = search.ctx.gate.check_read(path) is not None
+                denied[path] = _denied(search.ctx.gate, path)
             if denied[path] or not search.wants(path):
                 continue
             if not search.add(path, int(data["line_number"]), _rg_text(data["lines"])):
