@@ -5,6 +5,7 @@ a socket file connectable (a read-only mount does not stop connect), the way to 
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import sys
@@ -19,6 +20,10 @@ from tooldoubles import call
 from rift.tools.base import ToolContext
 from rift.tools.bash import TOOL as BASH
 from rift.tools.sandbox import choose_sandbox
+
+PYTHON = os.path.realpath(sys.executable)
+"""The interpreter itself, not the venv's link to it: a venv under /tmp (a CI clone) is
+hidden by the sandbox's private /tmp, the interpreter's own directory is not."""
 
 
 @pytest.fixture
@@ -57,7 +62,7 @@ def test_sandboxed_bash_cannot_connect_to_a_host_socket(
         "import socket; s = socket.socket(socket.AF_UNIX); "
         f"s.connect({path!r}); s.send(b'GET /containers'); print('connected')"
     )
-    out = call(BASH, ctx, command=f'{sys.executable} -c "{script}"')
+    out = call(BASH, ctx, command=f'{PYTHON} -c "{script}"')
     assert "connected" not in out.text.splitlines()
     assert received == []
     # The project's own sockets stay usable (a dev server's, a test's).
@@ -66,6 +71,6 @@ def test_sandboxed_bash_cannot_connect_to_a_host_socket(
     inner.listen(1)
     try:
         own = script.replace(repr(path), repr(str(proj / "own.sock")))
-        assert "connected" in call(BASH, ctx, command=f'{sys.executable} -c "{own}"').text
+        assert "connected" in call(BASH, ctx, command=f'{PYTHON} -c "{own}"').text
     finally:
         inner.close()
