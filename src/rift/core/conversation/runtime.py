@@ -109,6 +109,8 @@ class Agent:
     last_stats: TurnStats = field(default_factory=TurnStats)
     tasks: TaskRegistry = field(init=False)
     subagents: SubagentRunner = field(init=False)
+    lsp: LspService = field(init=False)
+    """Language servers for diagnostics after edits (lent to the tools as `diagnostics`)."""
     extensions: Extensions | None = None
     """Plugins, personas, project hooks and MCP servers (extend/loader.py), set at startup."""
     _session_store: SessionStore | None = None
@@ -140,9 +142,15 @@ class Agent:
             emit=self.emit,
             system_prompt=lambda: self.messages[0]["content"],
         )
-        self.ctx.extras.update(skills=self.skills, tasks=self.tasks, subagents=self.subagents)
-        lsp = LspService(self.config.lsp, self.config.cwd)  # servers start on first edit
-        self.ctx.extras.update(broker=self.broker, config=self.config, lsp=lsp)
+        services = self.ctx.services
+        services.skills, services.tasks, services.subagents = (
+            self.skills,
+            self.tasks,
+            self.subagents,
+        )
+        services.asker, services.settings = self.broker, self.config
+        self.lsp = LspService(self.config.lsp, self.config.cwd)  # servers start on first edit
+        services.diagnostics = self.lsp
         if not self.tools:
             self.tools = builtin_tools(search=bool(self.config.search_url))
             self.tools["task"] = TASK_TOOL
@@ -151,7 +159,7 @@ class Agent:
             self.tools["agent"] = AGENT_TOOL
             if self.binding.route.traits.small_model:
                 with_tools(self, SMALL_TOOLSET)  # a 1.5B model chooses well among six
-                self.ctx.extras["small_model"] = True  # write steers to edit (tools/write.py)
+                self.ctx.services.small_model = True  # write steers to edit (tools/write.py)
         if not self.messages or self.messages[0]["role"] != "system":
             self.messages.insert(0, {"role": "system", "content": ""})
         self.refresh_system_prompt()
@@ -349,7 +357,7 @@ class Agent:
     async def aclose(self) -> None:
         """rift is exiting: background tasks die with it, connections close."""
         await self.tasks.shutdown()
-        await self.ctx.extras["lsp"].aclose()
+        await self.lsp.aclose()
         if self.extensions is not None:
             await self.extensions.aclose()
         await self.binding.provider.aclose()
