@@ -112,3 +112,106 @@ def test_the_named_test_file_runs_once_and_its_failure_goes_back(
     )
     assert "[exit code: 1]" in fed_back and "The check after your change failed" in fed_back
     assert len(server.chat_requests()) == 4  # checked once: the second "done" ends the turn
+
+
+SHAPES = (
+    "def area(width, height):\n    return width * height\n\n\n"
+    'def describe(width, height):\n    return f"{width}x{height}: area {area(width, height)}"\n'
+)
+
+
+def test_a_rewrite_that_renames_nothing_is_not_taken_for_the_rename(
+    project: Path, fake_server: Any
+) -> None:
+    """Seen on the tiny tier: the 1.5B model sent shapes.py back whole with a comment added
+    and the blank lines gone, and the turn ended as a success."""
+    (project / "shapes.py").write_text(SHAPES)
+    echo = "# shapes.py\n" + SHAPES.replace("\n\n\n", "\n\n")
+    write = {"name": "write", "arguments": {"path": "shapes.py", "content": echo}}
+    rename = {"path": "shapes.py", "old_string": "area(", "new_string": "rect_area(",
+              "replace_all": True}  # fmt: skip
+    server = fake_server(
+        {
+            "turns": [
+                {"tool_calls": [write]},
+                {"content": "Renamed."},
+                {"tool_calls": [{"name": "edit", "arguments": rename}]},
+                {"content": "Renamed, call included."},
+            ]
+        }
+    )
+    prompt = (
+        "Rename the function area in shapes.py to rect_area, and update the place that calls it."
+    )
+    result = run_rift(["--host", server.url, "-m", "fake-model", "-p", prompt], project)
+    assert result.returncode == 0, result.stderr
+    fed_back = sent(server, 2)
+    assert "The task renames `area` to `rect_area`, but no file you changed has `rect_area`" in (
+        fed_back
+    )
+    text = (project / "shapes.py").read_text()
+    assert "def rect_area(" in text and "{rect_area(width, height)}" in text
+    assert len(server.chat_requests()) == 4
+
+
+def test_an_added_function_that_never_came_is_fed_back(project: Path, fake_server: Any) -> None:
+    (project / "mathx.py").write_text("def double(x):\n    return 2 * x\n")
+    wrong = {"path": "mathx.py", "old_string": "2 * x", "new_string": "x + x"}
+    server = fake_server(
+        {
+            "turns": [
+                {"tool_calls": [{"name": "edit", "arguments": wrong}]},
+                {"content": "Added square."},
+                {"content": "Sorry, done now."},
+            ]
+        }
+    )
+    prompt = "Add a function square(x) that returns x * x to mathx.py."
+    result = run_rift(["--host", server.url, "-m", "fake-model", "-p", prompt], project)
+    assert result.returncode == 0, result.stderr
+    assert "asks to add `square`, but no file you changed defines `square`" in sent(server, 2)
+    assert len(server.chat_requests()) == 3  # fed back once, never twice
+
+
+@pytest.mark.parametrize(
+    ("prompt", "fed_back"),
+    [
+        ("Make greet in hello.py say hi.", True),
+        ("Add a comment above greet in hello.py.", False),  # layout is the task
+    ],
+)
+def test_a_change_that_moved_only_layout_is_not_the_task(
+    project: Path, fake_server: Any, prompt: str, fed_back: bool
+) -> None:
+    (project / "hello.py").write_text("def greet():\n    return 'hello'\n")
+    layout = {"path": "hello.py", "old_string": "def greet", "new_string": "# greet\ndef greet"}
+    server = fake_server(
+        {
+            "turns": [
+                {"tool_calls": [{"name": "edit", "arguments": layout}]},
+                {"content": "Done."},
+                {"content": "Done, really."},
+            ]
+        }
+    )
+    result = run_rift(["--host", server.url, "-m", "fake-model", "-p", prompt], project)
+    assert result.returncode == 0, result.stderr
+    requests = server.chat_requests()
+    assert len(requests) == (3 if fed_back else 2)
+    assert ("moved only blank lines, comments or layout" in sent(server, len(requests) - 1)) is (
+        fed_back
+    )
+
+
+def test_the_forms_a_task_names_are_read_from_its_words() -> None:
+    from rift.core.loop import taskcheck
+
+    assert taskcheck.renames("Rename the function area in shapes.py to rect_area.") == [
+        ("area", "rect_area")
+    ]
+    assert taskcheck.renames("rename `f` to `double`, including its call") == [("f", "double")]
+    assert taskcheck.renames("Rename variable x to total_count") == [("x", "total_count")]
+    assert taskcheck.renames("Fix the rename logic in util.py") == []
+    assert taskcheck.added_names("Add a function square(x) that returns x * x") == ["square"]
+    assert taskcheck.added_names("add a new class called Stack to s.py") == ["Stack"]
+    assert taskcheck.added_names("Add type hints to every function") == []

@@ -5,6 +5,8 @@ left behind, a "fix" whose test still fails. Before a turn that changed files
 may end, rift checks what the project itself offers, once:
 - every changed Python file still defines each name it uses that it defined
   before (tools/leftovers.py; the parse check already ran in the guards);
+- what the task's words name is done: a rename's new name in and old name out,
+  an added function defined, a change that is more than layout (taskcheck.py);
 - the test file the task names, or the `test_<module>.py` beside a changed
   module (in its folder or `tests/`), run with `python3 -m pytest -x -q`
   through the real bash tool, so the permission gate, sandbox and events apply.
@@ -18,6 +20,7 @@ import os
 import subprocess
 from pathlib import Path
 
+from rift.core.loop import taskcheck
 from rift.core.sessions.checkpoints import UndoJournal
 from rift.patterns import lazy
 from rift.tools import leftovers
@@ -53,6 +56,13 @@ def leftover_problems(journal: object, cwd: Path) -> str:
         if note:
             notes.append(note.strip())
     return "[system] " + " ".join(notes) if notes else ""
+
+
+def unfinished_task(words: str, journal: object, cwd: Path) -> str:
+    """The `[system]` message naming what the task's own words ask that the turn's change
+    has not done (core/loop/taskcheck.py; "" when nothing)."""
+    changed = changed_files(journal)
+    return taskcheck.task_problems(words, changed, {p: _shown(p, cwd) for p in changed})
 
 
 def test_file(words: str, changed: list[Path], cwd: Path) -> str:

@@ -230,7 +230,9 @@ class Turn:
             return False
         self._checked = True
         ctx = self.s.ctx
-        problems = aftercheck.leftover_problems(ctx.journal, ctx.cwd)
+        problems = aftercheck.leftover_problems(ctx.journal, ctx.cwd) or (
+            aftercheck.unfinished_task(self._words, ctx.journal, ctx.cwd)
+        )
         if problems:
             self.counters["check_failures"] += 1
             self.messages.append({"role": "user", "content": problems})
