@@ -80,3 +80,33 @@ def test_generation_may_stop_once_the_fence_closes() -> None:
     assert not fence_closed("```python\nx = 1\n``")
     assert fence_closed("```python\nx = 1\n```")
     assert fence_closed("Sure:\n```\nx = 1\n```\nThis changes")
+
+
+def test_a_text_call_in_reply_to_a_whole_file_request_is_neither_run_nor_written() -> None:
+    """Seen on the tiny tier: asked for settings.json whole, the model wrote a `read` of it
+    as text; it ran, and the turn went on reading and failing edits for minutes."""
+    assembler = _ReplyAssembler(constrained=False, offered=True, whole="settings.json")
+    text = '{"name": "read", "arguments": {"path": "settings.json"}}'
+    events = list(assembler.feed(text)) + list(assembler.finish())
+    assert [e for e in events if isinstance(e, ToolCall)] == []
+
+
+def test_the_whole_file_keeps_its_final_newline(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_text('{"debug": true}\n')
+    call = ToolCall(id="1", name="write", arguments={"path": "a.json", "content": '{"a": 1}'})
+    assert wholefile.settle(call, "a.json", tmp_path).arguments == {
+        "path": "a.json",
+        "content": '{"a": 1}\n',
+    }
+    (tmp_path / "b.json").write_text('{"debug": true}')  # none before: none added
+    bare = ToolCall(id="1", name="write", arguments={"path": "b.json", "content": "{}"})
+    assert wholefile.settle(bare, "b.json", tmp_path) == bare
+
+
+def test_a_model_named_small_gets_the_small_model_format() -> None:
+    from rift.models.sizes import named_small
+
+    assert named_small("qwen2.5-coder:1.5b") and named_small("Llama-3.2-3B-Instruct")
+    assert named_small("/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
+    assert not named_small("qwen2.5-coder:32b") and not named_small("gpt-oss")
+    assert not named_small("fake-model")

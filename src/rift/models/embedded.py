@@ -225,8 +225,10 @@ class _ReplyAssembler:
 
     def finish(self) -> Iterator[ModelEvent]:
         content, calls = parse_reply(self.text) if self.offered else (self.text, [])
-        if self.whole and not calls:
-            content, calls = whole_file_call(self.text, self.whole)
+        if self.whole and not _writes_of(calls, self.whole):
+            # Asked for one file whole, only its write answers. A call written as text (a
+            # `read` of the file it already has) is not run, nor taken for the file.
+            content, calls = (self.text, []) if calls else whole_file_call(self.text, self.whole)
         if self.constrained and not calls and not self.final.active and content == self.text:
             calls = _unparsed_call(self.text)
             content = "" if calls else content
@@ -236,6 +238,13 @@ class _ReplyAssembler:
                 self.shown = content
                 yield ContentDelta(rest)
         yield from calls
+
+
+def _writes_of(calls: list[ToolCall], path: str) -> bool:
+    """`calls` are all writes of `path` (and there is at least one)."""
+    return bool(calls) and all(
+        c.name == "write" and (c.arguments or {}).get("path") == path for c in calls
+    )
 
 
 def _may_be_call(text: str) -> bool:

@@ -27,6 +27,8 @@ def whole_file_path(messages: Sequence[Message]) -> str:
 
 
 _FILE_FENCE = re.compile(r"```[\w+.-]*[ \t]*\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
+_FENCE_AT_END = re.compile(r"```[\w+.-]*[ \t]*\n(.*?)```[ \t]*\Z", re.DOTALL)
+"""A fence closed at the end of the file's last line (`}```` ), as small models often close it."""
 _NUMBER_PREFIX = re.compile(r"^ *\d+\t", re.MULTILINE)
 
 
@@ -40,7 +42,7 @@ def whole_file_call(text: str, path: str) -> tuple[str, list[ToolCall]]:
     around the fence dropped; (text, []) when it holds no complete fence. The first fence
     is the file, as in aider's whole format; the read tool's line numbers, copied on every
     line, come off."""
-    match = _FILE_FENCE.search(text)
+    match = _FILE_FENCE.search(text) or _FENCE_AT_END.search(text)
     if match is None or not match.group(1).strip():
         return text, []
     body = match.group(1)

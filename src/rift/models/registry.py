@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Literal, Protocol, cast
 
 from rift.config import Config
 from rift.errors import ModelError, ModelNotUsable, ServerHTTPError, ServerUnreachable
-from rift.models import thinking
+from rift.models import sizes, thinking
 from rift.models.base import ModelInfo, Provider, ProviderTraits, Reasoning
 from rift.models.http import Client, make_client, request_json
 from rift.record import record, replace
@@ -101,6 +101,12 @@ class Route:
     def traits(self) -> ProviderTraits:
         """What this kind of provider is like (small model, truncation, vision, thinking)."""
         return provider_class(self.provider_kind).TRAITS
+
+    @property
+    def small(self) -> bool:
+        """A small model, in-process or named so (`qwen2.5-coder:1.5b`): driven with the
+        small-model format (core/loop/preread.py, wholefile.py; models/sizes.py)."""
+        return self.traits.small_model or sizes.named_small(self.wire_model)
 
     @property
     def local(self) -> bool:

@@ -18,9 +18,7 @@ of slices per check: 70% of `--serve`'s time on a long reply.
 
 from __future__ import annotations
 
-import re
-
-from rift.patterns import lazy
+from rift.models import sizes
 from rift.record import record
 
 MIN_SPAN = 400
@@ -60,17 +58,10 @@ TIGHT = Limits()
 WIDE = Limits(min_times=24, min_span=4000)
 """Every other model: only a long run of copies counts."""
 
-_PARAMS = lazy(r"(?<![\d.])(\d+(?:\.\d+)?)\s*b(?![a-z])", re.IGNORECASE)
-SMALL_PARAMS_B = 4.0
-"""Models named with at most this many billion parameters count as small."""
-
 
 def limits_for(model: str, *, small: bool) -> Limits:
     """The limits for `model`: tight for a small provider or a name like `qwen2.5-coder:1.5b`."""
-    if small:
-        return TIGHT
-    sizes = [float(m) for m in _PARAMS().findall(model.rsplit("/", 1)[-1])]
-    return TIGHT if sizes and max(sizes) <= SMALL_PARAMS_B else WIDE
+    return TIGHT if small or sizes.named_small(model) else WIDE
 
 
 def repeating_period(text: str, limits: Limits = TIGHT) -> int:

@@ -157,7 +157,7 @@ class Agent:
             if self.skills:
                 self.tools["skill"] = SKILL_TOOL
             self.tools["agent"] = AGENT_TOOL
-            if self.binding.route.traits.small_model:
+            if self.binding.route.small:
                 with_tools(self, SMALL_TOOLSET)  # a 1.5B model chooses well among six
                 self.ctx.services.small_model = True  # write steers to edit (tools/write.py)
         if not self.messages or self.messages[0]["role"] != "system":
@@ -189,7 +189,7 @@ class Agent:
             skills=[(s.name, s.description) for s in self.skills.values()],
             roles=sorted(self.config.models),
             personas=[(p.name, p.description) for p in self.subagents.personas.values()],
-            small_model=self.binding.route.traits.small_model,
+            small_model=self.binding.route.small,
         )
         self.messages[0] = {"role": "system", "content": prompt}
 
@@ -227,7 +227,7 @@ class Agent:
             lean_schema=self.config.tool_schema == "lean",
             detect_truncation=b.route.traits.reports_truncation,
             headless=not self.attached,
-            preread=b.route.traits.small_model,
+            preread=b.route.small,
             slots=b.info.info.slots,
         )
 

@@ -190,6 +190,11 @@ class Turn:
             self.outcome = "wrapped"
             self.reason = f"the turn used all {self.s.max_iterations} iterations"
         reply = await self._query(with_tools=not last_round)
+        if n == 1 and self._whole:
+            if not reply.calls:  # the file as a fenced block in the content (a server model)
+                reply.calls = wholefile.as_write(reply.content, self._whole)
+                reply.content = "" if reply.calls else reply.content
+            reply.calls = [wholefile.settle(c, self._whole, self.s.ctx.cwd) for c in reply.calls]
         self._record_assistant(reply)
         if not reply.calls:
             if not last_round and await self._check_failed():

@@ -22,7 +22,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from rift.models.embedded_whole import WHOLE_FILE_REQUEST
+from rift.models.base import ToolCall
+from rift.models.embedded_whole import WHOLE_FILE_REQUEST, whole_file_call
 from rift.patterns import lazy
 from rift.tools import guard
 
@@ -61,3 +62,26 @@ def request(path: str) -> str:
 def answer(path: str, added: int, removed: int) -> str:
     """rift's final answer after a whole-file rewrite that passed every check."""
     return f"Changed {path} (+{added} -{removed} lines)."
+
+
+def as_write(content: str, path: str) -> list[ToolCall]:
+    """A reply to the whole-file request that made no call, as the `write` of `path`: a
+    server model answers with the file in a fenced block as plain content (the embedded
+    provider makes that a `write` itself). [] when the content holds no complete fence."""
+    return whole_file_call(content, path)[1]
+
+
+def settle(call: ToolCall, path: str, cwd: Path) -> ToolCall:
+    """The whole-file `write` of `path` with the file's own last-line ending kept: the fence
+    drops the final newline as often as not, and a rewrite should not change it."""
+    args = call.arguments
+    if call.name != "write" or args is None or args.get("path") != path:
+        return call
+    content = args.get("content")
+    try:
+        ends = (cwd / path).read_bytes().endswith(b"\n")
+    except OSError:
+        return call
+    if not isinstance(content, str) or not content or content.endswith("\n") or not ends:
+        return call
+    return ToolCall(id=call.id, name=call.name, arguments={**args, "content": content + "\n"})
