@@ -58,3 +58,22 @@ def test_a_rewrite_that_keeps_only_the_new_function_drops_the_others() -> None:
     assert dropped_definitions(mathx, mathx + "\n\n" + only_new, task) == []
     renamed_file = mathx.replace("cube", "third_power")
     assert dropped_definitions(mathx, renamed_file, "Rename cube to third_power") == []
+
+
+def test_a_python_rename_leaves_comments_and_string_text_alone() -> None:
+    """replace_all of `area` in shapes.py also renamed the word in "2x3: area 6" (the tiny
+    tier's rename_function check): in Python only the code's names change."""
+    from rift.tools.leftovers import rename_in_python
+
+    text = (
+        "def area(w, h):\n    return w * h  # the area\n\n\n"
+        'def describe(w, h):\n    return f"{w}x{h}: area {area(w, h)} {{area}}" + "area"\n'
+        "size = shapes.area\n"
+    )
+    assert rename_in_python(text, "area", "rect_area") == (
+        "def rect_area(w, h):\n    return w * h  # the area\n\n\n"
+        'def describe(w, h):\n    return f"{w}x{h}: area {rect_area(w, h)} {{area}}" + "area"\n'
+        "size = shapes.rect_area\n",
+        3,
+    )
+    assert rename_in_python("x = (", "x", "y") is None  # does not tokenize: the caller decides

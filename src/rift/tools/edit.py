@@ -112,7 +112,11 @@ def replace(raw: str, content: str, old: str, new: str, replace_all: bool) -> tu
             " to make it unique, or set replace_all to replace every occurrence"
         )
     if replace_all and old.isidentifier() and new.isidentifier():
-        renamed, uses = leftovers.replace_identifier(content, old, new)  # whole names only
+        # A rename: whole names only, and in Python code only (not its comments or text).
+        python = (
+            leftovers.rename_in_python(content, old, new) if raw.endswith((".py", ".pyi")) else None
+        )
+        renamed, uses = python or leftovers.replace_identifier(content, old, new)
         if uses:
             return renamed, uses
     if replace_all:

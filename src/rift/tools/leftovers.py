@@ -106,6 +106,66 @@ def replace_identifier(text: str, old: str, new: str) -> tuple[str, int]:
     return pattern.subn(new, text)
 
 
+def _rename_in_fstring(token: str, old: str, new: str) -> tuple[str, int]:
+    """An f-string token (Python 3.11 keeps it whole) with `old` renamed inside its `{...}`
+    fields only: the literal text around them is prose ("area 6" stays "area 6")."""
+    quote = min((token.find(q) for q in ("'", '"') if q in token), default=0)
+    out, uses, i = [token[:quote]], 0, quote
+    while i < len(token):
+        if token.startswith(("{{", "}}"), i):  # an escaped brace is literal text
+            out.append(token[i : i + 2])
+            i += 2
+        elif token[i] != "{":
+            out.append(token[i])
+            i += 1
+        else:
+            depth, end = 1, i + 1
+            while end < len(token) and depth:
+                depth += {"{": 1, "}": -1}.get(token[end], 0)
+                end += 1
+            field, count = replace_identifier(token[i:end], old, new)
+            out.append(field)
+            uses, i = uses + count, end
+    return "".join(out), uses
+
+
+def _prefix(token: str) -> str:
+    """A string token's prefix letters, lower-cased (`rb`, `f`, ...)."""
+    return re.split(r"['\"]", token, maxsplit=1)[0].lower()
+
+
+def rename_in_python(text: str, old: str, new: str) -> tuple[str, int] | None:
+    """Python source with the name `old` renamed to `new` wherever the code uses it (names,
+    attributes, the fields of f-strings) and nowhere in comments or string text; None when
+    the source does not tokenize."""
+    tokenize = importlib.import_module("tokenize")
+    io = importlib.import_module("io")
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None
+    lines = text.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    edits: list[tuple[int, int, str]] = []
+    uses = 0
+    for tok in tokens:
+        start = offsets[tok.start[0] - 1] + tok.start[1]
+        end = offsets[tok.end[0] - 1] + tok.end[1]
+        if tok.type == tokenize.NAME and tok.string == old:
+            edits.append((start, end, new))
+            uses += 1
+        elif tok.type == tokenize.STRING and "f" in _prefix(tok.string):
+            renamed, count = _rename_in_fstring(tok.string, old, new)
+            if count:
+                edits.append((start, end, renamed))
+                uses += count
+    for start, end, replacement in reversed(edits):
+        text = text[:start] + replacement + text[end:]
+    return text, uses
+
+
 def leftover_note(raw: str, before: str | None, after: str, old: str = "", new: str = "") -> str:
     """The sentence telling the model what its change left undone ("" when nothing)."""
     missing = new_undefined(before, after)

@@ -127,21 +127,21 @@ def _rename_notes(
 ) -> list[str]:
     notes: list[str] = []
     for old, new in renames(words):
+        said = f"The task renames `{old}` to `{new}`, but "
         if not any(new in used for used, _ in names.values()):
-            notes.append(
-                f"The task renames `{old}` to `{new}`, but no file you changed has `{new}` yet."
+            said += f"no file you changed has `{new}` yet"
+        left = [(shown, used[old]) for shown, (used, _) in names.items() if old in used]
+        if left:
+            shown, line = left[0]
+            code = files[shown][1].split("\n")[line - 1].strip()
+            said += (" and" if said.endswith("yet") else "") + (
+                f" line {line} of {shown} still uses `{old}` (`{code}`). Rename it everywhere: "
+                f"edit {shown} with old_string `{old}`, new_string `{new}` and replace_all true."
             )
-            continue
-        for shown, (used, _) in names.items():
-            if old in used:
-                line = used[old]
-                code = files[shown][1].split("\n")[line - 1].strip()
-                notes.append(
-                    f"The task renames `{old}` to `{new}`, but line {line} of {shown} still uses "
-                    f"`{old}` (`{code}`). Rename it everywhere: edit {shown} with old_string "
-                    f"`{old}`, new_string `{new}` and replace_all true."
-                )
-                break
+        elif said.endswith("yet"):
+            said += "."
+        if said.endswith("."):
+            notes.append(said)
     return notes
 
 
