@@ -50,3 +50,36 @@ def test_a_model_of_unknown_size_is_not_asked_for_files_whole(
     assert result.returncode == 0, result.stderr
     assert "Rewrite settings.json whole" not in str(server.chat_requests()[0]["messages"])
     assert (project / "settings.json").read_text() == SETTINGS
+
+
+SHAPES = (
+    "def area(width, height):\n    return width * height\n\n\n"
+    'def describe(width, height):\n    return f"{width}x{height}: area {area(width, height)}"\n'
+)
+
+
+def test_a_rename_is_spelled_out_as_one_edit_and_ends_in_one_request(
+    project: Path, fake_server: Any
+) -> None:
+    (project / "shapes.py").write_text(SHAPES)
+    rename = {"path": "shapes.py", "old_string": "area", "new_string": "rect_area",
+              "replace_all": True}  # fmt: skip
+    server = fake_server(
+        {
+            "models": [{"name": "qwen2.5-coder:1.5b", "capabilities": ["tools"]}],
+            "turns": [{"tool_calls": [{"name": "edit", "arguments": rename}]}],
+        }
+    )
+    prompt = (
+        "Rename the function area in shapes.py to rect_area, and update the place that calls it."
+    )
+    args = ["--host", server.url, "-m", "qwen2.5-coder:1.5b", "-p", prompt]
+    result = run_rift(args, project)
+    assert result.returncode == 0, result.stderr
+    [request] = server.chat_requests()
+    sent = str(request["messages"])
+    assert "new_string `rect_area` and replace_all true" in sent and "Rewrite shapes.py whole" not in sent
+    assert (project / "shapes.py").read_text() == (
+        SHAPES.replace("def area", "def rect_area").replace("{area(", "{rect_area(")
+    )  # the word in the message's text stays
+    assert "Changed shapes.py (+2 -2 lines)." in result.stdout

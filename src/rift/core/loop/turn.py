@@ -104,6 +104,8 @@ class Turn:
         self._preread_paths: list[str] = []
         self._whole = ""
         """The file asked for whole this turn (core/wholefile.py), "" when none."""
+        self._rename = ""
+        """The file a rename was spelled out for this turn (wholefile.rename_hint), "" if none."""
         self._checked = False
         self.cancelled = False
         self.outcome = "answered"
@@ -170,7 +172,12 @@ class Turn:
             await self._execute(call)
         self._prereads = len(calls)
         self._preread_paths = paths
-        if "write" in self.s.tools:
+        if "edit" in self.s.tools:
+            self._rename, hint = wholefile.rename_hint(self._words, paths, ctx.cwd)
+            if hint:
+                self.counters["rename_hints"] += 1
+                self.messages.append({"role": "user", "content": hint})
+        if "write" in self.s.tools and not self._rename:
             self._whole = wholefile.target(self._words, paths, ctx.cwd)
         if self._whole:
             self.counters["whole_file_requests"] += 1
@@ -208,22 +215,24 @@ class Turn:
                 return False
             return not self._greedy_retry()
         outputs = [await self._execute(call) for call in reply.calls]
-        if n == 1 and self._whole and await self._whole_file_done(outputs):
+        if n == 1 and (self._whole or self._rename) and await self._first_step_done(outputs):
             return True
         if self._stuck_nudge_due:  # after every result: tool messages must follow their call
             self._stuck_nudge_due = False
             self.messages.append({"role": "user", "content": hardening.STUCK_NUDGE})
         return False
 
-    async def _whole_file_done(self, outputs: list[ToolOutput]) -> bool:
-        """After the whole-file write (core/wholefile.py): when it was applied and the checks
-        pass, the turn ends with rift's own answer; otherwise the loop goes on."""
-        written = [o.edit for o in outputs if o.ok and o.edit and o.edit.path == self._whole]
+    async def _first_step_done(self, outputs: list[ToolOutput]) -> bool:
+        """After the whole-file write or the spelled-out rename (core/wholefile.py): when it
+        was applied and the checks pass, the turn ends with rift's own answer; otherwise the
+        loop goes on."""
+        path = self._whole or self._rename
+        written = [o.edit for o in outputs if o.ok and o.edit and o.edit.path == path]
         undone = any("Not done yet" in o.text for o in outputs)
         if not written or undone or await self._check_failed():
             return False
-        added, removed = changed_lines(written[0].old, written[0].new)
-        text = wholefile.answer(self._whole, added, removed)
+        added, removed = changed_lines(written[0].old, written[-1].new)
+        text = wholefile.answer(path, added, removed)
         self.emit(Content(text=text))
         self.messages.append({"role": "assistant", "content": text})
         return True

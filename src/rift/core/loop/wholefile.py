@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from rift.core.loop import taskcheck
 from rift.models.base import ToolCall
 from rift.models.embedded_whole import WHOLE_FILE_REQUEST, whole_file_call
 from rift.patterns import lazy
@@ -85,3 +86,26 @@ def settle(call: ToolCall, path: str, cwd: Path) -> ToolCall:
     if not isinstance(content, str) or not content or content.endswith("\n") or not ends:
         return call
     return ToolCall(id=call.id, name=call.name, arguments={**args, "content": content + "\n"})
+
+
+def rename_hint(words: str, named: list[str], cwd: Path) -> tuple[str, str]:
+    """(the file, the `[system]` message) that turns "rename OLD to NEW in FILE" into the one
+    call that does it; ("", "") for any other task. Asked for shapes.py whole, the 1.5B model
+    sent it back with comments added and the name unchanged, twice; told the exact `edit`
+    with `replace_all`, it makes it, and the rename reaches every use in one request."""
+    pairs = taskcheck.renames(words)
+    if len(pairs) != 1 or len(named) != 1:
+        return "", ""
+    old, new = pairs[0]
+    path = named[0]
+    try:
+        text = (cwd / path).read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return "", ""
+    if not re.search(rf"(?<!\w){re.escape(old)}(?!\w)", text):
+        return "", ""
+    return path, (
+        f"[system] To rename `{old}` to `{new}` everywhere in {path}, make one call: edit "
+        f"{path} with old_string `{old}`, new_string `{new}` and replace_all true (it renames "
+        "the code's uses of the name, not comments or text)."
+    )
