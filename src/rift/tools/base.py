@@ -19,7 +19,7 @@ from rift.errors import ToolError
 from rift.events import PlanItem
 from rift.record import field, record
 from rift.tools.sandbox import Bubblewrap
-from rift.tools.services import ServicesView, ToolServices
+from rift.tools.services import ToolServices
 
 
 @record
@@ -135,12 +135,6 @@ class ToolContext:
     post_edit_hooks: tuple[str, ...] = ()
     services: ToolServices = field(default_factory=ToolServices)
     """What later layers lend the tools (tasks, sub-agents, asker, diagnostics, editor)."""
-
-    @property
-    def extras(self) -> ServicesView:
-        """`services` by its old names ("broker", "lsp", "fs", ...), for callers not yet
-        moved to the typed record."""
-        return ServicesView(self.services)
 
     def resolve(self, raw: str) -> Path:
         """A model-supplied path, relative to the cwd, `~` expanded."""

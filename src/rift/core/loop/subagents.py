@@ -13,8 +13,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any, Protocol
 
 from rift.config import Config
 from rift.core.context.budget import TokenMeter
@@ -42,6 +42,14 @@ __all__ = ["MAX_TASKS", "NO_REPORT", "ChildTask", "Persona", "SubagentRunner", "
 NO_REPORT = "(the sub-agent finished without a final report)"
 
 
+class AgentTasks(Protocol):
+    """The task registry a background sub-agent runs in (core/conversation/tasks.py)."""
+
+    def start_agent(self, label: str, work: Coroutine[Any, Any, str]) -> int:
+        """Run `work` as a task labelled `label`; its report becomes the task output."""
+        ...
+
+
 @record(frozen=False, slots=False)
 class SubagentRunner:
     """Spawns children on behalf of one root agent; installed as ctx.services.subagents."""
@@ -54,6 +62,8 @@ class SubagentRunner:
     emit: Callable[[Event], None]
     system_prompt: Callable[[], str]
     """The parent's current system prompt; children get it plus a report request."""
+    tasks: AgentTasks | None = None
+    """Where a background child runs (the core's TaskRegistry); None: only foreground."""
     personas: Mapping[str, Persona] = field(default_factory=dict)
     _tags: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
@@ -72,7 +82,7 @@ class SubagentRunner:
                 )
             )
         if background:
-            registry = self.parent_setup().ctx.extras.get("tasks")  # the core's TaskRegistry
+            registry = self.tasks
             if registry is None:
                 raise ToolError("background tasks are not available here")
             ids = [
