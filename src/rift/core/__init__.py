@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from rift.core.permissions.hunks import preview_region, reassemble
     from rift.core.sessions.replay import Prompt
     from rift.core.sessions.store import SessionStore
+    from rift.tools.calls import CallDescription, describe_call
 
 _EXPORTS: dict[str, str] = {
     "COMMANDS": "rift.core.conversation.commands",
@@ -64,11 +65,14 @@ _EXPORTS: dict[str, str] = {
     "Prompt": "rift.core.sessions.replay",
     "SessionStore": "rift.core.sessions.store",
     "budget": "rift.core.context.budget",
+    "CallDescription": "rift.tools.calls",  # each tool declares it; the core lends it to faces
+    "describe_call": "rift.tools.calls",
 }
 
 __all__ = [
     "COMMANDS",
     "MODES",
+    "CallDescription",
     "CommandSpec",
     "Conversation",
     "Invocation",
@@ -79,6 +83,7 @@ __all__ = [
     "Started",
     "TaskRegistry",
     "budget",
+    "describe_call",
     "everyday_wires",
     "for_face",
     "option_label",
