@@ -11,7 +11,6 @@ the race as the serve protocol's sub-agent events, tagged with its name.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -35,6 +34,7 @@ from rift.events import (
 )
 from rift.models.registry import EMBEDDED
 from rift.record import field, record, replace
+from rift.tools.calls import describe_call
 
 EXPLORE_TEMPERATURE = 0.8
 """`--explore` adds a copy of each model sampling at this temperature."""
@@ -203,7 +203,7 @@ class _Relay:
         if isinstance(event, Content):
             self.reply.append(event.text)
         elif isinstance(event, ToolStart):
-            self.line(f"→ {event.tool} {_salient(event.args)}")
+            self.line(f"→ {event.tool} {describe_call(event.tool, event.args).summary[:80]}")
         elif isinstance(event, ToolResult):
             first = event.preview.splitlines()[0] if event.preview else ""
             mark = "✓" if event.ok else "✗"
@@ -214,10 +214,3 @@ class _Relay:
             self.line(f"warning: {event.text}", warn=True)
         elif isinstance(event, Info):
             self.line(event.text)
-
-
-def _salient(args: dict[str, Any]) -> str:
-    for key in ("path", "command", "pattern"):
-        if isinstance(args.get(key), str):
-            return str(args[key])[:80]
-    return json.dumps(args, ensure_ascii=False)[:80]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, Protocol
 
@@ -35,6 +34,7 @@ from rift.events import (
 from rift.models.base import Message
 from rift.record import field, record
 from rift.tools.base import PlanState, Tool, ToolContext
+from rift.tools.calls import describe_call
 from rift.tools.delegation import MAX_TASKS, ChildTask, Persona, parse_tasks
 
 __all__ = ["MAX_TASKS", "NO_REPORT", "ChildTask", "Persona", "SubagentRunner", "parse_tasks"]
@@ -187,8 +187,8 @@ def _relay(tag: str, emit: Callable[[Event], None]) -> Callable[[Event], None]:
 
     def relay(event: Event) -> None:
         if isinstance(event, ToolStart):
-            args = json.dumps(event.args, ensure_ascii=False)[:80]
-            emit(SubagentActivity(tag=tag, text=f"→ {event.tool} {args}", warn=False))
+            summary = describe_call(event.tool, event.args).summary[:80]
+            emit(SubagentActivity(tag=tag, text=f"→ {event.tool} {summary}", warn=False))
         elif isinstance(event, ToolResult):
             mark = "✓" if event.ok else "✗"
             emit(SubagentActivity(tag=tag, text=f"{mark} {event.tool}", warn=not event.ok))
