@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from rift.core.conversation.doctor import run_doctor
     from rift.core.conversation.owner import Conversation
     from rift.core.conversation.refusal import Refusal
-    from rift.core.conversation.startup import Started, StartOptions, start_agent
+    from rift.core.conversation.startup import Started, StartOptions, start_agent, start_candidate
     from rift.core.conversation.tasks import TaskRegistry
     from rift.core.permissions.choices import option_label
     from rift.core.permissions.gate import MODES
@@ -57,6 +57,7 @@ _EXPORTS: dict[str, str] = {
     "StartOptions": "rift.core.conversation.startup",
     "Started": "rift.core.conversation.startup",
     "start_agent": "rift.core.conversation.startup",
+    "start_candidate": "rift.core.conversation.startup",
     "TaskRegistry": "rift.core.conversation.tasks",
     "MODES": "rift.core.permissions.gate",
     "option_label": "rift.core.permissions.choices",
@@ -94,6 +95,7 @@ __all__ = [
     "serve_commands",
     "split_command",
     "start_agent",
+    "start_candidate",
 ]
 
 
