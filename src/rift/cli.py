@@ -156,9 +156,10 @@ def _main(argv: list[str] | None) -> tuple[int, bool]:
         print(f"rift {__version__}")
         return 0, False
     if words and words[0] in SUBCOMMANDS:
+        from rift.core import start_candidate  # the core brings each candidate up
         from rift.swarm import cli as swarm_cli  # the race and merge subcommands
 
-        return swarm_cli.run(words), True
+        return swarm_cli.run(words, start_candidate), True
     if words[:1] == ["doctor"]:
         return _doctor(words[1:]), False
     if words[:1] == ["github"]:

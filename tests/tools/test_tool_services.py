@@ -1,50 +1,26 @@
 """`ToolContext.services`: one typed record of what the session lends its tools.
 
-The by-name view (`ctx.extras`) stays for the core's callers that still set
-services by their old names; it must map each name onto the typed field, read an
-unset service as missing (tools test `is None`), and refuse a name it does not
-know instead of storing it where no tool will look.
+Every service is a typed field (there is no by-name bag to mistype a name in);
+an unset one is None, and a sub-agent gets the same services but delegation.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from tooldoubles import RecordingGate, RecordingJournal
 
 from rift.tools.base import ToolContext
 from rift.tools.services import ToolServices
 
 
-def _ctx(tmp_path: Path) -> ToolContext:
-    return ToolContext(cwd=tmp_path, gate=RecordingGate(), journal=RecordingJournal())
-
-
-def test_old_names_set_the_typed_fields(tmp_path: Path) -> None:
-    ctx = _ctx(tmp_path)
-    ctx.extras.update(grep_backend="python", small_model=True)
-    ctx.extras["config"] = None
-    assert ctx.services.grep_backend == "python" and ctx.services.small_model is True
-    assert ctx.services.settings is None
-
-
-def test_unset_services_read_as_missing(tmp_path: Path) -> None:
-    ctx = _ctx(tmp_path)
-    assert ctx.extras.get("lsp") is None and "tasks" not in ctx.extras
-    assert dict(ctx.extras) == {}
-    with pytest.raises(KeyError):
-        ctx.extras["broker"]
-    ctx.services.grep_backend = "rg"
-    assert dict(ctx.extras) == {"grep_backend": "rg"}
-    del ctx.extras["grep_backend"]
-    assert ctx.services.grep_backend is None
-
-
-def test_an_unknown_name_is_refused(tmp_path: Path) -> None:
-    ctx = _ctx(tmp_path)
-    with pytest.raises(KeyError, match="unknown tool service 'brokr'"):
-        ctx.extras["brokr"] = object()
+def test_no_service_is_lent_by_default(tmp_path: Path) -> None:
+    """Tools test `is None`: a context nobody lent anything to has nothing to find."""
+    ctx = ToolContext(cwd=tmp_path, gate=RecordingGate(), journal=RecordingJournal())
+    services = ctx.services
+    assert (services.tasks, services.subagents, services.asker) == (None, None, None)
+    assert (services.diagnostics, services.files, services.terminal) == (None, None, None)
+    assert not hasattr(ctx, "extras")  # no by-name bag beside the typed record
 
 
 def test_a_sub_agent_gets_everything_but_delegation() -> None:

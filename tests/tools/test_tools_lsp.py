@@ -98,7 +98,8 @@ def test_the_server_is_found_on_path(proj: Path, tmp_path: Path, monkeypatch: An
     (bin_dir / "ruff").symlink_to(RUFF)
     monkeypatch.setenv("PATH", str(bin_dir))  # no pyright/pylsp here: ruff serves Python
     ctx = _ctx(proj, LspConfig())
-    assert ctx.extras["lsp"].command_for("python") == ("ruff", "server")
+    assert isinstance(ctx.services.diagnostics, LspService)
+    assert ctx.services.diagnostics.command_for("python") == ("ruff", "server")
     (wrote,) = asyncio.run(_steps(ctx, (WRITE, {"path": "m.py", "content": "import json\n"})))
     assert HEADER in wrote.text and "F401" in wrote.text
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))

@@ -103,7 +103,7 @@ def _ctx(
     broker = InteractionBroker(sink, attached=events is not None)
     gate = PermissionGate(rules, Approval(), broker, proj)
     ctx = ToolContext(cwd=proj, gate=gate, journal=RecordingJournal())
-    ctx.extras["config"] = Config(search_url=search_url)
+    ctx.services.settings = Config(search_url=search_url)
     return ctx
 
 

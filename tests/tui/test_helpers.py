@@ -5,11 +5,18 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import Any
 
+from rift.core import describe_call
 from rift.core.permissions.hunks import diff_segments
-from rift.frontends.tui.format import RateMeter, gauge, result_line, salient, short_tokens
+from rift.frontends.tui.format import RateMeter, clip, gauge, result_line, short_tokens
 from rift.frontends.tui.mentions import complete, token_at
 from rift.frontends.tui.screens.review import hunk_text
+
+
+def salient(tool: str, args: dict[str, Any], width: int = 80) -> str:
+    """What a tool row shows after the tool's name: its declared summary, clipped."""
+    return clip(describe_call(tool, args).summary, width)
 
 
 def test_salient_argument_comes_first() -> None:
@@ -19,6 +26,7 @@ def test_salient_argument_comes_first() -> None:
     assert salient("plan", {"set": ["a", "b"]}) == "2 steps"
     assert salient("bash", {"command": "x" * 200}, width=20) == "x" * 19 + "…"
     assert salient("ls", {}) == ""
+    assert salient("bash", {"command": "cd src\n  make"}) == "cd src ⏎ make"  # one row
     assert result_line("\n\n  exit 0\nmore") == "exit 0"
     assert result_line("") == "(no output)"
 

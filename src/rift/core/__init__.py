@@ -33,13 +33,14 @@ if TYPE_CHECKING:
     from rift.core.conversation.doctor import run_doctor
     from rift.core.conversation.owner import Conversation
     from rift.core.conversation.refusal import Refusal
-    from rift.core.conversation.startup import Started, StartOptions, start_agent
+    from rift.core.conversation.startup import Started, StartOptions, start_agent, start_candidate
     from rift.core.conversation.tasks import TaskRegistry
     from rift.core.permissions.choices import option_label
     from rift.core.permissions.gate import MODES
     from rift.core.permissions.hunks import preview_region, reassemble
     from rift.core.sessions.replay import Prompt
     from rift.core.sessions.store import SessionStore
+    from rift.tools.calls import CallDescription, describe_call
 
 _EXPORTS: dict[str, str] = {
     "COMMANDS": "rift.core.conversation.commands",
@@ -56,6 +57,7 @@ _EXPORTS: dict[str, str] = {
     "StartOptions": "rift.core.conversation.startup",
     "Started": "rift.core.conversation.startup",
     "start_agent": "rift.core.conversation.startup",
+    "start_candidate": "rift.core.conversation.startup",
     "TaskRegistry": "rift.core.conversation.tasks",
     "MODES": "rift.core.permissions.gate",
     "option_label": "rift.core.permissions.choices",
@@ -64,11 +66,14 @@ _EXPORTS: dict[str, str] = {
     "Prompt": "rift.core.sessions.replay",
     "SessionStore": "rift.core.sessions.store",
     "budget": "rift.core.context.budget",
+    "CallDescription": "rift.tools.calls",  # each tool declares it; the core lends it to faces
+    "describe_call": "rift.tools.calls",
 }
 
 __all__ = [
     "COMMANDS",
     "MODES",
+    "CallDescription",
     "CommandSpec",
     "Conversation",
     "Invocation",
@@ -79,6 +84,7 @@ __all__ = [
     "Started",
     "TaskRegistry",
     "budget",
+    "describe_call",
     "everyday_wires",
     "for_face",
     "option_label",
@@ -89,6 +95,7 @@ __all__ = [
     "serve_commands",
     "split_command",
     "start_agent",
+    "start_candidate",
 ]
 
 

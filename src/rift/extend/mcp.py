@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from rift.config import McpServerConfig
 from rift.errors import ToolError
 from rift.record import field, record
-from rift.tools.base import Tool, ToolContext, ToolOutput, ToolRun, middle_truncate
+from rift.tools.base import Tool, ToolContext, ToolOutput, ToolRun, first_text, middle_truncate
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -221,6 +221,8 @@ class McpConnection:
                 description=f"{description} (mcp: {self.name})",
                 parameters=schema or {"type": "object", "properties": {}},
                 run=self._caller(remote.name),
+                kind="other",  # a server declares no kind; rift cannot tell what it does
+                summary=first_text,
                 plan_safe=_declared_read_only(remote),
             )
         return tools

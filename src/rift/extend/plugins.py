@@ -32,7 +32,7 @@ from rift.extend.trust import plugin_trust_key
 from rift.patterns import lazy
 from rift.record import record
 from rift.tools._proc import run_shell, strip_ansi
-from rift.tools.base import Tool, ToolContext, ToolOutput, ToolRun, middle_truncate
+from rift.tools.base import Tool, ToolContext, ToolOutput, ToolRun, first_text, middle_truncate
 
 DEFAULT_TIMEOUT = 60.0
 """Seconds a plugin tool may run; a manifest's `timeout_secs` overrides it per tool."""
@@ -268,6 +268,8 @@ def plugin_tools(plugin: Plugin) -> dict[str, Tool]:
             description=f"{spec.description} (plugin: {plugin.name})",
             parameters=spec.parameters,
             run=_runner(spec, plugin),
+            kind="other",  # a manifest declares no kind
+            summary=first_text,
             plan_safe=False,  # a shell command: rift cannot tell what it changes
         )
         for spec in plugin.tools

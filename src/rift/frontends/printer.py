@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from rift.config import Config
-from rift.core import StartOptions, start_agent
+from rift.core import StartOptions, describe_call, start_agent
 from rift.errors import ModelError
 from rift.events import (
     Content,
@@ -54,6 +54,9 @@ EXIT_CODES = {
 answered; a script can tell a failure (1), a stopped turn (3, e.g. repeated tool
 failures) and a cut-off one (4, the iteration budget ran out) apart."""
 
+SUMMARY_CHARS = 120
+"""A tool call's summary on stderr is cut here (a long command would wrap many lines)."""
+
 
 class HeadlessRenderer:
     """Turns core events into the two output streams."""
@@ -72,7 +75,8 @@ class HeadlessRenderer:
                 self.out.write(event.text)
                 self.out.flush()
         elif isinstance(event, ToolStart):
-            self._line(f"→ {event.tool} {_salient(event.args)}")
+            summary = describe_call(event.tool, event.args).summary
+            self._line(f"→ {event.tool} {summary[:SUMMARY_CHARS]}")
         elif isinstance(event, ToolResult):
             self.tools.append({"name": event.tool, "ok": event.ok})
             mark = "✓" if event.ok else "✗"
@@ -95,13 +99,6 @@ class HeadlessRenderer:
     @property
     def reply(self) -> str:
         return "".join(self.reply_parts)
-
-
-def _salient(args: dict[str, Any]) -> str:
-    for key in ("path", "command", "pattern"):
-        if isinstance(args.get(key), str):
-            return str(args[key])[:120]
-    return json.dumps(args, ensure_ascii=False)[:120]
 
 
 async def _run(

@@ -1,28 +1,29 @@
 """Candidates: who races, how many at once, and one candidate's run in its worktree.
 
-A candidate is a whole headless agent brought up through the core
-(`start_agent`), exactly as `rift -p` is, but with its project directory set to
-its own worktree: its instructions, skills, sandbox and write limits all come
-from there, and `contained` confines write and edit to it even with the sandbox
-off. It resolves its own model, so a race may mix providers. Its events reach
-the race as the serve protocol's sub-agent events, tagged with its name.
+A candidate is a whole headless agent brought up by the core, exactly as
+`rift -p` is, but with its project directory set to its own worktree: its
+instructions, skills, sandbox and write limits all come from there, and
+`contained` confines write and edit to it even with the sandbox off. Whoever
+starts the race (the owner, or rift's CLI) hands it the core's `start_candidate`,
+so the swarm never imports the core's front door. It resolves its own model, so
+a race may mix providers. Its events reach the race as the serve protocol's
+sub-agent events, tagged with its name.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from rift.config import Config
-from rift.core import StartOptions, start_agent
 from rift.errors import ModelError
 from rift.events import (
     Content,
+    Done,
     EditDiff,
     Event,
     Info,
@@ -35,9 +36,34 @@ from rift.events import (
 )
 from rift.models.registry import EMBEDDED
 from rift.record import field, record, replace
+from rift.tools.calls import describe_call
 
 EXPLORE_TEMPERATURE = 0.8
 """`--explore` adds a copy of each model sampling at this temperature."""
+
+
+class CandidateConversation(Protocol):
+    """What a race drives of a candidate's conversation (the core's `Conversation`)."""
+
+    @property
+    def model(self) -> str: ...
+    async def run(self, text: str) -> Done | None: ...
+    async def close(self) -> None: ...
+
+
+class StartedCandidate(Protocol):
+    """A candidate brought up: its conversation, and the notices met on the way."""
+
+    @property
+    def conversation(self) -> CandidateConversation: ...
+    @property
+    def notices(self) -> Sequence[Event]: ...
+
+
+StartCandidate = Callable[[Config, Callable[[Event], None]], Awaitable[StartedCandidate]]
+"""Brings up one candidate headless in `config.cwd` (its worktree), events to the
+callable; raises ModelError when its model cannot be reached. The core's is
+`rift.core.start_candidate`, passed down by whoever starts the race."""
 
 
 @record
@@ -136,6 +162,7 @@ class CandidateRun:
     serial: asyncio.Lock
     """Held for the turn when the model turned out to be the embedded one (the fallback
     when no server answers), which runs one generation at a time."""
+    start: StartCandidate
 
 
 async def run_candidate(run: CandidateRun) -> CandidateResult:
@@ -153,7 +180,7 @@ async def run_candidate(run: CandidateRun) -> CandidateResult:
     started_at = time.monotonic()
     run.emit(SubagentStarted(tag=spec.name, model=spec.model, label=_label(spec, run.task)))
     try:
-        started = await start_agent(config, relay, StartOptions(attached=False, contained=True))
+        started = await run.start(config, relay)
     except ModelError as exc:
         result.reason = str(exc).splitlines()[0]
         relay.line(f"error: {result.reason}", warn=True)
@@ -203,7 +230,7 @@ class _Relay:
         if isinstance(event, Content):
             self.reply.append(event.text)
         elif isinstance(event, ToolStart):
-            self.line(f"→ {event.tool} {_salient(event.args)}")
+            self.line(f"→ {event.tool} {describe_call(event.tool, event.args).summary[:80]}")
         elif isinstance(event, ToolResult):
             first = event.preview.splitlines()[0] if event.preview else ""
             mark = "✓" if event.ok else "✗"
@@ -214,10 +241,3 @@ class _Relay:
             self.line(f"warning: {event.text}", warn=True)
         elif isinstance(event, Info):
             self.line(event.text)
-
-
-def _salient(args: dict[str, Any]) -> str:
-    for key in ("path", "command", "pattern"):
-        if isinstance(args.get(key), str):
-            return str(args[key])[:80]
-    return json.dumps(args, ensure_ascii=False)[:80]

@@ -23,6 +23,7 @@ from rift.config import Config, Overrides, load_config
 from rift.core.sessions.checkpoints import UndoJournal
 from rift.errors import RiftError
 from rift.swarm import merge as merging
+from rift.swarm.candidates import StartCandidate
 from rift.swarm.gitrepo import SwarmError, repo_root
 from rift.swarm.race import RaceOptions, RaceOutcome, judges_named, race
 from rift.swarm.report import ActivityPrinter, as_json, judge_line, table
@@ -31,11 +32,12 @@ SUBCOMMANDS = ("swarm", "merge")
 EXIT_WINNER, EXIT_NO_WINNER, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
 
-def run(argv: list[str]) -> int:
-    """Run the subcommand `argv[0]` with its arguments; the exit status."""
+def run(argv: list[str], start: StartCandidate) -> int:
+    """Run the subcommand `argv[0]` with its arguments; the exit status. `start` brings
+    up each candidate of a race (the core's, handed down by rift's CLI)."""
     if argv[0] == "swarm":
         args = _swarm_parser().parse_args(argv[1:])
-        return _swarm(args)
+        return _swarm(args, start)
     args = _merge_parser().parse_args(argv[1:])
     return _merge(args)
 
@@ -93,7 +95,7 @@ def _merge_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _swarm(args: argparse.Namespace) -> int:
+def _swarm(args: argparse.Namespace, start: StartCandidate) -> int:
     overrides = Overrides(
         host=args.host,
         model=args.model,
@@ -122,7 +124,7 @@ def _swarm(args: argparse.Namespace) -> int:
     for warning in config.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     try:
-        outcome = asyncio.run(_race(config, options))
+        outcome = asyncio.run(_race(config, options, start))
     except SwarmError as exc:
         return _fail(str(exc))
     if outcome is None:
@@ -141,7 +143,7 @@ def _swarm(args: argparse.Namespace) -> int:
     return EXIT_NO_WINNER if judged and outcome.winner is None else EXIT_WINNER
 
 
-async def _race(config: Config, options: RaceOptions) -> RaceOutcome | None:
+async def _race(config: Config, options: RaceOptions, start: StartCandidate) -> RaceOutcome | None:
     """The race, or None when a signal cancelled it (after its cleanup)."""
     task = asyncio.current_task()
     assert task is not None
@@ -158,7 +160,7 @@ async def _race(config: Config, options: RaceOptions) -> RaceOutcome | None:
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signum, stop)
     try:
-        return await race(config, options, ActivityPrinter())
+        return await race(config, options, ActivityPrinter(), start)
     except asyncio.CancelledError:
         if not stopping:
             raise

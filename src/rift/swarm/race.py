@@ -30,7 +30,7 @@ from rift.errors import ModelError, RiftError
 from rift.events import Event, Info, SubagentActivity, Warning
 from rift.record import record, replace
 from rift.swarm import candidates, judge, testjudge, worktrees
-from rift.swarm.candidates import CandidateResult, CandidateRun, CandidateSpec
+from rift.swarm.candidates import CandidateResult, CandidateRun, CandidateSpec, StartCandidate
 from rift.swarm.gitrepo import (
     SwarmError,
     exclude_race_files,
@@ -90,8 +90,10 @@ def chat_judge(judges: Sequence[str]) -> str | None:
     return models[0] if models else None
 
 
-async def race(config: Config, options: RaceOptions, emit: Callable[[Event], None]) -> RaceOutcome:
-    """Run the race in `config.cwd`'s repository.
+async def race(
+    config: Config, options: RaceOptions, emit: Callable[[Event], None], start: StartCandidate
+) -> RaceOutcome:
+    """Run the race in `config.cwd`'s repository; `start` brings up each candidate.
 
     Raises:
         SwarmError: no repository, no commit, another race running, no test command
@@ -120,7 +122,7 @@ async def race(config: Config, options: RaceOptions, emit: Callable[[Event], Non
     created: list[Path] = []
     try:
         outcome = RaceOutcome(root, commit, [], test_command=test_command)
-        await _run(config, options, emit, outcome, rel, created)
+        await _run(config, options, emit, start, outcome, rel, created)
         return outcome
     except BaseException:
         for path in created:  # a cancelled or crashed race leaves no checkout behind
@@ -135,6 +137,7 @@ async def _run(
     config: Config,
     options: RaceOptions,
     emit: Callable[[Event], None],
+    start: StartCandidate,
     outcome: RaceOutcome,
     rel: Path,
     created: list[Path],
@@ -157,7 +160,7 @@ async def _run(
     slots = asyncio.Semaphore(cap)
     serial = asyncio.Lock()
     runs = [
-        CandidateRun(spec, options.task, config, place / rel, emit, serial)
+        CandidateRun(spec, options.task, config, place / rel, emit, serial, start)
         for spec, place in zip(specs, places, strict=True)
     ]
     async with asyncio.TaskGroup() as group:

@@ -23,6 +23,7 @@ from rift.errors import RiftError
 from rift.events import Event, Info, SwarmCandidate, SwarmResult, Warning
 from rift.swarm import merge as merging
 from rift.swarm import worktrees
+from rift.swarm.candidates import StartCandidate
 from rift.swarm.gitrepo import SwarmError, repo_root
 from rift.swarm.race import RaceOptions, RaceOutcome, judges_named, race
 from rift.swarm.report import judge_line, table
@@ -89,11 +90,14 @@ def options_for(
     return RaceOptions(task, chosen, attempts, explore, judges_named([judge]), test_cmd)
 
 
-async def run_race(config: Config, options: RaceOptions, emit: Callable[[Event], None]) -> None:
+async def run_race(
+    config: Config, options: RaceOptions, emit: Callable[[Event], None], start: StartCandidate
+) -> None:
     """The race, its verdict as `swarm_result` (and an info with the table); a race that
-    cannot start is one warning; a cancel is a warning once the cleanup is done."""
+    cannot start is one warning; a cancel is a warning once the cleanup is done. `start`
+    brings up each candidate (the owner's, from the core)."""
     try:
-        outcome = await race(config, options, emit)
+        outcome = await race(config, options, emit, start)
     except SwarmError as exc:
         emit(Warning(f"swarm: {exc}"))
         return

@@ -1,8 +1,12 @@
 """rift.tools: the built-in tools, their registry order, and tool-name repair.
 
-Each tool is one module exposing `TOOL`; `builtin_tools()` is the explicit
-registry (no scanning). `canonical_name` repairs the names small models
-invent ("read_file", "str_replace", "Shell") before a call is dispatched.
+Each tool is one module exposing `TOOL`; `_MODULES` is the explicit registry (no
+scanning): `builtin_tools()` is the default set a session offers, and
+`registered_tools()` every tool rift defines (also those the core adds per session).
+A new tool is its module plus one line here; it declares its own kind, asks and
+summary (tools/base.py `Tool`), which `calls.describe_call` reads for every face.
+`canonical_name` repairs the names small models invent ("read_file", "str_replace",
+"Shell") before a call is dispatched.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from rift.tools import (
+    agent,
     ask_user,
     bash,
     edit,
@@ -22,12 +27,14 @@ from rift.tools import (
     read,
     remember,
     repo_map,
+    skill,
+    task,
     web_search,
     write,
 )
 from rift.tools.base import Tool
 
-__all__ = ["ALIASES", "BUILTIN_TOOLS", "builtin_tools", "canonical_name"]
+__all__ = ["ALIASES", "BUILTIN_TOOLS", "builtin_tools", "canonical_name", "registered_tools"]
 
 BUILTIN_TOOLS: tuple[str, ...] = (
     "read", "write", "edit", "bash", "ls", "grep", "glob", "outline", "repo_map",
@@ -49,6 +56,9 @@ _MODULES = {
     "fetch": fetch,
     "web_search": web_search,
     "ask_user": ask_user,
+    "task": task,  # the core adds these three per session (runtime.py)
+    "skill": skill,
+    "agent": agent,
 }
 
 
@@ -61,6 +71,11 @@ def builtin_tools(*, search: bool = False) -> dict[str, Tool]:
     """
     names = [n for n in BUILTIN_TOOLS if search or n != "web_search"]
     return {name: _MODULES[name].TOOL for name in names}
+
+
+def registered_tools() -> dict[str, Tool]:
+    """Every tool rift defines, by name: the built-ins and `task`, `skill` and `agent`."""
+    return {name: module.TOOL for name, module in _MODULES.items()}
 
 
 _ALIAS_TABLE: dict[str, tuple[str, ...]] = {

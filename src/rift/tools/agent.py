@@ -20,6 +20,16 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     return ToolOutput(not report.startswith("ERROR:"), report)
 
 
+def _summary(args: dict[str, Any]) -> str:
+    tasks = args.get("tasks")
+    return f"{len(tasks)} sub-agent(s)" if isinstance(tasks, list) else ""
+
+
+def _title(args: dict[str, Any]) -> str:
+    count = _summary(args)
+    return f"Delegate to {count}" if count else "Delegate to sub-agents"
+
+
 TOOL = Tool(
     name="agent",
     description=(
@@ -48,5 +58,8 @@ TOOL = Tool(
         "required": ["tasks"],
     },
     run=_run,
+    kind="other",
+    summary=_summary,
+    title=_title,
     mutating=True,
 )

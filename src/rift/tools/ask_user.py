@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from rift.errors import ToolError
-from rift.tools.base import Tool, ToolContext, ToolOutput, require_str
+from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text, require_str
 
 NO_USER = (
     "no user is attached to answer questions (this is a non-interactive run);"
@@ -45,6 +45,15 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     return ToolOutput(ok=True, text=f"User answered: {answer.strip()}")
 
 
+def _summary(args: dict[str, Any]) -> str:
+    return arg_text(args, "question")
+
+
+def _title(args: dict[str, Any]) -> str:
+    question = arg_text(args, "question")
+    return f"Ask: {question}" if question else "Ask the user"
+
+
 TOOL = Tool(
     name="ask_user",
     description=(
@@ -60,4 +69,7 @@ TOOL = Tool(
         "required": ["question"],
     },
     run=_run,
+    kind="other",
+    summary=_summary,
+    title=_title,
 )

@@ -9,17 +9,18 @@ events. A tool that cannot do its job raises `ToolError` (or returns
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, get_args
 
 from rift.errors import ToolError
 from rift.events import PlanItem
 from rift.record import field, record
 from rift.tools.sandbox import Bubblewrap
-from rift.tools.services import ServicesView, ToolServices
+from rift.tools.services import ToolServices
 
 
 @record
@@ -136,12 +137,6 @@ class ToolContext:
     services: ToolServices = field(default_factory=ToolServices)
     """What later layers lend the tools (tasks, sub-agents, asker, diagnostics, editor)."""
 
-    @property
-    def extras(self) -> ServicesView:
-        """`services` by its old names ("broker", "lsp", "fs", ...), for callers not yet
-        moved to the typed record."""
-        return ServicesView(self.services)
-
     def resolve(self, raw: str) -> Path:
         """A model-supplied path, relative to the cwd, `~` expanded."""
         path = Path(raw).expanduser()
@@ -150,15 +145,39 @@ class ToolContext:
 
 ToolRun = Callable[[dict[str, Any], ToolContext], Awaitable[ToolOutput]]
 
+ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
+"""What a call does, in the Agent Client Protocol's words (ACP maps it 1:1): an editor
+picks an icon by it, and a face may group calls by it."""
+TOOL_KINDS: tuple[ToolKind, ...] = get_args(ToolKind)
+
+Summarize = Callable[[dict[str, Any]], str]
+"""A call's arguments → a few words about it. Never raises: the model may send
+any JSON (a number for a path, a missing key, `{"raw": text}`)."""
+
 
 @record
 class Tool:
-    """One tool as the model sees it and as the turn loop runs it."""
+    """One tool as the model sees it and as the turn loop runs it.
+
+    Besides its schema and `run`, a tool declares how a call of it reads on a screen
+    (`kind`, `asks`, `summary`, `title`), so no face keeps a table of tool names:
+    `rift.tools.calls.describe_call` reads these for every face.
+    """
 
     name: str
     description: str
     parameters: dict[str, Any]
     run: ToolRun
+    kind: ToolKind
+    summary: Summarize
+    """The call's one salient argument, one line: read → the path, bash → the command.
+    Shown after the tool's name (`→ read notes.txt`); "" when there is none."""
+    title: Summarize | None = None
+    """A short sentence for a face that shows no tool name (ACP's card title:
+    "Read notes.txt"); None: the tool's name."""
+    asks: bool = False
+    """A call waits for the person's approval before it runs, whenever the approval
+    mode asks (write, edit, bash): a face shows it pending until then."""
     mutating: bool = False
     """write/edit/bash/agent: a success counts as "changed the project" for the apply nudge."""
     plan_safe: bool = True
@@ -201,6 +220,21 @@ def _without_descriptions(schema: Any) -> Any:
 
 
 # ------------------------------------------------------------ argument helpers
+
+
+def arg_text(args: dict[str, Any], key: str) -> str:
+    """`args[key]` when it is a string, stripped; else "" (for summaries, which never raise)."""
+    value = args.get(key)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def first_text(args: dict[str, Any]) -> str:
+    """The summary of a tool that declares none of its own (an MCP or plugin tool): its
+    first non-empty string argument, else its arguments as compact JSON ("" for none)."""
+    for value in args.values():
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return json.dumps(args, ensure_ascii=False) if args else ""
 
 
 def require_str(args: dict[str, Any], key: str) -> str:

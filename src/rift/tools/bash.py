@@ -20,6 +20,7 @@ from rift.tools.base import (
     Tool,
     ToolContext,
     ToolOutput,
+    arg_text,
     middle_truncate,
     optional_bool,
     optional_int,
@@ -124,6 +125,14 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     return _format(result, timeout, probe)
 
 
+def _summary(args: dict[str, Any]) -> str:
+    return arg_text(args, "command")
+
+
+def _title(args: dict[str, Any]) -> str:
+    return arg_text(args, "command") or "Run a command"
+
+
 TOOL = Tool(
     name="bash",
     description=(
@@ -140,5 +149,9 @@ TOOL = Tool(
         "required": ["command"],
     },
     run=_run,
+    kind="execute",
+    summary=_summary,
+    title=_title,
+    asks=True,
     mutating=True,
 )

@@ -26,6 +26,7 @@ from rift.tools.base import (
     Tool,
     ToolContext,
     ToolOutput,
+    arg_text,
     bigram_dice,
     is_binary,
     not_found_message,
@@ -269,6 +270,14 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     )
 
 
+def _summary(args: dict[str, Any]) -> str:
+    return arg_text(args, "path")
+
+
+def _title(args: dict[str, Any]) -> str:
+    return f"Edit {arg_text(args, 'path') or 'a file'}"
+
+
 TOOL = Tool(
     name="edit",
     description=(
@@ -286,5 +295,9 @@ TOOL = Tool(
         "required": ["path", "old_string", "new_string"],
     },
     run=_run,
+    kind="edit",
+    summary=_summary,
+    title=_title,
+    asks=True,
     mutating=True,
 )

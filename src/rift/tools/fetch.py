@@ -38,6 +38,7 @@ from rift.tools.base import (
     Tool,
     ToolContext,
     ToolOutput,
+    arg_text,
     is_binary,
     middle_truncate,
     optional_int,
@@ -210,6 +211,14 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     )
 
 
+def _summary(args: dict[str, Any]) -> str:
+    return arg_text(args, "url")
+
+
+def _title(args: dict[str, Any]) -> str:
+    return f"Fetch {arg_text(args, 'url') or 'a URL'}"
+
+
 TOOL = Tool(
     name="fetch",
     description=(
@@ -222,4 +231,7 @@ TOOL = Tool(
         "required": ["url"],
     },
     run=_run,
+    kind="fetch",
+    summary=_summary,
+    title=_title,
 )

@@ -18,6 +18,7 @@ from rift.tools.base import (
     Tool,
     ToolContext,
     ToolOutput,
+    arg_text,
     not_found_message,
     optional_str,
     require_str,
@@ -63,6 +64,15 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     return ToolOutput(ok=True, text=text)
 
 
+def _summary(args: dict[str, Any]) -> str:
+    return arg_text(args, "pattern")
+
+
+def _title(args: dict[str, Any]) -> str:
+    pattern, path = arg_text(args, "pattern"), arg_text(args, "path")
+    return f"Find {pattern or 'files'}" + (f" in {path}" if path else "")
+
+
 TOOL = Tool(
     name="glob",
     description="Find files by glob, e.g. **/*.py or src/*test*; * may cross directories.",
@@ -72,4 +82,7 @@ TOOL = Tool(
         "required": ["pattern"],
     },
     run=_run,
+    kind="search",
+    summary=_summary,
+    title=_title,
 )

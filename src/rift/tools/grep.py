@@ -26,6 +26,7 @@ from rift.tools.base import (
     Tool,
     ToolContext,
     ToolOutput,
+    arg_text,
     is_binary,
     not_found_message,
     optional_str,
@@ -370,6 +371,15 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     return ToolOutput(ok=True, text=text)
 
 
+def _summary(args: dict[str, Any]) -> str:
+    return arg_text(args, "pattern")
+
+
+def _title(args: dict[str, Any]) -> str:
+    pattern, path = arg_text(args, "pattern"), arg_text(args, "path")
+    return f"Search for '{pattern}'" + (f" in {path}" if path else "")
+
+
 TOOL = Tool(
     name="grep",
     description=(
@@ -386,4 +396,7 @@ TOOL = Tool(
         "required": ["pattern"],
     },
     run=_run,
+    kind="search",
+    summary=_summary,
+    title=_title,
 )

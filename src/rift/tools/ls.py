@@ -10,7 +10,7 @@ import os
 from typing import Any
 
 from rift.errors import ToolError
-from rift.tools.base import Tool, ToolContext, ToolOutput, not_found_message, optional_str
+from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text, not_found_message, optional_str
 
 MAX_ENTRIES = 1000
 
@@ -47,9 +47,20 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     return ToolOutput(ok=True, text=text)
 
 
+def _summary(args: dict[str, Any]) -> str:
+    return arg_text(args, "path")
+
+
+def _title(args: dict[str, Any]) -> str:
+    return f"List {arg_text(args, 'path') or '.'}"
+
+
 TOOL = Tool(
     name="ls",
     description="List a directory (default: the project root); directories end with /.",
     parameters={"type": "object", "properties": {"path": {"type": "string"}}},
     run=_run,
+    kind="read",
+    summary=_summary,
+    title=_title,
 )

@@ -10,7 +10,7 @@ from typing import Any
 
 from rift.errors import ToolError
 from rift.tools import _outline
-from rift.tools.base import Tool, ToolContext, ToolOutput, require_str
+from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text, require_str
 from rift.tools.read import load_text
 
 
@@ -27,6 +27,14 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     return ToolOutput(ok=True, text=_outline.render(symbols))
 
 
+def _summary(args: dict[str, Any]) -> str:
+    return arg_text(args, "path")
+
+
+def _title(args: dict[str, Any]) -> str:
+    return f"Outline {arg_text(args, 'path') or 'a file'}"
+
+
 TOOL = Tool(
     name="outline",
     description="List a source file's classes and functions with line numbers (no bodies).",
@@ -36,4 +44,7 @@ TOOL = Tool(
         "required": ["path"],
     },
     run=_run,
+    kind="read",
+    summary=_summary,
+    title=_title,
 )

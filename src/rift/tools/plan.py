@@ -51,6 +51,19 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     return ToolOutput(ok=True, text=render(items), plan=list(items))
 
 
+def _summary(args: dict[str, Any]) -> str:
+    """How the checklist changes: "3 steps" for a new one, "done 2" for a checked step."""
+    steps = args.get("set")
+    if isinstance(steps, list):
+        return f"{len(steps)} steps"
+    done = args.get("done")
+    return f"done {done}" if done is not None else ""
+
+
+def _title(args: dict[str, Any]) -> str:
+    return "Update the plan"
+
+
 TOOL = Tool(
     name="plan",
     description="Track a multi-step task: set replaces the checklist, done checks off step N.",
@@ -62,4 +75,7 @@ TOOL = Tool(
         },
     },
     run=_run,
+    kind="think",
+    summary=_summary,
+    title=_title,
 )

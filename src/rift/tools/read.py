@@ -17,6 +17,7 @@ from rift.tools.base import (
     Tool,
     ToolContext,
     ToolOutput,
+    arg_text,
     is_binary,
     not_found_message,
     optional_int,
@@ -139,6 +140,17 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     return ToolOutput(ok=True, text=_render(lines, offset, limit))
 
 
+def _summary(args: dict[str, Any]) -> str:
+    return arg_text(args, "path")
+
+
+def _title(args: dict[str, Any]) -> str:
+    path, offset = arg_text(args, "path"), args.get("offset")
+    if not path:
+        return "Read a file"
+    return f"Read {path}" + (f" (from line {offset})" if offset else "")
+
+
 TOOL = Tool(
     name="read",
     description=(
@@ -155,4 +167,7 @@ TOOL = Tool(
         "required": ["path"],
     },
     run=_run,
+    kind="read",
+    summary=_summary,
+    title=_title,
 )

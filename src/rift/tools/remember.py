@@ -18,7 +18,7 @@ from typing import Any
 from rift import safe_fs
 from rift.errors import ToolError
 from rift.paths import MEMORY_FILE, contained_file
-from rift.tools.base import Tool, ToolContext, ToolOutput
+from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text
 from rift.tools.write import snapshot
 
 ENTRY_CAP = 500
@@ -74,6 +74,15 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     return ToolOutput(ok=True, text=f"remembered in {MEMORY_FILE}: {fact}")
 
 
+def _summary(args: dict[str, Any]) -> str:
+    return arg_text(args, "fact")
+
+
+def _title(args: dict[str, Any]) -> str:
+    fact = arg_text(args, "fact")
+    return f"Remember: {fact}" if fact else "Remember a fact"
+
+
 TOOL = Tool(
     name="remember",
     description=(
@@ -86,4 +95,7 @@ TOOL = Tool(
         "required": ["fact"],
     },
     run=_run,
+    kind="other",
+    summary=_summary,
+    title=_title,
 )

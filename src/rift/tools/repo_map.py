@@ -23,7 +23,7 @@ from rift.errors import ToolError
 from rift.paths import atomic_write
 from rift.record import record
 from rift.tools import _outline
-from rift.tools.base import Tool, ToolContext, ToolOutput, optional_int, optional_str
+from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text, optional_int, optional_str
 from rift.tools.grep import walk_files
 
 DEFAULT_FILES = 20
@@ -224,6 +224,14 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     return ToolOutput(ok=True, text="\n".join(parts) + "\n" + footer)
 
 
+def _summary(args: dict[str, Any]) -> str:
+    return arg_text(args, "path")
+
+
+def _title(args: dict[str, Any]) -> str:
+    return f"Map {arg_text(args, 'path') or 'the repository'}"
+
+
 TOOL = Tool(
     name="repo_map",
     description=(
@@ -235,4 +243,7 @@ TOOL = Tool(
         "properties": {"path": {"type": "string"}, "max_files": {"type": "integer"}},
     },
     run=_run,
+    kind="read",
+    summary=_summary,
+    title=_title,
 )

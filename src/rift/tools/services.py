@@ -6,16 +6,13 @@ the core's task registry, sub-agent runner, interaction broker and LSP service,
 and ACP's editor files and terminal, satisfy these structurally. A field left
 None means "not here" (a sub-agent has no `subagents`; headless has no `asker`
 attached), and each tool says so to the model in words.
-
-`ServicesView` keeps the old by-name access (`ctx.extras["tasks"]`) for callers
-that still set services that way; new code reads and sets `ctx.services`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from rift.record import field, record, replace
 from rift.tools.delegation import ChildTask
@@ -104,65 +101,6 @@ class ToolServices:
     def without_subagents(self) -> ToolServices:
         """The services a sub-agent gets: the same, but it cannot delegate further."""
         return replace(self, subagents=None)
-
-
-_BY_NAME = {
-    "tasks": "tasks",
-    "subagents": "subagents",
-    "broker": "asker",
-    "lsp": "diagnostics",
-    "fs": "files",
-    "terminal": "terminal",
-    "config": "settings",
-    "skills": "skills",
-    "grep_backend": "grep_backend",
-    "small_model": "small_model",
-    "task_words": "task_words",
-}
-_UNSET: dict[str, Any] = {"skills": {}, "small_model": False, "task_words": ""}
-
-
-class ServicesView(MutableMapping[str, Any]):
-    """`ToolServices` by the names `ToolContext.extras` used ("broker", "lsp", "fs", ...).
-
-    A name that is unset reads as missing, so `.get(name)` keeps its meaning; an unknown
-    name is a KeyError naming the valid ones, never a silently ignored service.
-    """
-
-    def __init__(self, services: ToolServices) -> None:
-        self._services = services
-
-    def _field(self, key: str) -> str:
-        try:
-            return _BY_NAME[key]
-        except KeyError:
-            raise KeyError(f"unknown tool service {key!r} (valid: {', '.join(_BY_NAME)})") from None
-
-    def __getitem__(self, key: str) -> Any:
-        name = self._field(key)
-        value = getattr(self._services, name)
-        if value is None or value == _UNSET.get(name):
-            raise KeyError(key)
-        return value
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        setattr(self._services, self._field(key), value)
-
-    def __delitem__(self, key: str) -> None:
-        name = self._field(key)
-        setattr(self._services, name, _UNSET.get(name))
-
-    def __iter__(self) -> Iterator[str]:
-        return (key for key in _BY_NAME if key in self)
-
-    def __contains__(self, key: object) -> bool:
-        if not isinstance(key, str) or key not in _BY_NAME:
-            return False
-        value = getattr(self._services, _BY_NAME[key])
-        return not (value is None or value == _UNSET.get(_BY_NAME[key]))
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
 
 
 async def diagnostics_after_edit(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rift.errors import ToolError
-from rift.tools.base import Tool, ToolContext, ToolOutput, require_str
+from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text, require_str
 
 
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -18,6 +18,14 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     return ToolOutput(True, f"--- SKILL: {skill.name} ---\n{skill.body}")
 
 
+def _summary(args: dict[str, Any]) -> str:
+    return arg_text(args, "name")
+
+
+def _title(args: dict[str, Any]) -> str:
+    return f"Load skill {arg_text(args, 'name')}".rstrip()
+
+
 TOOL = Tool(
     name="skill",
     description="Load a skill's full instructions by name.",
@@ -27,4 +35,7 @@ TOOL = Tool(
         "required": ["name"],
     },
     run=_run,
+    kind="other",
+    summary=_summary,
+    title=_title,
 )

@@ -33,6 +33,26 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     return ToolOutput(True, tasks.read(task_id))
 
 
+def _summary(args: dict[str, Any]) -> str:
+    """Which task and what is done to it: "#2 kill", "#2 input: y", "list" for no id."""
+    task_id = args.get("id")
+    if task_id is None or task_id == "":
+        return "list"
+    if args.get("kill") in (True, "true"):
+        return f"#{task_id} kill"
+    line = args.get("input")
+    if isinstance(line, str):
+        return f"#{task_id} input: {line.strip()}"
+    if args.get("close_stdin") in (True, "true"):
+        return f"#{task_id} close stdin"
+    return f"#{task_id}"
+
+
+def _title(args: dict[str, Any]) -> str:
+    what = _summary(args)
+    return "List background tasks" if what == "list" else f"Task {what}"
+
+
 TOOL = Tool(
     name="task",
     description=(
@@ -49,4 +69,7 @@ TOOL = Tool(
         },
     },
     run=_run,
+    kind="other",
+    summary=_summary,
+    title=_title,
 )

@@ -15,7 +15,7 @@ from typing import Any
 
 from rift.errors import ToolError
 from rift.hosts import literal_address, parse_url
-from rift.tools.base import Tool, ToolContext, ToolOutput, require_str
+from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text, require_str
 from rift.tools.fetch import first_private, pinned, resolve
 
 MAX_RESULTS = 8
@@ -117,6 +117,14 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     return ToolOutput(ok=True, text=format_results(query, data))
 
 
+def _summary(args: dict[str, Any]) -> str:
+    return arg_text(args, "query")
+
+
+def _title(args: dict[str, Any]) -> str:
+    return f"Search the web for '{arg_text(args, 'query')}'"
+
+
 TOOL = Tool(
     name="web_search",
     description="Search the web; returns titles, URLs and snippets. Use fetch to read a result.",
@@ -126,4 +134,7 @@ TOOL = Tool(
         "required": ["query"],
     },
     run=_run,
+    kind="fetch",
+    summary=_summary,
+    title=_title,
 )

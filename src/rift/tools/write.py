@@ -25,6 +25,7 @@ from rift.tools.base import (
     ToolContext,
     ToolOutput,
     WriteVerdict,
+    arg_text,
     is_binary,
     require_str,
 )
@@ -171,6 +172,14 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     )
 
 
+def _summary(args: dict[str, Any]) -> str:
+    return arg_text(args, "path")
+
+
+def _title(args: dict[str, Any]) -> str:
+    return f"Write {arg_text(args, 'path') or 'a file'}"
+
+
 TOOL = Tool(
     name="write",
     description="Create or overwrite a file with the given content. Prefer edit for small changes.",
@@ -180,5 +189,9 @@ TOOL = Tool(
         "required": ["path", "content"],
     },
     run=_run,
+    kind="edit",
+    summary=_summary,
+    title=_title,
+    asks=True,
     mutating=True,
 )

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from rift.config import Config
     from rift.core.conversation.runtime import Agent, ModelBinding
     from rift.models.attachments import Attachments
+    from rift.swarm.candidates import StartCandidate
 
 BUSY_TEXT = "turn in progress — cancel it or wait for done"
 
@@ -55,8 +56,10 @@ BUSY_TEXT = "turn in progress — cancel it or wait for done"
 class Conversation(Readings, Swarming, Daily):
     """Owns one conversation: its work, its messages, its session, its end."""
 
-    def __init__(self, agent: Agent, session_path: Path) -> None:
+    def __init__(self, agent: Agent, session_path: Path, start_candidate: StartCandidate) -> None:
         self._agent = agent
+        self._start_candidate = start_candidate
+        """Brings up a swarm candidate (startup.py); a race gets it from here."""
         self.session_path = session_path
         """The session file; a new one on `new_conversation`."""
         self.interrupted = False

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from rift.core.conversation.runtime import Agent
     from rift.events import ContextGauge, Event, HistoryMessage, Models, Sessions
     from rift.extend.skills import Skill
+    from rift.tools.services import EditorFiles, EditorTerminal
 
 
 class Readings:
@@ -96,9 +97,13 @@ class Readings:
         offers "allow edits for this session"; bash keeps asking unless named)."""
         self._agent.gate.allow_for_session(*tools)
 
-    def delegate(self, **services: object) -> None:
-        """Hand the tools a front end's services (ACP: the editor's files and terminals)."""
-        self._agent.ctx.extras.update(services)
+    def delegate(
+        self, *, files: EditorFiles | None = None, terminal: EditorTerminal | None = None
+    ) -> None:
+        """Hand the tools a front end's services (ACP: the editor's buffers and terminal);
+        None leaves the tools on the disk and their own shell."""
+        services = self._agent.ctx.services
+        services.files, services.terminal = files, terminal
 
     def answer(self, ask_id: int, text: str) -> bool:
         return self._agent.broker.answer(ask_id, text)

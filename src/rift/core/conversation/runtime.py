@@ -141,6 +141,7 @@ class Agent:
             bind=lambda name: bind_model(name, self.config),
             emit=self.emit,
             system_prompt=lambda: self.messages[0]["content"],
+            tasks=self.tasks,
         )
         services = self.ctx.services
         services.skills, services.tasks, services.subagents = (

@@ -52,7 +52,7 @@ class Started:
     """The owner front ends call; they never reach into `agent`'s state."""
 
     def __post_init__(self) -> None:
-        self.conversation = Conversation(self.agent, self.session_path)
+        self.conversation = Conversation(self.agent, self.session_path, start_candidate)
         if self.resumed:
             self.conversation.note_resume()  # the files it touched lead the next prompt
 
@@ -186,3 +186,10 @@ async def _bind_or_fall_back(config: Config) -> tuple[ModelBinding, list[Event]]
         ' Ollama there, or pass --host URL, set RIFT_HOST, or set "host" in the config'
     )
     return binding, [Info(note)]
+
+
+async def start_candidate(config: Config, emit: Callable[[Event], None]) -> Started:
+    """A swarm candidate (src/rift/swarm/): a headless agent whose writes stay in its
+    worktree, the project directory of `config`. The owner hands this down to the race,
+    so the swarm never imports the core."""
+    return await start_agent(config, emit, StartOptions(attached=False, contained=True))

@@ -14,6 +14,7 @@ from rift.events import Warning
 
 if TYPE_CHECKING:
     from rift.core.conversation.runtime import Agent
+    from rift.swarm.candidates import StartCandidate
     from rift.swarm.race import RaceOptions
 
 
@@ -21,6 +22,8 @@ class Swarming:
     """The swarm commands; mixed into `Conversation` (owner.py)."""
 
     _agent: Agent
+    _start_candidate: StartCandidate
+    """Brings up each candidate of a race (handed to the owner by startup.py)."""
 
     if TYPE_CHECKING:
 
@@ -95,4 +98,4 @@ class Swarming:
     async def _swarm(self, options: RaceOptions) -> None:
         from rift.swarm.work import run_race
 
-        await run_race(self._agent.config, options, self._agent.emit)
+        await run_race(self._agent.config, options, self._agent.emit, self._start_candidate)

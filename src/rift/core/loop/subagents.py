@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any, Protocol
 
 from rift.config import Config
 from rift.core.context.budget import TokenMeter
@@ -35,11 +34,20 @@ from rift.events import (
 from rift.models.base import Message
 from rift.record import field, record
 from rift.tools.base import PlanState, Tool, ToolContext
+from rift.tools.calls import describe_call
 from rift.tools.delegation import MAX_TASKS, ChildTask, Persona, parse_tasks
 
 __all__ = ["MAX_TASKS", "NO_REPORT", "ChildTask", "Persona", "SubagentRunner", "parse_tasks"]
 
 NO_REPORT = "(the sub-agent finished without a final report)"
+
+
+class AgentTasks(Protocol):
+    """The task registry a background sub-agent runs in (core/conversation/tasks.py)."""
+
+    def start_agent(self, label: str, work: Coroutine[Any, Any, str]) -> int:
+        """Run `work` as a task labelled `label`; its report becomes the task output."""
+        ...
 
 
 @record(frozen=False, slots=False)
@@ -54,6 +62,8 @@ class SubagentRunner:
     emit: Callable[[Event], None]
     system_prompt: Callable[[], str]
     """The parent's current system prompt; children get it plus a report request."""
+    tasks: AgentTasks | None = None
+    """Where a background child runs (the core's TaskRegistry); None: only foreground."""
     personas: Mapping[str, Persona] = field(default_factory=dict)
     _tags: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
@@ -72,7 +82,7 @@ class SubagentRunner:
                 )
             )
         if background:
-            registry = self.parent_setup().ctx.extras.get("tasks")  # the core's TaskRegistry
+            registry = self.tasks
             if registry is None:
                 raise ToolError("background tasks are not available here")
             ids = [
@@ -177,8 +187,8 @@ def _relay(tag: str, emit: Callable[[Event], None]) -> Callable[[Event], None]:
 
     def relay(event: Event) -> None:
         if isinstance(event, ToolStart):
-            args = json.dumps(event.args, ensure_ascii=False)[:80]
-            emit(SubagentActivity(tag=tag, text=f"→ {event.tool} {args}", warn=False))
+            summary = describe_call(event.tool, event.args).summary[:80]
+            emit(SubagentActivity(tag=tag, text=f"→ {event.tool} {summary}", warn=False))
         elif isinstance(event, ToolResult):
             mark = "✓" if event.ok else "✗"
             emit(SubagentActivity(tag=tag, text=f"{mark} {event.tool}", warn=not event.ok))

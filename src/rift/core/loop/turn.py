@@ -27,7 +27,6 @@ from rift.core.loop import aftercheck, hardening, preread, salvage, wholefile
 from rift.core.loop.busy import retry_busy
 from rift.core.loop.reply import Reply, assistant_message, stream_reply
 from rift.core.permissions.hunks import changed_lines, diff_region, preview_diff
-from rift.core.sessions.trace import call_target
 from rift.errors import ToolError
 from rift.events import (
     Content,
@@ -47,10 +46,13 @@ from rift.record import record
 from rift.text import scrub
 from rift.tools import canonical_name
 from rift.tools.base import Tool, ToolContext, ToolOutput
+from rift.tools.calls import describe_call
 
 log = logging.getLogger("rift.turn")
 EDIT_DIFF_LINES = 80
 RESULT_OUTPUT_CAP = 16_000
+TARGET_CHARS = 200
+"""A call's summary in the trace's tool list is cut here."""
 """Characters of a tool result carried in the `tool_result` event's `output` field."""
 STUCK_NUDGE_AT, STUCK_STOP_AT = 4, 7
 
@@ -362,7 +364,7 @@ class Turn:
             self.emit(EditDiff(output.edit.path, added, removed, diff, region))
         if output.plan is not None:
             self.emit(Plan(items=list(output.plan)))
-        self.tool_log.append((name, output.ok, call_target(args)))
+        self.tool_log.append((name, output.ok, describe_call(name, args).summary[:TARGET_CHARS]))
         self._track_outcome(name, output.ok)
         return output
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -65,12 +64,3 @@ def append_trace(path: Path, record: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-
-
-def call_target(args: Mapping[str, object]) -> str:
-    """The salient argument of a call (path, command or pattern)."""
-    for key in ("path", "command", "pattern", "url"):
-        value = args.get(key)
-        if isinstance(value, str):
-            return value[:200]
-    return ""

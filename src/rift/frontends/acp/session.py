@@ -142,16 +142,15 @@ class AcpSession:
         fs = capabilities.fs if capabilities is not None else None
         can_read = bool(fs and fs.read_text_file)
         can_write = bool(fs and fs.write_text_file)
-        services: dict[str, object] = {}
+        files: EditorFs | None = None
+        terminal: EditorTerminal | None = None
         if can_read or can_write:
-            services["fs"] = EditorFs(
-                self.client, self.session_id, can_read=can_read, can_write=can_write
-            )
+            files = EditorFs(self.client, self.session_id, can_read=can_read, can_write=can_write)
         if capabilities is not None and capabilities.terminal:
-            services["terminal"] = EditorTerminal(
+            terminal = EditorTerminal(
                 self.client, self.session_id, lambda tid: self._send(self.translator.running(tid))
             )
-        self.conv.delegate(**services)
+        self.conv.delegate(files=files, terminal=terminal)
 
     # ------------------------------------------------------------ the stream
 

@@ -34,6 +34,7 @@ from acp import (
 )
 from acp.schema import PlanEntry, ToolCallLocation, ToolCallStatus, ToolKind, UsageUpdate
 
+from rift.core import describe_call
 from rift.events import (
     Ask,
     Content,
@@ -53,22 +54,8 @@ from rift.record import field, record
 
 log = logging.getLogger("rift.acp")
 
-KINDS: dict[str, ToolKind] = {
-    "read": "read",
-    "ls": "read",
-    "outline": "read",
-    "repo_map": "read",
-    "write": "edit",
-    "edit": "edit",
-    "bash": "execute",
-    "grep": "search",
-    "glob": "search",
-    "fetch": "fetch",
-    "web_search": "fetch",
-    "plan": "think",
-}
-GATED = frozenset({"write", "edit", "bash"})
-"""Tools that may wait for approval: they stay `pending` until it is given."""
+TITLE_CHARS = 120
+"""A card title past this is cut (a long command would fill the editor's panel)."""
 RESULT_CHARS = 8000
 
 
@@ -80,6 +67,9 @@ class ToolCallState:
     tool: str
     title: str
     kind: ToolKind
+    asks: bool = False
+    """The tool declares that a call waits for approval: its card stays `pending` until
+    the person allows it (tools/base.py `Tool.asks`)."""
     path: Path | None = None
     proposal: list[Any] = field(default_factory=list)
     """The proposed diff (from the ask), shown with the permission request."""
@@ -183,11 +173,14 @@ class Translator:
     def _start(self, event: ToolStart) -> list[Outgoing]:
         self._count += 1
         args = event.args
+        described = describe_call(event.tool, args)
+        title = described.title
         call = ToolCallState(
             id=f"call_{self._count}",
             tool=event.tool,
-            title=_title(event.tool, args),
-            kind=KINDS.get(event.tool, "other"),
+            title=title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 1] + "…",
+            kind=described.kind,
+            asks=described.asks,
         )
         raw = args.get("path")
         locations: list[ToolCallLocation] = []
@@ -207,16 +200,16 @@ class Translator:
                 raw_input=args,
             )
         ]
-        if event.tool not in GATED or not self.may_ask(event.tool):
+        if not call.asks or not self.may_ask(event.tool):
             out += self.running()
         return out
 
     def _ask(self, event: Ask) -> list[Outgoing]:
         """The proposed diff joins the call's card, then the permission request goes out."""
         call = self.current
-        if call is not None and call.tool not in GATED:
+        if call is not None and not call.asks:
             call = None  # a sub-agent's or an extension's ask: not this call's own
-        if call is None or call.path is None or call.tool not in ("write", "edit"):
+        if call is None or call.path is None or call.kind != "edit":
             return [PermissionItem(event, call)]
         from rift.core import preview_region  # the core reads its own preview format
 
@@ -232,7 +225,7 @@ class Translator:
         call, self.current = self.current, None
         if call is None:
             return []
-        if event.ok and call.tool in ("write", "edit") and call.path is not None:
+        if event.ok and call.kind == "edit" and call.path is not None:
             self._held = (call, event)  # its edit_diff comes next
             return []
         return [self._completed(call, event)]
@@ -278,27 +271,6 @@ class Translator:
     def _resolve(self, raw: str) -> Path:
         path = Path(raw).expanduser()
         return path if path.is_absolute() else self.cwd / path
-
-
-def _title(tool: str, args: dict[str, Any]) -> str:
-    path = args.get("path") if isinstance(args.get("path"), str) else None
-    if tool == "read" and path:
-        offset = args.get("offset")
-        return f"Read {path}" + (f" (from line {offset})" if offset else "")
-    if tool in ("write", "edit") and path:
-        return f"{tool.capitalize()} {path}"
-    if tool == "bash" and isinstance(args.get("command"), str):
-        command = str(args["command"]).strip()
-        return command if len(command) <= 120 else command[:119] + "…"
-    if tool == "grep" and isinstance(args.get("pattern"), str):
-        return f"Search for '{args['pattern']}'" + (f" in {path}" if path else "")
-    if tool == "glob" and isinstance(args.get("pattern"), str):
-        return f"Find {args['pattern']}"
-    if tool == "ls":
-        return f"List {path or '.'}"
-    if tool == "plan":
-        return "Update the plan"
-    return tool
 
 
 def _plan_entries(event: Plan) -> list[PlanEntry]:

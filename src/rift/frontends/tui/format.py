@@ -1,4 +1,6 @@
-"""Pure text helpers for the TUI: tool rows, the context gauge, token rates.
+"""Pure text helpers for the TUI: tool results, the context gauge, token rates.
+
+A tool call's summary is the tool's own (`rift.core.describe_call`); this only clips it.
 
 Kept free of Textual so they are cheap to test and to import; the widgets
 turn these strings into styled Rich text.
@@ -6,36 +8,14 @@ turn these strings into styled Rich text.
 
 from __future__ import annotations
 
-import json
 import re
-from typing import Any
 from urllib.parse import urlsplit
 
-SALIENT_KEYS = ("command", "pattern", "path", "name", "action", "query", "url", "file")
 GAUGE_AMBER = 60
 GAUGE_RED = 84
 MIN_RATE_SECONDS = 0.01
 """Below this much generation time a tokens-per-second figure is noise (10 M tok/s)."""
 _CTX = re.compile(r"(\d+)\s*(k|K)?")
-
-
-def salient(tool: str, args: dict[str, Any], width: int = 80) -> str:
-    """The one argument that says what a tool call does, first (`bash python3 x.py`)."""
-    if tool == "plan":
-        steps = args.get("set")
-        if isinstance(steps, list):
-            return f"{len(steps)} steps"
-        if args.get("done") is not None:
-            return f"done {args['done']}"
-    if tool == "agent" and isinstance(args.get("tasks"), list):
-        return f"{len(args['tasks'])} sub-agent(s)"
-    for key in SALIENT_KEYS:
-        value = args.get(key)
-        if isinstance(value, str) and value.strip():
-            return clip(value.strip().replace("\n", " ⏎ "), width)
-    if not args:
-        return ""
-    return clip(json.dumps(args, ensure_ascii=False), width)
 
 
 def result_line(preview: str, width: int = 80) -> str:

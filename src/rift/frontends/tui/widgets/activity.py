@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import ContentSwitcher, Static
 
-from rift.frontends.tui.format import result_line, salient
+from rift.frontends.tui.format import clip, result_line
 
 DIFF_STYLES = (("+++", "bold"), ("---", "bold"), ("diff ", "bold"), ("@@", "cyan"))
 
@@ -72,7 +72,9 @@ class ToolRow(Static):
         super().__init__(classes="tool-row running")
         self.tool = tool
         self.call_id = call_id or None
-        self.target = salient(tool, args, 60)
+        from rift.core import describe_call  # late: the app paints before the core loads
+
+        self.target = clip(describe_call(tool, args).summary, 60)
         self.pending = True
         self._result: tuple[bool, str] | None = None
         self._cancelled = False

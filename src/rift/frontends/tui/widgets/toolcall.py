@@ -21,7 +21,7 @@ from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from rift.frontends.tui.format import salient
+from rift.frontends.tui.format import clip
 from rift.frontends.tui.widgets.activity import color_diff
 
 BODY_CHAR_CAP = 200_000
@@ -54,7 +54,9 @@ class ToolCallLine(Vertical):
         super().__init__(classes="tool-line running")
         self.tool = tool
         self.call_id = call_id or None
-        self.target = salient(tool, args, 70)
+        from rift.core import describe_call  # late: the app paints before the core loads
+
+        self.target = clip(describe_call(tool, args).summary, 70)
         command = args.get("command") if tool == "bash" else None
         self.command = command if isinstance(command, str) else ""
         """A bash call's whole command: the summary line clips it, the body never does."""

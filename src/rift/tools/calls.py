@@ -1,0 +1,55 @@
+"""How a tool call reads on a screen: `describe_call(tool, args)`, for every face.
+
+Each tool declares its kind, whether it asks, and how to summarise a call
+(tools/base.py `Tool`), so the printer, the TUI, ACP, the trace and the swarm's
+activity lines all say the same thing about a call and keep no table of tool
+names. A tool rift does not define (an MCP or plugin tool) gets the defaults:
+kind "other", no ask of its own, its first string argument as the summary.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from rift.record import record
+from rift.tools import registered_tools
+from rift.tools.base import Tool, ToolKind, first_text
+
+__all__ = ["CallDescription", "describe_call"]
+
+
+@record
+class CallDescription:
+    """One tool call, as a face shows it."""
+
+    kind: ToolKind
+    """What the call does (read, edit, execute, ...; ACP's tool kinds)."""
+    asks: bool
+    """The call may wait for the person's approval before it runs."""
+    summary: str
+    """Its salient argument on one line (`notes.txt`, `pytest -q`); "" when none.
+    Faces clip it to their width."""
+    title: str
+    """A short sentence for a face that shows no tool name ("Read notes.txt")."""
+
+
+@cache
+def _tools() -> dict[str, Tool]:
+    return registered_tools()
+
+
+def describe_call(tool: str, args: dict[str, Any]) -> CallDescription:
+    """The declared description of a call of `tool` with `args` (the model's arguments)."""
+    declared = _tools().get(tool)
+    if declared is None:
+        return CallDescription("other", False, _one_line(first_text(args)), tool)
+    title = declared.title(args) if declared.title is not None else tool
+    return CallDescription(
+        declared.kind, declared.asks, _one_line(declared.summary(args)), _one_line(title)
+    )
+
+
+def _one_line(text: str) -> str:
+    """Newlines shown as ⏎, so a multi-line command stays one row."""
+    return " ⏎ ".join(line.strip() for line in text.strip().splitlines())
