@@ -78,7 +78,10 @@ def test_a_rename_is_spelled_out_as_one_edit_and_ends_in_one_request(
     assert result.returncode == 0, result.stderr
     [request] = server.chat_requests()
     sent = str(request["messages"])
-    assert "new_string `rect_area` and replace_all true" in sent and "Rewrite shapes.py whole" not in sent
+    assert (
+        "new_string `rect_area` and replace_all true" in sent
+        and "Rewrite shapes.py whole" not in sent
+    )
     assert (project / "shapes.py").read_text() == (
         SHAPES.replace("def area", "def rect_area").replace("{area(", "{rect_area(")
     )  # the word in the message's text stays
