@@ -250,6 +250,23 @@ def test_merge_is_journaled_and_undoable(repo: Path) -> None:
     assert not (repo / "new.txt").exists()
 
 
+def test_undo_of_a_conflicted_merge_puts_the_index_back(repo: Path) -> None:
+    _patch(repo, "0-m", {"a.txt": "one\ncandidate\n", "new.txt": "hi\n"})
+    (repo / "a.txt").write_text("one\nmine\n")
+    git(repo, "add", "a.txt")  # staged by the person, so the patch meets a conflict
+    (repo / "b.txt").write_text("keep, edited\n")
+    before = git(repo, "status", "--porcelain")
+    index = git(repo, "ls-files", "--stage")
+    journal = UndoJournal()
+    merged = merging.merge(repo, "0-m", journal)
+    assert merged.conflicts == ("a.txt",)
+    assert "UU a.txt" in git(repo, "status", "--porcelain")
+    journal.undo_last_turn()
+    assert git(repo, "status", "--porcelain") == before
+    assert git(repo, "ls-files", "--stage") == index
+    assert (repo / "a.txt").read_text() == "one\nmine\n"
+
+
 def test_merge_refused_by_git_leaves_the_tree_as_it_was(repo: Path) -> None:
     _patch(repo, "0-m", {"a.txt": "one\nchanged\n"})
     (repo / "a.txt").write_text("mine, not committed\n")  # differs from the index
