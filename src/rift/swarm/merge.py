@@ -84,11 +84,11 @@ def touched(root: Path, patch: Path) -> list[str]:
             paths.append(stats[2])
     for line in patch.read_bytes().decode("utf-8", errors="surrogateescape").splitlines():
         if line.startswith("rename from "):
-            paths.insert(0, _unquote(line[len("rename from ") :]))
+            paths.insert(0, unquote(line[len("rename from ") :]))
     return list(dict.fromkeys(paths))
 
 
-def _unquote(name: str) -> str:
+def unquote(name: str) -> str:
     """A path as git writes it in a header: C-quoted (octal bytes) when unusual."""
     if not (name.startswith('"') and name.endswith('"')):
         return name

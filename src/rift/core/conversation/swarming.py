@@ -76,6 +76,20 @@ class Swarming:
 
         return describe_worktrees(self._agent.config.cwd)
 
+    def swarm_patch(self, name: str) -> str:
+        """Candidate `name`'s patch from the last race ("" when it left none), for a face
+        to show beside the candidate's activity."""
+        from rift.swarm.patchview import patch_text
+
+        return patch_text(self._agent.config.cwd, name)
+
+    def swarm_changes(self, name: str) -> list[tuple[str, str | None, str | None]]:
+        """Each text file candidate `name`'s patch changes, as (path, text before, text
+        after); None before: created, None after: deleted. For an editor's diff view."""
+        from rift.swarm.patchview import file_changes
+
+        return [(c.path, c.old, c.new) for c in file_changes(self._agent.config.cwd, name)]
+
     def _begin_swarm(self, options: RaceOptions) -> bool:
         if self._refused_busy():
             return False
@@ -91,6 +105,17 @@ class Swarming:
 
         agent = self._agent
         return merge_into(agent.config.cwd, name, cleanup, agent.journal, agent.emit)
+
+    def merge_line(self, text: str) -> bool:
+        """`/merge <name> [--cleanup]` (or `/merge --cleanup`) as typed."""
+        words = text.split()
+        cleanup = "--cleanup" in words
+        names = [w for w in words if w != "--cleanup"]
+        if len(names) > 1 or not (names or cleanup) or any(w.startswith("--") for w in names):
+            usage = "usage: /merge <name> [--cleanup] (/worktrees lists the candidates)"
+            self._agent.emit(Warning(usage, code="bad_command"))
+            return False
+        return self.merge(names[0] if names else "", cleanup)
 
     async def _swarm(self, options: RaceOptions) -> None:
         from rift.swarm.work import run_race
