@@ -94,6 +94,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _c("merge", "<name> [--cleanup]", "apply a swarm candidate's patch (undoable)",
        idle_only=True, method="merge", wire="merge"),
     _c("worktrees", "", "the last swarm race's worktrees and patches", method="worktrees"),
+    _c("candidates", "", "the last swarm race: a tab per candidate, its activity and patch",
+       needs_model=False),
     _c("quit", "", "save and exit", needs_model=False),
     # The everyday commands (daily.py): every face runs them through Conversation.command.
     _c("retry", "", "rerun the last prompt (its turn rewound first)", idle_only=True,
