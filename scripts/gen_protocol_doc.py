@@ -225,6 +225,10 @@ COMMAND_DOCS: dict[str, tuple[str, str]] = {
         'args?: string (default "")',
         "Additive. The configured MCP servers, each one's state and tools, as info.",
     ),
+    "worktrees": (
+        'args?: string (default "")',
+        "Additive. The last swarm race's worktrees and patches (the names merge takes), as info.",
+    ),
     "lsp": (
         'args?: string (default "")',
         "Additive. The running language servers and the last diagnostics per file, as info.",

@@ -274,9 +274,9 @@ def test_patch_view_gives_whole_texts_even_after_cleanup(repo: Path) -> None:
     worktrees.remove_all(repo)  # `merge --cleanup`: the blobs stay in the object store
     changes = sorted(file_changes(repo, "0-m"), key=lambda c: c.path)
     assert changes == [
-        FileChange("a.txt", "one\ntwo\n", "one\n2\n"),
-        FileChange("b.txt", "keep\n", None),
-        FileChange("new file.txt", None, "hi\n"),
+        FileChange(repo / "a.txt", "one\ntwo\n", "one\n2\n"),
+        FileChange(repo / "b.txt", "keep\n", None),
+        FileChange(repo / "new file.txt", None, "hi\n"),
     ]
     assert "+one" not in patch_text(repo, "0-m") and "+2" in patch_text(repo, "0-m")
     assert file_changes(repo, "9-none") == [] and patch_text(repo, "9-none") == ""

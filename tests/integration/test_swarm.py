@@ -394,7 +394,11 @@ def test_undo_of_a_merge_leaves_the_tree_and_the_index_as_before(harness: Any, s
     server = harness.server([{"tool_calls": [write, new]}, {"content": "Added add."}])
     client = serve(server)
     client.send({"cmd": "swarm", "task": "real task", "judge": "none"})
+    client.expect("swarm_started", task="real task", candidates=["0-fake-model"])
     client.expect("swarm_result", winner="", judged_by="none")
+    client.send({"cmd": "worktrees"})
+    listed = client.expect("info")
+    assert "0-fake-model  " in listed["text"] and "patches (merge one" in listed["text"]
     client.send({"cmd": "merge", "name": "0-fake-model"})
     merged = "merged 0-fake-model: calc.py, extra.py (staged; /undo takes it back)"
     client.expect("info", text=merged)

@@ -29,8 +29,8 @@ MAX_FILE_BYTES = 256_000
 class FileChange:
     """One file of a candidate's patch: its path and its text before and after."""
 
-    path: str
-    """Repository-relative, the new name for a rename."""
+    path: Path
+    """Where the file is in the person's tree (the new name for a rename)."""
     old: str | None
     """None: the patch creates it."""
     new: str | None
@@ -73,7 +73,7 @@ def file_changes(cwd: Path, name: str) -> list[FileChange]:
         new = _blob(root, entry.new_blob) if entry.new_path else None
         if (entry.old_path and old is None) or (entry.new_path and new is None):
             continue
-        changes.append(FileChange(entry.new_path or entry.old_path, old, new))
+        changes.append(FileChange(root / (entry.new_path or entry.old_path), old, new))
     return changes
 
 

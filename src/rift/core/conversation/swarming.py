@@ -8,9 +8,10 @@ the race's own task ends, and `cancel` stops it (its worktrees are removed).
 from __future__ import annotations
 
 from collections.abc import Coroutine
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rift.events import Warning
+from rift.events import Info, Warning
 
 if TYPE_CHECKING:
     from rift.core.conversation.runtime import Agent
@@ -76,6 +77,11 @@ class Swarming:
 
         return describe_worktrees(self._agent.config.cwd)
 
+    def show_worktrees(self, _argument: str = "") -> bool:
+        """`/worktrees` as an everyday command (serve, ACP): `worktrees()` as info."""
+        self._agent.emit(Info(self.worktrees()))
+        return True
+
     def swarm_patch(self, name: str) -> str:
         """Candidate `name`'s patch from the last race ("" when it left none), for a face
         to show beside the candidate's activity."""
@@ -83,9 +89,10 @@ class Swarming:
 
         return patch_text(self._agent.config.cwd, name)
 
-    def swarm_changes(self, name: str) -> list[tuple[str, str | None, str | None]]:
-        """Each text file candidate `name`'s patch changes, as (path, text before, text
-        after); None before: created, None after: deleted. For an editor's diff view."""
+    def swarm_changes(self, name: str) -> list[tuple[Path, str | None, str | None]]:
+        """Each text file candidate `name`'s patch changes, as (where it is in the person's
+        tree, text before, text after); None before: created, None after: deleted. For an
+        editor's diff view."""
         from rift.swarm.patchview import file_changes
 
         return [(c.path, c.old, c.new) for c in file_changes(self._agent.config.cwd, name)]

@@ -366,10 +366,6 @@ async def _merge(app: RiftApp, arg: str) -> None:
     app.require_conversation().merge_line(arg)
 
 
-async def _worktrees(app: RiftApp, arg: str) -> None:
-    app.say(app.require_conversation().worktrees())
-
-
 async def _candidates(app: RiftApp, arg: str) -> None:
     """A tab per candidate of the latest race; `m` there merges the selected one."""
     from rift.frontends.tui.screens.swarm import SwarmScreen
@@ -417,7 +413,6 @@ HANDLERS: dict[str, Handler] = {
     "export": session.export,
     "swarm": _swarm,
     "merge": _merge,
-    "worktrees": _worktrees,
     "candidates": _candidates,
     "quit": _quit,
 }
