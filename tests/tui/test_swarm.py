@@ -58,12 +58,10 @@ def test_swarm_merge_undo_and_cleanup_from_the_prompt(tui: Any, project: Path) -
 
 
 def _pane_text(screen: Any, index: int) -> str:
-    from rift.frontends.tui.screens.swarm import CandidateView
-
     from .conftest import widget_text
 
-    view = screen.query_one(f"#candidate-{index}").query_one(CandidateView)
-    return "\n".join(widget_text(w) for w in view.query("Static"))
+    views = screen.query(f"#candidate-{index} CandidateView")  # none while still mounting
+    return "\n".join(widget_text(w) for view in views for w in view.query(Static))
 
 
 def test_a_tab_per_candidate_follows_the_race_and_m_merges_the_selected(
@@ -116,6 +114,32 @@ def test_a_tab_per_candidate_follows_the_race_and_m_merges_the_selected(
         assert app.screen is app.chat  # back in the chat, where the merge's outcome shows
         assert (project / "calc.py").read_text() == other
         assert (project / "notes.txt").read_text() == "why b + a\n"
+
+    drive(app, scenario)
+
+
+def test_the_swarm_screen_opened_before_a_race_grows_its_tabs(tui: Any, project: Path) -> None:
+    from rift.frontends.tui.screens.swarm import SwarmScreen
+
+    (project / "calc.py").write_text(ORIGINAL)
+    _git(project, "init", "-q")
+    _git(project, "add", "-A")
+    _git(project, "commit", "-qm", "initial")
+    write = {"name": "write", "arguments": {"path": "calc.py", "content": FIXED}}
+    app, _ = tui([{"tool_calls": [write]}, {"content": "Added add."}])
+
+    async def scenario(pilot: Pilot[Any]) -> None:
+        await connected(pilot)
+        await send(pilot, "/candidates")
+        await until(pilot, lambda: isinstance(app.screen, SwarmScreen), "the swarm screen")
+        screen = app.screen
+        assert "no swarm race yet" in str(screen.query_one("#swarm-empty", Static).content)
+        app.run_command("/swarm implement add --judge none")  # as typed in the chat
+        await until(pilot, lambda: screen.query("TabPane"), "the candidate's tab")
+        await until(pilot, lambda: "+    return a + b" in _pane_text(screen, 0), "its patch")
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is app.chat, "the chat")
+        assert (project / "calc.py").read_text() == ORIGINAL  # Esc merges nothing
 
     drive(app, scenario)
 

@@ -113,9 +113,17 @@ class SwarmScreen(Screen[None]):
         yield Static(Text(HINT, style="dim"), id="swarm-hint")
 
     def on_mount(self) -> None:
+        self.call_after_refresh(self._drawn)  # the tabs mount in TabbedContent's own compose
+
+    def _drawn(self) -> None:
+        """Just composed: fill the tabs and give their row the keys (←/→)."""
         self.redraw()
         if self._names:
             self.query_one(Tabs).focus()
+
+    async def _rebuild(self) -> None:
+        await self.recompose()
+        self.call_after_refresh(self._drawn)
 
     @classmethod
     def refresh_open(cls, screens: list[object]) -> None:
@@ -135,19 +143,19 @@ class SwarmScreen(Screen[None]):
 
     def redraw(self) -> None:
         if list(self.board.entrants) != self._names:
-            self.call_later(self.recompose)  # a new race: new candidates, new tabs
-            return
-        try:
-            tabs = self.query_one(TabbedContent)
-        except NoMatches:
+            self.call_later(self._rebuild)  # a new race: new candidates, new tabs
             return
         self.query_one("#swarm-title", Static).update(self._title())
-        for i, name in enumerate(self._names):
-            entrant = self.board.entrants[name]
-            if entrant.row is not None and entrant.row.patch_bytes and entrant.patch is None:
-                entrant.patch = self._patch(name)
-            tabs.get_tab(_pane_id(i)).label = f"{entrant.mark} {name}"
-            tabs.get_pane(_pane_id(i)).query_one(CandidateView).show(entrant, self.board)
+        try:
+            tabs = self.query_one(TabbedContent)
+            for i, name in enumerate(self._names):
+                entrant = self.board.entrants[name]
+                if entrant.row is not None and entrant.row.patch_bytes and entrant.patch is None:
+                    entrant.patch = self._patch(name)
+                tabs.get_tab(_pane_id(i)).label = f"{entrant.mark} {name}"
+                tabs.get_pane(_pane_id(i)).query_one(CandidateView).show(entrant, self.board)
+        except NoMatches:
+            return  # still being composed: `_drawn` draws it once it is
 
     def _title(self) -> Text:
         board = self.board
