@@ -164,7 +164,8 @@ COMMAND_DOCS: dict[str, tuple[str, str]] = {
         " worktree under .rift/worktrees/ (models comma-separated or a list, default the"
         " current model; attempts per model; explore adds a temperature-0.8 copy). Each"
         " candidate surfaces as subagent_started/subagent/subagent_finished tagged with its"
-        " name (`<ordinal>-<model>`); the verdict is swarm_result. judge: `tests` (the"
+        " name (`<ordinal>-<model>`), after a swarm_started that lists them all; the verdict"
+        " is swarm_result. judge: `tests` (the"
         " project's tests, auto-detected or test_cmd), a chat model, both, or `none`"
         " (default: tests when a test command is found). Busy like a turn; `cancel` stops"
         " every candidate and removes the worktrees. Needs a git repository with a commit"
@@ -224,6 +225,10 @@ COMMAND_DOCS: dict[str, tuple[str, str]] = {
         'args?: string (default "")',
         "Additive. The configured MCP servers, each one's state and tools, as info.",
     ),
+    "worktrees": (
+        'args?: string (default "")',
+        "Additive. The last swarm race's worktrees and patches (the names merge takes), as info.",
+    ),
     "lsp": (
         'args?: string (default "")',
         "Additive. The running language servers and the last diagnostics per file, as info.",
@@ -266,6 +271,7 @@ EVENT_GROUPS: dict[str, tuple[str, ...]] = {
         "subagent_finished",
         "task_started",
         "task_finished",
+        "swarm_started",
         "swarm_result",
     ),
 }

@@ -164,6 +164,42 @@ def test_failed_restore_reports_and_stays_journaled(tmp_path: Path) -> None:
     assert stuck.read_bytes() == b"s0"
 
 
+def test_undo_actions_run_once_after_their_turns_files(tmp_path: Path) -> None:
+    path = tmp_path / "f.txt"
+    path.write_bytes(b"0")
+    ran: list[str] = []
+    journal = UndoJournal()
+    for turn in (1, 2, 3):
+        journal.begin_turn()
+        _write(journal, path, str(turn).encode())
+        journal.on_undo(lambda t=turn: ran.append(f"{t}:{path.read_bytes().decode()}"))
+    journal.undo_last_turn()
+    assert ran == ["3:2"]  # after the turn's files were put back
+    journal.undo_to_turn(0)
+    assert ran == ["3:2", "2:0", "1:0"]  # newest turn first, each once
+    journal.begin_turn()  # turn 1 again after the rewind: its old action is gone
+    _write(journal, tmp_path / "other.txt", b"x")
+    journal.undo_last_turn()
+    assert ran == ["3:2", "2:0", "1:0"]
+
+
+def test_a_failing_undo_action_is_reported_and_the_files_still_restored(tmp_path: Path) -> None:
+    path = tmp_path / "f.txt"
+    path.write_bytes(b"0")
+    journal = UndoJournal()
+    journal.begin_turn()
+    _write(journal, path, b"1")
+
+    def broken() -> None:
+        raise OSError("the index is locked")
+
+    journal.on_undo(broken)
+    with pytest.raises(UndoFailed, match="the index is locked"):
+        journal.undo_last_turn()
+    assert path.read_bytes() == b"0"
+    assert journal.journaled_turns() == []  # the files are back: nothing left to retry
+
+
 def test_read_prior(tmp_path: Path) -> None:
     assert read_prior(tmp_path / "missing") is None
     (tmp_path / "f").write_bytes(b"\x00\x01")

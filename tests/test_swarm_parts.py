@@ -250,6 +250,38 @@ def test_merge_is_journaled_and_undoable(repo: Path) -> None:
     assert not (repo / "new.txt").exists()
 
 
+def test_undo_of_a_conflicted_merge_puts_the_index_back(repo: Path) -> None:
+    _patch(repo, "0-m", {"a.txt": "one\ncandidate\n", "new.txt": "hi\n"})
+    (repo / "a.txt").write_text("one\nmine\n")
+    git(repo, "add", "a.txt")  # staged by the person, so the patch meets a conflict
+    (repo / "b.txt").write_text("keep, edited\n")
+    before = git(repo, "status", "--porcelain")
+    index = git(repo, "ls-files", "--stage")
+    journal = UndoJournal()
+    merged = merging.merge(repo, "0-m", journal)
+    assert merged.conflicts == ("a.txt",)
+    assert "UU a.txt" in git(repo, "status", "--porcelain")
+    journal.undo_last_turn()
+    assert git(repo, "status", "--porcelain") == before
+    assert git(repo, "ls-files", "--stage") == index
+    assert (repo / "a.txt").read_text() == "one\nmine\n"
+
+
+def test_patch_view_gives_whole_texts_even_after_cleanup(repo: Path) -> None:
+    from rift.swarm.patchview import FileChange, file_changes, patch_text
+
+    _patch(repo, "0-m", {"a.txt": "one\n2\n", "new file.txt": "hi\n", "b.txt": None})
+    worktrees.remove_all(repo)  # `merge --cleanup`: the blobs stay in the object store
+    changes = sorted(file_changes(repo, "0-m"), key=lambda c: c.path)
+    assert changes == [
+        FileChange(repo / "a.txt", "one\ntwo\n", "one\n2\n"),
+        FileChange(repo / "b.txt", "keep\n", None),
+        FileChange(repo / "new file.txt", None, "hi\n"),
+    ]
+    assert "+one" not in patch_text(repo, "0-m") and "+2" in patch_text(repo, "0-m")
+    assert file_changes(repo, "9-none") == [] and patch_text(repo, "9-none") == ""
+
+
 def test_merge_refused_by_git_leaves_the_tree_as_it_was(repo: Path) -> None:
     _patch(repo, "0-m", {"a.txt": "one\nchanged\n"})
     (repo / "a.txt").write_text("mine, not committed\n")  # differs from the index

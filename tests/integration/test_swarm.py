@@ -378,3 +378,37 @@ def test_no_candidate_can_run_is_a_startup_failure(harness: Any) -> None:
     assert run.returncode == 2
     assert "rift: no candidate could run: model 'missing-model' not usable" in run.stderr
     assert len(worktree_paths(harness.project)) == 2  # left for `rift merge --cleanup`
+
+
+def test_undo_of_a_merge_leaves_the_tree_and_the_index_as_before(harness: Any, serve: Any) -> None:
+    # `git apply --3way` stages what it applies; an undo must unstage it again, and leave
+    # alone what the person had staged or changed elsewhere before the merge.
+    project = harness.project
+    make_repo(project)
+    (project / "notes.txt").write_text("mine, staged\n")
+    git(project, "add", "notes.txt")
+    (project / "test_calc.py").write_text(TESTS + "# my own edit, unstaged\n")
+    before = git(project, "status", "--porcelain")
+    write = {"name": "write", "arguments": {"path": "calc.py", "content": FIXED}}
+    new = {"name": "write", "arguments": {"path": "extra.py", "content": "X = 1\n"}}
+    server = harness.server([{"tool_calls": [write, new]}, {"content": "Added add."}])
+    client = serve(server)
+    client.send({"cmd": "swarm", "task": "real task", "judge": "none"})
+    client.expect("swarm_started", task="real task", candidates=["0-fake-model"])
+    client.expect("swarm_result", winner="", judged_by="none")
+    client.send({"cmd": "worktrees"})
+    listed = client.expect("info")
+    assert "0-fake-model  " in listed["text"] and "patches (merge one" in listed["text"]
+    client.send({"cmd": "merge", "name": "0-fake-model"})
+    merged = "merged 0-fake-model: calc.py, extra.py (staged; /undo takes it back)"
+    client.expect("info", text=merged)
+    staged = git(project, "status", "--porcelain")
+    assert "M  calc.py" in staged and "A  extra.py" in staged
+    client.send({"cmd": "undo"})
+    client.expect("info")
+    assert "NotImplementedError" in (project / "calc.py").read_text()
+    assert not (project / "extra.py").exists()
+    assert git(project, "status", "--porcelain") == before
+    assert git(project, "diff", "--cached", "--name-only") == "notes.txt\n"
+    client.close_stdin()
+    assert client.proc.wait(timeout=20) == 0

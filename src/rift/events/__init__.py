@@ -42,6 +42,7 @@ from rift.events.status import (
     SubagentStarted,
     SwarmCandidate,
     SwarmResult,
+    SwarmStarted,
     TaskFinished,
     TaskStarted,
     Warning,
@@ -102,6 +103,7 @@ __all__ = [
     "SubagentStarted",
     "SwarmCandidate",
     "SwarmResult",
+    "SwarmStarted",
     "TaskFinished",
     "TaskStarted",
     "Thinking",
@@ -146,6 +148,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         SubagentFinished,
         TaskStarted,
         TaskFinished,
+        SwarmStarted,
         SwarmResult,
     )
 }

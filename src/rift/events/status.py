@@ -312,6 +312,21 @@ class TaskFinished(Event):
         _set(self, "preview", preview)
 
 
+class SwarmStarted(Event):
+    """A swarm race is about to run its candidates (additive): `candidates` are their
+    names, in the order they start; each then runs as a sub-agent tagged with its name,
+    and the race ends with `swarm_result` (or a warning when it is cancelled)."""
+
+    name: ClassVar[str] = "swarm_started"
+    __slots__ = ("task", "candidates")
+    task: str
+    candidates: list[str]
+
+    def __init__(self, task: str, candidates: list[str]) -> None:
+        _set(self, "task", task)
+        _set(self, "candidates", candidates)
+
+
 class SwarmCandidate(Record):
     """One row of a swarm race's verdict (`swarm_result.candidates`)."""
 

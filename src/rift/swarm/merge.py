@@ -6,6 +6,11 @@ way write and edit record theirs: a conversation that merges can `/undo` it,
 and a merge git refuses is rolled back from the same journal, so a failed merge
 leaves the tree as it was. A merge that applies with conflicts leaves git's
 conflict markers for the person, as `git apply --3way` does.
+
+Undo puts git's index back too: the index entries of every touched path are
+read before the apply, and the journal turn carries an action that replaces
+those paths' entries (all stages) with them again, so what the merge staged is
+unstaged and whatever the person had staged before stays staged.
 """
 
 from __future__ import annotations
@@ -49,11 +54,13 @@ def merge(root: Path, name: str, journal: UndoJournal) -> Merged:
     if not patch.read_bytes().strip():
         raise SwarmError(f"candidate '{name}' made no changes: nothing to merge")
     files = touched(root, patch)
+    staged = _index_entries(root, files)
     journal.begin_turn()
     for rel in files:
         path = root / rel
         if _inside(root, path):
             journal.record(path, read_prior(path))
+    journal.on_undo(lambda: _restore_index(root, files, staged))
     done = run_git(root, "apply", "--3way", str(patch))
     output = (done.stdout + done.stderr).decode("utf-8", errors="replace")
     conflicts = tuple(line[2:].strip() for line in output.splitlines() if line.startswith("U "))
@@ -77,16 +84,46 @@ def touched(root: Path, patch: Path) -> list[str]:
             paths.append(stats[2])
     for line in patch.read_bytes().decode("utf-8", errors="surrogateescape").splitlines():
         if line.startswith("rename from "):
-            paths.insert(0, _unquote(line[len("rename from ") :]))
+            paths.insert(0, unquote(line[len("rename from ") :]))
     return list(dict.fromkeys(paths))
 
 
-def _unquote(name: str) -> str:
+def unquote(name: str) -> str:
     """A path as git writes it in a header: C-quoted (octal bytes) when unusual."""
     if not (name.startswith('"') and name.endswith('"')):
         return name
     raw = name[1:-1].encode("latin-1", errors="surrogateescape").decode("unicode_escape")
     return raw.encode("latin-1", errors="replace").decode("utf-8", errors="surrogateescape")
+
+
+def _index_entries(root: Path, files: list[str]) -> bytes:
+    """The index entries (`ls-files --stage -z` records, every stage) of `files`."""
+    done = run_git(root, "ls-files", "--stage", "-z")
+    if done.returncode != 0:
+        raise SwarmError(f"cannot read git's index: {first_line(done.stderr)}")
+    wanted = {os.fsencode(name) for name in files}
+    records = [r for r in done.stdout.split(b"\0") if r and r.split(b"\t", 1)[-1] in wanted]
+    return b"".join(r + b"\0" for r in records)
+
+
+def _restore_index(root: Path, files: list[str], entries: bytes) -> None:
+    """Give `files` back the index entries they had (none: not in the index).
+
+    Raises:
+        OSError: git refused (the undo reports it; the files are restored regardless).
+    """
+    names = b"".join(os.fsencode(name) + b"\0" for name in files)
+    steps = [
+        (("update-index", "-z", "--force-remove", "--stdin"), names),
+        (("update-index", "-z", "--index-info"), entries),
+    ]
+    for args, stdin in steps:
+        try:
+            done = run_git(root, *args, stdin=stdin)
+        except SwarmError as exc:
+            raise OSError(f"git's index: {exc}") from exc
+        if done.returncode != 0:
+            raise OSError(f"git's index: {first_line(done.stderr)}")
 
 
 def cleanup(root: Path) -> list[str]:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from rift.config import Config
 from rift.errors import ModelError, RiftError
-from rift.events import Event, Info, SubagentActivity, Warning
+from rift.events import Event, Info, SubagentActivity, SwarmStarted, Warning
 from rift.record import record, replace
 from rift.swarm import candidates, judge, testjudge, worktrees
 from rift.swarm.candidates import CandidateResult, CandidateRun, CandidateSpec, StartCandidate
@@ -157,6 +157,7 @@ async def _run(
         path = worktrees.create(root, spec.name, commit)
         created.append(path)
         places.append(path)
+    emit(SwarmStarted(options.task, [s.name for s in specs]))
     slots = asyncio.Semaphore(cap)
     serial = asyncio.Lock()
     runs = [

@@ -8,9 +8,10 @@ the race's own task ends, and `cancel` stops it (its worktrees are removed).
 from __future__ import annotations
 
 from collections.abc import Coroutine
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rift.events import Warning
+from rift.events import Info, Warning
 
 if TYPE_CHECKING:
     from rift.core.conversation.runtime import Agent
@@ -79,6 +80,26 @@ class Swarming:
 
         return describe_worktrees(self._agent.config.cwd)
 
+    def show_worktrees(self, _argument: str = "") -> bool:
+        """`/worktrees` as an everyday command (serve, ACP): `worktrees()` as info."""
+        self._agent.emit(Info(self.worktrees()))
+        return True
+
+    def swarm_patch(self, name: str) -> str:
+        """Candidate `name`'s patch from the last race ("" when it left none), for a face
+        to show beside the candidate's activity."""
+        from rift.swarm.patchview import patch_text
+
+        return patch_text(self._agent.config.cwd, name)
+
+    def swarm_changes(self, name: str) -> list[tuple[Path, str | None, str | None]]:
+        """Each text file candidate `name`'s patch changes, as (where it is in the person's
+        tree, text before, text after); None before: created, None after: deleted. For an
+        editor's diff view."""
+        from rift.swarm.patchview import file_changes
+
+        return [(c.path, c.old, c.new) for c in file_changes(self._agent.config.cwd, name)]
+
     def _begin_swarm(self, options: RaceOptions) -> bool:
         if self._refused_busy():
             return False
@@ -94,6 +115,17 @@ class Swarming:
 
         agent = self._agent
         return merge_into(agent.config.cwd, name, cleanup, agent.journal, agent.emit)
+
+    def merge_line(self, text: str) -> bool:
+        """`/merge <name> [--cleanup]` (or `/merge --cleanup`) as typed."""
+        words = text.split()
+        cleanup = "--cleanup" in words
+        names = [w for w in words if w != "--cleanup"]
+        if len(names) > 1 or not (names or cleanup) or any(w.startswith("--") for w in names):
+            usage = "usage: /merge <name> [--cleanup] (/worktrees lists the candidates)"
+            self._agent.emit(Warning(usage, code="bad_command"))
+            return False
+        return self.merge(names[0] if names else "", cleanup)
 
     async def _swarm(self, options: RaceOptions) -> None:
         from rift.swarm.work import run_race

@@ -14,6 +14,10 @@ passes `guard` (the same fixed limits as a write) and leaves alone a file that
 is no longer the one rift wrote (a symlink, a directory, other bytes): undo
 never deletes or replaces what it did not create or change, and never throws
 away a change made after rift's.
+
+A turn can also carry undo actions (`on_undo`) for state that is not a file's
+bytes: a swarm merge stages what it applies in git's index, and its action puts
+the index entries back when the turn is undone.
 """
 
 from __future__ import annotations
@@ -53,6 +57,8 @@ class UndoJournal:
         """turn -> {resolved path -> prior bytes}; dicts keep insertion (turn, record) order."""
         self._written: dict[Path, safe_fs.FileId] = {}
         """resolved path -> the file rift last left there (by write or by restore)."""
+        self._actions: dict[int, list[Callable[[], None]]] = {}
+        """turn -> what else its undo must do, run after its files are restored."""
         self.guard: Callable[[Path], str | None] | None = None
         """The fixed write limits (the gate's own dirs and sandbox roots): a restore
         outside them is refused like a write would be. Set at startup."""
@@ -65,6 +71,7 @@ class UndoJournal:
     def begin_turn(self) -> int:
         """Start a new turn; later `record` calls belong to it. Returns its number."""
         self._turn += 1
+        self._actions.pop(self._turn, None)  # a number reused after a rewind starts clean
         return self._turn
 
     def record(self, path: Path, prior: bytes | None) -> None:
@@ -75,7 +82,16 @@ class UndoJournal:
         entries = self._turns.setdefault(self._turn, {})
         entries.setdefault(safe_fs.resolve(path), prior)
         while len(self._turns) > self.max_turns:
-            del self._turns[min(self._turns)]
+            oldest = min(self._turns)
+            del self._turns[oldest]
+            self._actions.pop(oldest, None)
+
+    def on_undo(self, action: Callable[[], None]) -> None:
+        """Have an undo of the current turn also run `action` (after its files are back).
+
+        Only for a turn that records files too: a turn with no file changes is not undoable.
+        An action reports a failure by raising OSError; it runs once either way."""
+        self._actions.setdefault(self._turn, []).append(action)
 
     def wrote(self, path: Path, written: safe_fs.FileId | None) -> None:
         """Remember which file rift left at `path` (None: unknown, e.g. an editor wrote
@@ -129,6 +145,7 @@ class UndoJournal:
     def clear(self) -> None:
         """Forget every snapshot (the turn counter keeps counting)."""
         self._turns.clear()
+        self._actions.clear()
 
     def _restore(
         self, snapshots: dict[Path, bytes | None], *, drop: list[int], keep_failed_in: int
@@ -145,10 +162,16 @@ class UndoJournal:
                 errors.append(f"{path}: {exc.strerror or exc}")
             else:
                 restored.append(path)
-        for t in drop:
+        for t in sorted(drop, reverse=True):  # the newest turn's actions first
             del self._turns[t]
-        if failed:
-            self._turns[keep_failed_in] = failed
+            for action in reversed(self._actions.pop(t, [])):
+                try:
+                    action()
+                except OSError as exc:
+                    errors.append(str(exc))
+        if errors:
+            if failed:
+                self._turns[keep_failed_in] = failed
             raise UndoFailed("could not restore " + "; ".join(errors))
         return restored
 

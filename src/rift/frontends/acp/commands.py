@@ -23,14 +23,22 @@ OWN: tuple[CommandSpec, ...] = for_face("acp")
 
 def available(skills: Mapping[str, Skill]) -> list[AvailableCommand]:
     """rift's commands, then each skill (plugin commands are skills) with a task hint."""
-    out = [AvailableCommand(name=spec.name, description=spec.help) for spec in OWN]
+    out = [
+        AvailableCommand(name=spec.name, description=spec.help, input=_hint(spec.args))
+        for spec in OWN
+    ]
     own = {spec.name for spec in OWN}
     for name, skill in sorted(skills.items()):
         if name in own:
             continue  # rift's own command wins the name
-        hint = AvailableCommandInput(root=UnstructuredCommandInput(hint="what to apply it to"))
+        hint = _hint("what to apply it to")
         out.append(AvailableCommand(name=name, description=skill.description, input=hint))
     return out
+
+
+def _hint(text: str) -> AvailableCommandInput | None:
+    """What the editor shows while the arguments are typed (`/swarm <task> [--models …]`)."""
+    return AvailableCommandInput(root=UnstructuredCommandInput(hint=text)) if text else None
 
 
 def parse(text: str, skills: Mapping[str, Skill]) -> Invocation | None:

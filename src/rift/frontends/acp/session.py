@@ -46,6 +46,7 @@ from rift.frontends.acp.mapping import (
     mode_asks,
     permission_choices,
 )
+from rift.frontends.acp.swarm import SwarmUpdates
 from rift.frontends.acp.updates import Outgoing, PermissionItem, Translator
 from rift.models.attachments import Attachments
 from rift.record import field, record
@@ -104,7 +105,11 @@ class AcpSession:
         relay: list[AcpSession] = []
         started = await start_agent(config, lambda e: relay[0].emit(e) if relay else None, options)
         conv = started.conversation
-        translator = Translator(cwd=config.cwd, may_ask=lambda tool: mode_asks(conv.mode, tool))
+        translator = Translator(
+            cwd=config.cwd,
+            may_ask=lambda tool: mode_asks(conv.mode, tool),
+            swarm=SwarmUpdates(conv.swarm_changes),
+        )
         session = cls(
             client=client,
             conv=conv,
@@ -329,8 +334,10 @@ class AcpSession:
         return STOP_REASONS.get(done.outcome, "end_turn")
 
     async def _command(self, invocation: Invocation) -> PromptResponse:
-        """rift's own `/command`: what it reports becomes the agent's message."""
+        """rift's own `/command`: what it reports becomes the agent's message; one whose
+        work (a race, a turn) was cancelled answers `cancelled`."""
         self.translator.speak_notices = True
+        self._cancelled = False
         try:
             if invocation.name == "undo":
                 self.conv.undo()
@@ -342,6 +349,8 @@ class AcpSession:
             elif invocation.name == "compact":
                 if self.conv.compact():
                     await self.conv.wait()
+            elif invocation.name in ("swarm", "merge"):
+                await self._swarm_command(invocation)
             elif invocation.name == "clear":
                 if self.conv.new_conversation():
                     self._titled = False
@@ -351,7 +360,17 @@ class AcpSession:
         finally:
             self.translator.speak_notices = False
         await self.flush()
-        return PromptResponse(stop_reason="end_turn")
+        return PromptResponse(stop_reason="cancelled" if self._cancelled else "end_turn")
+
+    async def _swarm_command(self, invocation: Invocation) -> None:
+        """/swarm runs the race to its verdict (a plan and a tool call per candidate);
+        /merge answers at once."""
+        argument = invocation.argument
+        if invocation.name == "merge":
+            self.conv.merge_line(argument)
+        elif self.conv.swarm_line(argument):
+            await self.conv.wait()
+            self._send(self.translator.swarm.finish())  # cancelled: open calls failed
 
     def cancel(self) -> None:
         """session/cancel: stop the turn; its prompt answers `cancelled`."""

@@ -8,6 +8,9 @@ completion waits for it), the full result from `tool_result.output`, and how a
 turn ended from `done.outcome`. Nothing here reads a file or the conversation,
 so a replayed session (core/sessions/replay.py) renders exactly like a live one.
 
+A `/swarm` race is translated by `swarm.SwarmUpdates` (a plan and a tool call
+per candidate), which asks the conversation for the candidates' changes.
+
 Tool calls run one at a time, so a `tool_result` always closes the call the
 last `tool_start` opened; each gets an id of its own (`call_<n>`), unique in
 the session whatever ids the model used.
@@ -50,6 +53,7 @@ from rift.events import (
     ToolStart,
     Warning,
 )
+from rift.frontends.acp.swarm import SWARM_EVENTS, SwarmUpdates
 from rift.record import field, record
 
 log = logging.getLogger("rift.acp")
@@ -101,6 +105,8 @@ class Translator:
     """The last turn's `done`: how it ended."""
     speak_notices: bool = False
     """While a `/command` runs, its info and warnings are the agent's message."""
+    swarm: SwarmUpdates = field(default_factory=SwarmUpdates)
+    """A `/swarm` race's plan and candidate calls (swarm.py)."""
     _count: int = 0
     _held: tuple[ToolCallState, ToolResult] | None = None
     """A write/edit that succeeded, completed once its `edit_diff` arrives."""
@@ -112,7 +118,9 @@ class Translator:
         if isinstance(event, EditDiff):
             return self._diff(event)
         out = self._release()
-        if isinstance(event, Content):
+        if isinstance(event, SWARM_EVENTS):
+            out += self.swarm.feed(event)
+        elif isinstance(event, Content):
             out.append(update_agent_message_text(event.text))
         elif isinstance(event, Thinking):
             out.append(update_agent_thought_text(event.text))

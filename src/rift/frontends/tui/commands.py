@@ -350,21 +350,33 @@ async def _add_dir(app: RiftApp, arg: str) -> None:
 async def _swarm(app: RiftApp, arg: str) -> None:
     """Race candidates in worktrees; each shows as a sub-agent card, the verdict as info."""
     if app.require_conversation().swarm_line(arg):
-        app.say("swarm: racing in .rift/worktrees/ (Esc cancels and removes them)", "info")
+        app.say(
+            "swarm: racing in .rift/worktrees/ (Esc cancels and removes them;"
+            " /candidates follows each one)",
+            "info",
+        )
         await app.driver.wait()
+        if app.driver.swarm.stop():  # cancelled: what still ran was stopped
+            from rift.frontends.tui.screens.swarm import SwarmScreen
+
+            SwarmScreen.refresh_open(list(app.screen_stack))
 
 
 async def _merge(app: RiftApp, arg: str) -> None:
-    name, _, rest = arg.strip().partition(" ")
-    cleanup = "--cleanup" in (name, rest.strip())
-    name = "" if name == "--cleanup" else name
-    if not name and not cleanup:
-        raise RiftError("usage: /merge <name> [--cleanup] (/worktrees lists the candidates)")
-    app.require_conversation().merge(name, cleanup)
+    app.require_conversation().merge_line(arg)
 
 
-async def _worktrees(app: RiftApp, arg: str) -> None:
-    app.say(app.require_conversation().worktrees())
+async def _candidates(app: RiftApp, arg: str) -> None:
+    """A tab per candidate of the latest race; `m` there merges the selected one."""
+    from rift.frontends.tui.screens.swarm import SwarmScreen
+
+    def patch(name: str) -> str:
+        return app.require_conversation().swarm_patch(name)
+
+    def merge(name: str) -> object:
+        return app.require_conversation().merge(name)  # as /merge <name>
+
+    app.push_screen(SwarmScreen(app.driver.swarm, patch, merge))
 
 
 async def _quit(app: RiftApp, arg: str) -> None:
@@ -401,7 +413,7 @@ HANDLERS: dict[str, Handler] = {
     "export": session.export,
     "swarm": _swarm,
     "merge": _merge,
-    "worktrees": _worktrees,
+    "candidates": _candidates,
     "quit": _quit,
 }
 """What the TUI does for each command; every registry command for the TUI has one."""

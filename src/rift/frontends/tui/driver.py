@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from rift.config import Config
 from rift.errors import ModelError
+from rift.frontends.tui.swarmboard import SwarmBoard
 from rift.record import record, replace
 
 if TYPE_CHECKING:
@@ -80,6 +81,8 @@ class Driver:
         self.offline: str | None = None
         """Why no model is bound (the startup error), or None when one is."""
         self.totals = Totals()
+        self.swarm = SwarmBoard()
+        """The latest swarm race as its events told it (/candidates shows it)."""
 
     @property
     def config(self) -> Config:

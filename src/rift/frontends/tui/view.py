@@ -37,6 +37,8 @@ from rift.events import (
     SubagentActivity,
     SubagentFinished,
     SubagentStarted,
+    SwarmResult,
+    SwarmStarted,
     TaskFinished,
     TaskStarted,
     Thinking,
@@ -47,6 +49,7 @@ from rift.events import (
 from rift.frontends.tui.format import RateMeter, rate_to_show
 from rift.frontends.tui.screens.picker import PickerScreen
 from rift.frontends.tui.screens.review import ReviewScreen
+from rift.frontends.tui.screens.swarm import SwarmScreen
 
 if TYPE_CHECKING:
     from rift.frontends.tui.app import RiftApp
@@ -90,6 +93,8 @@ class EventView:
             SubagentStarted: self._subagent_started,
             SubagentActivity: self._subagent_activity,
             SubagentFinished: self._subagent_finished,
+            SwarmStarted: self._swarm_started,
+            SwarmResult: self._swarm_result,
             TaskStarted: self._task_started,
             TaskFinished: self._task_finished,
         }
@@ -276,16 +281,32 @@ class EventView:
     async def _subagent_started(self, event: SubagentStarted) -> None:
         await self.app.transcript.end_blocks()
         self.app.transcript.add_card(event.tag, event.model, event.label)
+        self._swarm_changed(self.app.driver.swarm.started(event))
 
     def _subagent_activity(self, event: SubagentActivity) -> None:
         card = self.app.transcript.card(event.tag)
         if card is not None:
             card.activity(event.text, event.warn)
+        self._swarm_changed(self.app.driver.swarm.activity(event))
 
     def _subagent_finished(self, event: SubagentFinished) -> None:
         card = self.app.transcript.card(event.tag)
         if card is not None:
             card.finish(event.steps)
+        self._swarm_changed(self.app.driver.swarm.finished(event))
+
+    def _swarm_started(self, event: SwarmStarted) -> None:
+        self.app.driver.swarm.begin(event)
+        self._swarm_changed()
+
+    def _swarm_result(self, event: SwarmResult) -> None:
+        self.app.driver.swarm.judged(event)
+        self._swarm_changed()
+
+    def _swarm_changed(self, changed: bool = True) -> None:
+        """A candidate event: an open swarm screen follows it."""
+        if changed:
+            SwarmScreen.refresh_open(list(self.app.screen_stack))
 
     def _task_started(self, event: TaskStarted) -> None:
         self.app.activity.log_view.note(f"⧗ task #{event.id} started: {event.label}", "cyan")
