@@ -173,6 +173,7 @@ def load_config(
         theme=values.get("theme") if isinstance(values.get("theme"), str) else None,
         auto_continue=merger.auto_continue,
         read_timeout=parse_read_timeout(env.get("RIFT_READ_TIMEOUT")),
+        ollama_context_length=_positive(env.get("OLLAMA_CONTEXT_LENGTH")),
         tool_schema="lean" if env.get("RIFT_TOOL_SCHEMA") == "lean" else "rich",
         trace_file=Path(trace) if trace else None,
         paths=paths,
@@ -181,6 +182,12 @@ def load_config(
         warnings=tuple(warnings),
         untrusted_servers=untrusted,
     )
+
+
+def _positive(raw: str | None) -> int | None:
+    """A positive integer from an environment variable; None for anything else."""
+    value = (raw or "").strip()
+    return int(value) if value.isdigit() and int(value) > 0 else None
 
 
 def _host_label(host: str) -> str:

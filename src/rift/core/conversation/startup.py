@@ -15,6 +15,7 @@ from pathlib import Path
 from rift import child_env
 from rift.config import Config
 from rift.core.conversation.lsp import LspService
+from rift.core.conversation.ollama_window import check_ollama_v1
 from rift.core.conversation.owner import Conversation
 from rift.core.conversation.runtime import Agent, ModelBinding, bind_model
 from rift.core.permissions.rules import read_allowed
@@ -80,6 +81,7 @@ async def start_agent(
     notices: list[Event] = [Warning(w) for w in config.warnings] + fallback
     if binding.info.note:
         notices.append(Info(binding.info.note))
+    notices += await check_ollama_v1(config, binding)
     store = SessionStore(config.paths.sessions_dir)
     path = options.resume
     if path is None and options.continue_last:
