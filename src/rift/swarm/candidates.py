@@ -136,6 +136,8 @@ class CandidateRun:
     serial: asyncio.Lock
     """Held for the turn when the model turned out to be the embedded one (the fallback
     when no server answers), which runs one generation at a time."""
+    slot: int = 1
+    """The server slot its conversation pins (1…, never the racing conversation's 0)."""
 
 
 async def run_candidate(run: CandidateRun) -> CandidateResult:
@@ -153,7 +155,9 @@ async def run_candidate(run: CandidateRun) -> CandidateResult:
     started_at = time.monotonic()
     run.emit(SubagentStarted(tag=spec.name, model=spec.model, label=_label(spec, run.task)))
     try:
-        started = await start_agent(config, relay, StartOptions(attached=False, contained=True))
+        started = await start_agent(
+            config, relay, StartOptions(attached=False, contained=True, slot=run.slot)
+        )
     except ModelError as exc:
         result.reason = str(exc).splitlines()[0]
         relay.line(f"error: {result.reason}", warn=True)

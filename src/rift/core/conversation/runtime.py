@@ -115,6 +115,10 @@ class Agent:
     """Language servers for diagnostics after edits (lent to the tools as `diagnostics`)."""
     extensions: Extensions | None = None
     """Plugins, personas, project hooks and MCP servers (extend/loader.py), set at startup."""
+    slot: int = 0
+    """The server slot this conversation pins where the server has slots (llama.cpp's
+    `id_slot`): 0, so sub-agents (slots 1…) never evict its cached prompt; a swarm
+    candidate gets its own. Past the server's slot count nothing is pinned."""
     _session_store: SessionStore | None = None
 
     def __post_init__(self) -> None:
@@ -216,6 +220,7 @@ class Agent:
 
     def turn_setup(self) -> TurnSetup:
         b = self.binding
+        slots = b.info.info.slots
         return TurnSetup(
             provider=b.provider,
             model=b.route.wire_model,
@@ -230,7 +235,8 @@ class Agent:
             detect_truncation=b.route.traits.reports_truncation,
             headless=not self.attached,
             preread=b.route.traits.small_model,
-            slots=b.info.info.slots,
+            slots=slots,
+            slot=self.slot if slots and self.slot < slots else None,
         )
 
     # ---------------------------------------------------------------- a turn

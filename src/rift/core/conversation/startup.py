@@ -39,6 +39,8 @@ class StartOptions:
     resume: Path | None = None
     contained: bool = False
     """write/edit may touch the project directory only (swarm candidates in worktrees)."""
+    slot: int = 0
+    """The server slot the conversation pins (llama.cpp's `id_slot`; see `Agent.slot`)."""
 
 
 @record(frozen=False, slots=False)
@@ -118,6 +120,7 @@ async def start_agent(
         attached=options.attached,
         skills=skills,
         extensions=extensions,
+        slot=options.slot,
     )
     agent.approval.enabled = True if approve is None else approve
     notices += _confine(agent, config, contained=options.contained)
