@@ -114,7 +114,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
        faces=EVERYWHERE),
     _c("lsp", "", "language servers and the last diagnostics", method="command", wire="lsp",
        faces=EVERYWHERE),
-    _c("config", "[reload]", "the settings and where each came from; reload the files",
+    _c("config", "[reload|edit]", "the settings and their sources; reload or edit the file",
        method="command", wire="config", faces=EVERYWHERE),
 )  # fmt: skip
 BY_NAME: dict[str, CommandSpec] = {spec.name: spec for spec in COMMANDS}
