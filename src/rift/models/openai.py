@@ -187,7 +187,8 @@ def _capabilities(entry: dict[str, Any]) -> frozenset[str]:
         found.add("thinking")
     if isinstance(declared, list):
         names = {str(c).lower() for c in declared}
-        found |= {"vision"} & names
+        if names & {"vision", "multimodal"}:  # llama.cpp says "multimodal" (--mmproj)
+            found.add("vision")
         if names & {"thinking", "reasoning"}:
             found.add("thinking")
     arch = entry.get("architecture")
