@@ -324,7 +324,7 @@ RULES = """\
     `tool_result`. `models`, `task_started` and `task_finished` have no fixed
     place relative to turn events and may arrive between turns.
 12. `warning.code` names a warning's kind so clients never parse its text:
-    `busy`, `error`, `bad_command`, `unknown_skill`, or `""`.
+    `busy`, `error`, `bad_command`, `unknown_skill`, `server`, or `""`.
 13. When rift asks the model to make a change it only described (once per
     turn, never after the user refused something, never on a question), an
     `info` separates the two replies.

@@ -169,10 +169,11 @@ def load_config(
         mcp=dict(merger.mcp),
         search_url=values.get("search_url") if isinstance(values.get("search_url"), str) else None,
         lsp=lsp,
-        editor=values.get("editor") if isinstance(values.get("editor"), str) else None,
+        editor=_editor(values.get("editor"), env),
         theme=values.get("theme") if isinstance(values.get("theme"), str) else None,
         auto_continue=merger.auto_continue,
         read_timeout=parse_read_timeout(env.get("RIFT_READ_TIMEOUT")),
+        ollama_context_length=_positive(env.get("OLLAMA_CONTEXT_LENGTH")),
         tool_schema="lean" if env.get("RIFT_TOOL_SCHEMA") == "lean" else "rich",
         trace_file=Path(trace) if trace else None,
         paths=paths,
@@ -181,6 +182,19 @@ def load_config(
         warnings=tuple(warnings),
         untrusted_servers=untrusted,
     )
+
+
+def _editor(configured: Any, env: Mapping[str, str]) -> str | None:
+    """The user config's "editor", else $VISUAL, else $EDITOR (what `/config edit` runs)."""
+    if isinstance(configured, str) and configured.strip():
+        return configured
+    return env.get("VISUAL", "").strip() or env.get("EDITOR", "").strip() or None
+
+
+def _positive(raw: str | None) -> int | None:
+    """A positive integer from an environment variable; None for anything else."""
+    value = (raw or "").strip()
+    return int(value) if value.isdigit() and int(value) > 0 else None
 
 
 def _host_label(host: str) -> str:
@@ -297,6 +311,34 @@ def persist_setting(config: Config, key: str, value: Any) -> Path:
     if key == "host" and target == project and isinstance(value, str):
         _trust_chosen_host(config, value)
     return target
+
+
+USER_CONFIG_SKELETON = {
+    "//": [
+        "rift's user settings, read at start and by /config reload.",
+        'JSON has no comments: a key that starts with "//" is a note rift ignores.',
+        'To use a setting below, remove the "// " from its name.',
+    ],
+    "// model": "qwen2.5-coder:7b",
+    "// host": "http://127.0.0.1:11434",
+    "// num_ctx": 32768,
+    "// temperature": 0.2,
+    "// editor": "nano",
+    "// permissions": {"allow": ["Bash(npm test)"], "deny": ["Read(~/.ssh/**)"]},
+}
+"""What `/config edit` writes when there is no user config yet."""
+
+
+def ensure_user_config(config: Config) -> tuple[Path, bool]:
+    """The user config file, and True when it was just created with the skeleton."""
+    from rift.paths import atomic_write
+
+    path = config.user_config_path or config.paths.user_config
+    if path.exists():
+        return path, False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, json.dumps(USER_CONFIG_SKELETON, indent=2) + "\n")
+    return path, True
 
 
 def persist_allow_rule(config: Config, rule: str, *, everywhere: bool) -> None:

@@ -168,6 +168,9 @@ class Config:
     `hello` default."""
     read_timeout: float = DEFAULT_READ_TIMEOUT
     """Streaming read-idle timeout in seconds; 0 means none."""
+    ollama_context_length: int | None = None
+    """OLLAMA_CONTEXT_LENGTH where rift runs: taken as the window Ollama's OpenAI-compatible
+    endpoint serves (it ignores the one rift asks for); None when unset or not a number."""
     tool_schema: str = "rich"
     """"lean" cuts tool descriptions to their first sentence."""
     trace_file: Path | None = None

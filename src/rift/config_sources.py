@@ -37,6 +37,8 @@ ENV_KEYS = {
     "read_timeout": "RIFT_READ_TIMEOUT",
     "tool_schema": "RIFT_TOOL_SCHEMA",
 }
+FALLBACK_ENV_KEYS = {"editor": ("VISUAL", "EDITOR")}
+"""Variables that fill a key no config file sets (a file's setting wins over them)."""
 
 
 def _file_keys(path: Path | None) -> Mapping[str, Any]:
@@ -64,6 +66,10 @@ def settings_sources(config: Config, env: Mapping[str, str]) -> list[tuple[str, 
         if key in project:
             source = f"project ({project_path})"
         env_key = ENV_KEYS.get(key)
+        if key not in user and key not in project:
+            env_key = env_key or next(
+                (k for k in FALLBACK_ENV_KEYS.get(key, ()) if env.get(k)), None
+            )
         if env_key and env.get(env_key):
             source = f"environment ({env_key})"
         named = [layer[key] for layer in (user, project) if key in layer]

@@ -117,6 +117,25 @@ def test_system_tools_and_config_report(fake_server, serve) -> None:
     assert session.close() == 0
 
 
+def test_config_edit_names_the_file_and_creates_its_skeleton(fake_server, serve) -> None:
+    """Serve lends no terminal: `/config edit` names the user config (created with
+    commented examples when missing) and says to reload after editing it."""
+    session = serve(fake_server({}))
+    config = Path(os.environ["XDG_CONFIG_HOME"]) / "rift" / "config.json"
+    assert not config.exists()
+    session.send({"cmd": "config", "args": "edit"})
+    said = _info(session, "the user config is")
+    assert str(config) in said and "/config reload" in said and "just created" in said
+    skeleton = json.loads(config.read_text())
+    assert "//" in skeleton and "// model" in skeleton  # notes rift ignores, valid JSON
+    session.send({"cmd": "config", "args": "reload"})
+    assert _info(session, "settings reloaded").startswith("settings reloaded")
+    assert not [e for e in session.events if e.get("event") == "warning"]  # the skeleton loads
+    session.send({"cmd": "config", "args": "edit"})
+    assert "just created" not in _info(session, "the user config is")
+    assert session.close() == 0
+
+
 def test_btw_answers_without_entering_the_history(fake_server, serve) -> None:
     server = fake_server({"turns": [{"content": "main answer"}, {"content": "side answer"}]})
     session = serve(server)

@@ -302,6 +302,26 @@ def test_candidates_overlap_only_when_parallel_is_asked(harness: Any) -> None:
     assert two - one < 0.9  # both asked before either answer came
 
 
+def test_parallel_candidates_pin_their_own_llama_cpp_slots(harness: Any) -> None:
+    """Slot 0 stays with the conversation that raced; each running candidate names
+    another (`id_slot`), so none evicts another's cached prompt."""
+    make_repo(harness.project)
+    write = {"name": "write", "arguments": {"path": "calc.py", "content": FIXED}}
+    props = {"default_generation_settings": {"n_ctx": 32768}, "total_slots": 3}
+    server = harness.server(
+        [
+            {"tool_calls": [write], "delay_first_byte": 0.5, "repeat": 2},
+            {"content": "done", "repeat": 2},
+        ],
+        wire="openai",
+        props=props,
+    )
+    run = swarm(harness, server, "--attempts", "2", "--parallel", "2", "--judge", "none")
+    assert run.returncode == 0, run.stderr
+    firsts = [r for r in server.chat_requests() if len(r.get("messages") or ()) == 2]
+    assert sorted(r.get("id_slot") for r in firsts) == [1, 2]
+
+
 def test_a_killed_race_is_cleaned_up_by_merge_cleanup(harness: Any, marker: Any) -> None:
     project = harness.project
     make_repo(project)

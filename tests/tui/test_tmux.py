@@ -132,3 +132,45 @@ def test_a_prompt_typed_while_rift_starts_is_sent(
     _type(tmux, "typed at once")
     screen = _wait_for(tmux, "Early bird answer.")
     assert "› typed at once" in screen
+
+
+EDITOR = """\
+import json, sys
+print("EDITOR-OPEN " + sys.argv[-1], flush=True)
+answer = input("type the port: ")  # the keys reach the editor, not rift
+with open(sys.argv[-1], encoding="utf-8") as f:
+    data = json.load(f)
+data["search_url"] = "http://searx.example:" + answer.strip()
+with open(sys.argv[-1], "w", encoding="utf-8") as f:
+    json.dump(data, f)
+"""
+
+
+def test_config_edit_hands_the_terminal_to_the_editor(
+    tmux: Any, project: Path, fake_server: Any, tmp_path: Path
+) -> None:
+    """`/config edit` suspends the app: the editor owns the screen and the keys until
+    it exits, then rift comes back and the saved setting is live."""
+    script = tmp_path / "editor.py"
+    script.write_text(EDITOR)
+    server = fake_server({"turns": []})
+    env = {k: os.environ[k] for k in ENV_KEYS if k in os.environ}
+    env.update(TERM="xterm-256color", EDITOR=f"{sys.executable} {script}")
+    command = [*rift_command(), "--host", server.url, "-m", "fake-model"]
+    line = (
+        f"cd {shlex.quote(str(project))} && env {shlex.join(f'{k}={v}' for k, v in env.items())}"
+        f" {shlex.join(command)}; echo RIFT-EXITED-$?; sleep 30"
+    )
+    tmux("new-session", "-d", "-s", "rift", "-x", "120", "-y", "40", line)
+    _wait_for(tmux, "ready")
+    tmux("send-keys", "-t", "rift", "-l", "/config edit")
+    _wait_for(tmux, "│ /config edit")
+    tmux("send-keys", "-t", "rift", "Enter")
+    screen = _wait_for(tmux, "type the port:")
+    assert "EDITOR-OPEN" in screen and "config.json" in screen
+    _type(tmux, "8888")
+    _wait_for(tmux, "settings reloaded")
+    _type(tmux, "/config")
+    _wait_for(tmux, "http://searx.example:8888")
+    _type(tmux, "/quit")
+    _wait_for(tmux, "RIFT-EXITED-0")

@@ -227,7 +227,9 @@ class Info(Event):
 class Warning(Event):
     """A human-relevant problem; `code` (additive) names its kind for front ends that
     act on it, so none parses the text: "busy" (refused while work runs), "error" (the
-    turn failed), "bad_command" (a malformed serve command), "" for anything else."""
+    turn failed), "bad_command" (a malformed serve command), "server" (the model server
+    just switched to needs a change: its window, chat template or slots), "" for anything
+    else."""
 
     name: ClassVar[str] = "warning"
     __slots__ = ("text", "code")

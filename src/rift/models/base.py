@@ -134,6 +134,9 @@ class ChatRequest:
     without thinking, so they are never asked to think); True turns it on; an effort
     level from `EFFORT_LEVELS` turns it on at that level (see models/thinking.py)."""
     num_predict: int | None = None
+    slot: int | None = None
+    """The server slot to run on (llama.cpp's `id_slot`), so this conversation's cached
+    prompt stays where it is; None lets the server choose (every other server)."""
 
 
 @record

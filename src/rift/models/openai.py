@@ -13,7 +13,12 @@ Differences from the neutral shape that this module absorbs:
   "thinking" unless the entry declares capabilities without it: effort goes
   out as `reasoning_effort` plus vLLM/SGLang's `chat_template_kwargs`
   (`enable_thinking`), and a server that names one of those keys in a 400 gets
-  one retry without it.
+  one retry without it;
+- llama.cpp's server takes `id_slot`, the slot a request runs on, so the core can
+  keep each conversation's cached prompt where it is (dropped like the others
+  when a server refuses it).
+
+Reading the SSE stream is openai_stream.py's.
 """
 
 from __future__ import annotations
@@ -28,16 +33,11 @@ from rift.config import DEFAULT_READ_TIMEOUT
 from rift.errors import ServerHTTPError, StreamError
 from rift.models.base import (
     ChatRequest,
-    ContentDelta,
     Message,
     ModelEvent,
     ModelInfo,
-    PromptProgress,
     ProviderTraits,
     StreamDone,
-    ThinkingDelta,
-    ToolCall,
-    Usage,
 )
 from rift.models.http import (
     Client,
@@ -45,20 +45,25 @@ from rift.models.http import (
     drain,
     iter_lines,
     json_request,
-    loads_line,
     make_client,
     model_entries,
     send_with_retry,
 )
+from rift.models.openai_stream import StreamState, parse_payload, sse_payload
 from rift.models.server_info import llama_props
 from rift.models.thinking import openai_effort
-from rift.record import field, record, replace
+from rift.record import replace
 
 OPENAI_API_URL = "https://api.openai.com"
 """OpenAI itself: it refuses `chat_template_kwargs`, so that key is never sent there."""
 _CONTEXT_KEYS = ("max_model_len", "context_length", "max_context_length")
-_SSE_FIELDS = ("event:", "id:", "retry:")
-DROPPABLE_KEYS = ("stream_options", "chat_template_kwargs", "reasoning_effort", "return_progress")
+DROPPABLE_KEYS = (
+    "stream_options",
+    "chat_template_kwargs",
+    "reasoning_effort",
+    "return_progress",
+    "id_slot",
+)
 """Keys a strict server may refuse: each is dropped (once) when a 400 names it."""
 
 
@@ -155,129 +160,9 @@ def chat_body(request: ChatRequest, template_kwargs: bool = True) -> dict[str, A
         body["reasoning_effort"] = effort
     if template_kwargs and request.think is not None:
         body["chat_template_kwargs"] = {"enable_thinking": request.think is not False}
+    if request.slot is not None:
+        body["id_slot"] = request.slot
     return body
-
-
-# ------------------------------------------------------------ stream parsing
-
-
-@record(frozen=False)
-class _PartialCall:
-    id: str | None = None
-    name: str = ""
-    arguments: list[str] = field(default_factory=list)
-
-    def complete(self) -> ToolCall:
-        text = "".join(self.arguments)
-        try:
-            parsed = json.loads(text) if text.strip() else {}
-        except ValueError:
-            parsed = None
-        if isinstance(parsed, dict):
-            return ToolCall(id=self.id, name=self.name, arguments=parsed, raw_arguments=text)
-        return ToolCall(id=self.id, name=self.name, arguments=None, raw_arguments=text)
-
-
-@record(frozen=False)
-class _StreamState:
-    """What one SSE stream has delivered so far."""
-
-    calls: dict[int, _PartialCall] = field(default_factory=dict)
-    usage: Usage | None = None
-    finish_reason: str | None = None
-
-    def feed(self, data: dict[str, Any]) -> list[ModelEvent]:
-        error = data.get("error")
-        if error:
-            message = error.get("message", error) if isinstance(error, dict) else error
-            raise StreamError(f"the model server reported an error mid-answer: {message}")
-        progress = data.get("prompt_progress")
-        events: list[ModelEvent] = []
-        if isinstance(progress, dict):  # llama.cpp, asked with return_progress
-            events.append(
-                PromptProgress(
-                    processed=int(progress.get("processed") or 0),
-                    total=int(progress.get("total") or 0),
-                    cached=int(progress.get("cache") or 0),
-                )
-            )
-        usage = data.get("usage")
-        if isinstance(usage, dict):
-            self.usage = Usage(
-                prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                output_tokens=int(usage.get("completion_tokens") or 0),
-            )
-        choices = data.get("choices")
-        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            return events
-        choice = choices[0]
-        delta = choice.get("delta") or choice.get("message") or {}
-        if isinstance(delta, dict):
-            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
-            if isinstance(reasoning, str) and reasoning:
-                events.append(ThinkingDelta(reasoning))
-            content = delta.get("content")
-            if isinstance(content, str) and content:
-                events.append(ContentDelta(content))
-            for piece in delta.get("tool_calls") or ():
-                if isinstance(piece, dict):
-                    self._add_piece(piece)
-        if choice.get("finish_reason"):
-            self.finish_reason = str(choice["finish_reason"])
-            events += self.flush_calls()
-        return events
-
-    def _add_piece(self, piece: dict[str, Any]) -> None:
-        """Merge one tool-call fragment: id and name come first, arguments accumulate."""
-        index = piece.get("index")
-        piece_id = piece.get("id") if isinstance(piece.get("id"), str) else None
-        if not isinstance(index, int):
-            # Servers that omit `index` send whole calls; a new id means a new call.
-            known = [k for k, c in self.calls.items() if c.id == piece_id]
-            if known:
-                index = known[0]
-            elif piece_id or not self.calls:
-                index = max(self.calls, default=-1) + 1
-            else:
-                index = max(self.calls)
-        call = self.calls.setdefault(index, _PartialCall())
-        if piece_id and not call.id:
-            call.id = piece_id
-        raw_function = piece.get("function")
-        function: dict[str, Any] = raw_function if isinstance(raw_function, dict) else {}
-        if isinstance(function.get("name"), str) and not call.name:
-            call.name = function["name"]
-        arguments = function.get("arguments")
-        if isinstance(arguments, str):
-            call.arguments.append(arguments)
-        elif isinstance(arguments, dict):
-            call.arguments.append(json.dumps(arguments))
-
-    def flush_calls(self) -> list[ModelEvent]:
-        events: list[ModelEvent] = [c.complete() for _, c in sorted(self.calls.items()) if c.name]
-        self.calls.clear()
-        return events
-
-
-def _sse_payload(line: str) -> str | None:
-    """The data of one SSE line; None for comments and fields that carry none."""
-    if line.startswith("data:"):
-        return line[5:].strip()
-    if line.startswith(":") or line.startswith(_SSE_FIELDS):
-        return None
-    if line.startswith("{"):
-        return line  # a bare JSON object: some servers send errors this way
-    raise StreamError(f"malformed line from the model server: {line[:200]}")
-
-
-def _parse_payload(payload: str) -> dict[str, Any]:
-    try:
-        data = loads_line(payload)
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        raise StreamError(f"malformed line from the model server: {payload[:200]}")
-    return data
 
 
 # ------------------------------------------------------------------ provider
@@ -302,7 +187,8 @@ def _capabilities(entry: dict[str, Any]) -> frozenset[str]:
         found.add("thinking")
     if isinstance(declared, list):
         names = {str(c).lower() for c in declared}
-        found |= {"vision"} & names
+        if names & {"vision", "multimodal"}:  # llama.cpp says "multimodal" (--mmproj)
+            found.add("vision")
         if names & {"thinking", "reasoning"}:
             found.add("thinking")
     arch = entry.get("architecture")
@@ -419,18 +305,18 @@ class OpenAIProvider:
         if self._llama_cpp:  # keeps a long prompt's read from looking like silence
             body["return_progress"] = True
         response = await self._open_stream(body)
-        state = _StreamState()
+        state = StreamState()
         saw_done = False
         try:
             lines = iter_lines(response)
             async for line in lines:
-                payload = _sse_payload(line)
+                payload = sse_payload(line)
                 if payload == "[DONE]":
                     saw_done = True
                     await drain(lines)
                     break
                 if payload:
-                    for event in state.feed(_parse_payload(payload)):
+                    for event in state.feed(parse_payload(payload)):
                         yield event
         finally:
             await response.aclose()

@@ -13,6 +13,7 @@ endpoint, because most servers have none of them.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rift.errors import ModelError
@@ -103,3 +104,20 @@ async def is_ollama(client: Client, base_url: str) -> bool:
     except ModelError:
         return False
     return isinstance(data, dict) and isinstance(data.get("models"), list)
+
+
+_NUM_CTX = re.compile(r"^\s*num_ctx\s+(\d+)\s*$", re.MULTILINE)
+
+
+async def ollama_num_ctx(client: Client, base_url: str, model: str) -> int | None:
+    """The `num_ctx` an Ollama model's Modelfile sets (`/api/show` `parameters`): the
+    window its OpenAI-compatible endpoint serves it with; None when it sets none."""
+    try:
+        data = await request_json(
+            client, "POST", f"{root_of(base_url)}/api/show", json_body={"model": model}, backoff=()
+        )
+    except ModelError:
+        return None
+    parameters = data.get("parameters") if isinstance(data, dict) else None
+    found = _NUM_CTX.search(parameters) if isinstance(parameters, str) else None
+    return _int(int(found.group(1))) if found else None

@@ -60,9 +60,10 @@ class StartedCandidate(Protocol):
     def notices(self) -> Sequence[Event]: ...
 
 
-StartCandidate = Callable[[Config, Callable[[Event], None]], Awaitable[StartedCandidate]]
+StartCandidate = Callable[[Config, Callable[[Event], None], int], Awaitable[StartedCandidate]]
 """Brings up one candidate headless in `config.cwd` (its worktree), events to the
-callable; raises ModelError when its model cannot be reached. The core's is
+callable, pinned to the server slot given; raises ModelError when its model cannot be
+reached. The core's is
 `rift.core.start_candidate`, passed down by whoever starts the race."""
 
 
@@ -163,6 +164,8 @@ class CandidateRun:
     """Held for the turn when the model turned out to be the embedded one (the fallback
     when no server answers), which runs one generation at a time."""
     start: StartCandidate
+    slot: int = 1
+    """The server slot its conversation pins (1…, never the racing conversation's 0)."""
 
 
 async def run_candidate(run: CandidateRun) -> CandidateResult:
@@ -180,7 +183,7 @@ async def run_candidate(run: CandidateRun) -> CandidateResult:
     started_at = time.monotonic()
     run.emit(SubagentStarted(tag=spec.name, model=spec.model, label=_label(spec, run.task)))
     try:
-        started = await run.start(config, relay)
+        started = await run.start(config, relay, run.slot)
     except ModelError as exc:
         result.reason = str(exc).splitlines()[0]
         relay.line(f"error: {result.reason}", warn=True)

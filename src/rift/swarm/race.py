@@ -158,7 +158,9 @@ async def _run(
         created.append(path)
         places.append(path)
     emit(SwarmStarted(options.task, [s.name for s in specs]))
-    slots = asyncio.Semaphore(cap)
+    slots: asyncio.Queue[int] = asyncio.Queue()
+    for slot in range(1, cap + 1):  # slot 0 stays with the conversation that raced
+        slots.put_nowait(slot)
     serial = asyncio.Lock()
     runs = [
         CandidateRun(spec, options.task, config, place / rel, emit, serial, start)
@@ -174,17 +176,19 @@ async def _run(
 
 
 async def _one(
-    run: CandidateRun, root: Path, place: Path, commit: str, slots: asyncio.Semaphore
+    run: CandidateRun, root: Path, place: Path, commit: str, slots: asyncio.Queue[int]
 ) -> CandidateResult:
     """One candidate, then its patch; its own failures end up in its result."""
-    async with slots:
-        try:
-            result = await candidates.run_candidate(run)
-        except (RiftError, OSError) as exc:
-            result = CandidateResult(run.spec, reason=str(exc).splitlines()[0])
-        except Exception as exc:  # a bug must not take the other candidates down
-            log.exception("swarm candidate %s failed", run.spec.name)
-            result = CandidateResult(run.spec, reason=f"internal error: {exc!r}")
+    run.slot = await slots.get()  # its own server slot while it runs (`Agent.slot`)
+    try:
+        result = await candidates.run_candidate(run)
+    except (RiftError, OSError) as exc:
+        result = CandidateResult(run.spec, reason=str(exc).splitlines()[0])
+    except Exception as exc:  # a bug must not take the other candidates down
+        log.exception("swarm candidate %s failed", run.spec.name)
+        result = CandidateResult(run.spec, reason=f"internal error: {exc!r}")
+    finally:
+        slots.put_nowait(run.slot)
     dest = worktrees.patch_path(root, run.spec.name)
     try:
         result.patch_bytes = worktrees.capture_patch(place, commit, dest)

@@ -22,9 +22,10 @@ Script format (a JSON object; every key optional)::
         {"name": "fake-model",         #   "capabilities": ["tools"], "context_length": 32768}]
          "capabilities": ["tools", "thinking", "vision"],
          "context_length": 32768,      # null/absent: not reported
-         "extra": {...}}               # merged into the /v1/models entry (e.g.
-      ],                               #   {"meta": {"n_ctx_train": 8192}});
-                                       # names may repeat (served as given)
+         "extra": {...},               # merged into the /v1/models entry (e.g.
+                                       #   {"meta": {"n_ctx_train": 8192}});
+         "parameters": "num_ctx 8192"} # /api/show's Modelfile parameters (absent: none)
+      ],                               # names may repeat (served as given)
       "list_status": 503,              # model lists (tags, /models) fail with it
       "props": {...},                  # GET /props answers this object (llama.cpp's
                                        #   server: default_generation_settings.n_ctx,

@@ -151,14 +151,14 @@ class _Handler(BaseHTTPRequestHandler):
         info: dict[str, Any] = {"general.architecture": "fake"}
         if entry.get("context_length"):
             info["fake.context_length"] = entry["context_length"]
-        self._send_json(
-            200,
-            {
-                "capabilities": entry.get("capabilities", []),
-                "model_info": info,
-                "details": {"family": "fake"},
-            },
-        )
+        shown: dict[str, Any] = {
+            "capabilities": entry.get("capabilities", []),
+            "model_info": info,
+            "details": {"family": "fake"},
+        }
+        if isinstance(entry.get("parameters"), str):
+            shown["parameters"] = entry["parameters"]
+        self._send_json(200, shown)
 
     def _chat(self, body: dict[str, Any], size: int, wire_class: type[Wire]) -> None:
         raw_messages = body.get("messages")

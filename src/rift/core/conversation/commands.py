@@ -88,6 +88,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _c("diff", "", "coloured git diff of the working tree", needs_model=False),
     _c("copy", "[all|log]", "copy the last reply, transcript or log", needs_model=False),
     _c("export", "[file]", "write the transcript as Markdown"),
+    _c("paste", "", "attach the clipboard's image to the next prompt (vision models)"),
     _c("swarm", "<task> [--models a,b] [--attempts N] [--explore] [--judge M|tests|none]",
        "race candidates in git worktrees; tests or a judge pick", idle_only=True,
        method="swarm_line", wire="swarm", faces=EVERYWHERE),
@@ -117,7 +118,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
        faces=EVERYWHERE),
     _c("lsp", "", "language servers and the last diagnostics", method="command", wire="lsp",
        faces=EVERYWHERE),
-    _c("config", "[reload]", "the settings and where each came from; reload the files",
+    _c("config", "[reload|edit]", "the settings and their sources; reload or edit the file",
        method="command", wire="config", faces=EVERYWHERE),
 )  # fmt: skip
 BY_NAME: dict[str, CommandSpec] = {spec.name: spec for spec in COMMANDS}

@@ -304,11 +304,22 @@ class Daily:
 
     def config_command(self, argument: str = "") -> bool:
         """`/config`: the merged settings and where each came from; `/config reload`
-        reads the files again and rebinds the model with them."""
-        from rift.config import load_config
+        reads the files again and applies them; `/config edit` (the TUI opens the
+        editor itself) names the user config file, created with a skeleton if missing."""
+        from rift.config import ensure_user_config, load_config
         from rift.config_sources import settings_sources
 
         agent = self._agent
+        if argument in ("edit", "open"):
+            path, created = ensure_user_config(agent.config)
+            made = " (just created, with commented examples)" if created else ""
+            agent.emit(
+                Info(
+                    f"the user config is {path}{made}: edit it in your editor, then /config"
+                    " reload (only the terminal UI opens an editor itself)"
+                )
+            )
+            return True
         if argument == "reload":
             if self._refused_busy():
                 return False
@@ -320,7 +331,7 @@ class Daily:
             self._reload(fresh)
             return True
         if argument:
-            agent.emit(Warning("usage: /config [reload]"))
+            agent.emit(Warning("usage: /config [reload|edit]"))
             return False
         rows = settings_sources(agent.config, os.environ)
         width = max((len(k) for k, _, _ in rows), default=0)

@@ -9,10 +9,14 @@ such model), and returns a report whose `failed` decides the exit status.
 
 The tool probe is a real, tiny chat request through rift's own provider (the
 same code a turn uses), so what it reports is what a turn would see.
+
+`brief_check` is the part that costs no chat request, run on the side after
+`/host` or `set_model` moved the conversation to another server.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Literal
 
@@ -35,6 +39,8 @@ from rift.record import field, record, replace
 
 Status = Literal["ok", "warn", "fail", "info"]
 CONNECT_TIMEOUT_S = 3.0
+BRIEF_TIMEOUT_S = 3.0
+"""The quick checks after a server switch give up after this: a slow host is not nagged."""
 PROBE_TOOL = {
     "type": "function",
     "function": {
@@ -125,6 +131,41 @@ async def run_doctor(config: Config) -> Report:
         await provider.aclose()
         await client.aclose()
     return report
+
+
+async def brief_check(config: Config, route: registry.Route, info: ModelInfo) -> list[Check]:
+    """The checks that found something to change on a server just switched to.
+
+    The preflight already proved the server reachable and the model served; this
+    adds what the server says about itself (llama.cpp's `/props`, Ollama's
+    `/api/tags`): the window it really serves, whether its chat template knows
+    tools, its slots. No chat request (no tool probe, no prompt speed): it runs
+    beside the conversation and must never hold it up, so a server that takes
+    longer than BRIEF_TIMEOUT_S to say yields [] rather than a guess.
+    """
+    if route.provider_kind == registry.EMBEDDED:
+        return []
+    report = Report(target=route.base_url)
+    tls = route.base_url.startswith("https:")
+    client = make_client(BRIEF_TIMEOUT_S, connect_timeout=BRIEF_TIMEOUT_S, tls=tls)
+    try:
+        async with asyncio.timeout(BRIEF_TIMEOUT_S):
+            server = await _identify(route, client)
+    except TimeoutError:
+        return []
+    finally:
+        await client.aclose()
+    _context(report, config, route, info, server)
+    props = server.props
+    if props is not None and props.chat_template and not props.template_tools:
+        report.add(
+            "tool calls",
+            "warn",
+            "the model's chat template has no tool support: calls come back as text at best",
+            "serve a model whose template renders tools, with llama-server --jinja",
+        )
+    _features(report, route, info, server)
+    return [c for c in report.checks if c.status in ("warn", "fail")]
 
 
 async def _diagnose(

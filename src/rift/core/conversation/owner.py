@@ -399,6 +399,7 @@ class Conversation(Readings, Swarming, Daily):
         if isinstance(old, Refusal):
             return old
         self._spawn(old.provider.aclose())
+        self._spawn(self._agent.check_server(old.route))  # beside the conversation, brief
         return True
 
     async def _compact(self) -> None:

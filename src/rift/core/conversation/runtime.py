@@ -18,6 +18,7 @@ from rift.config import Config, persist_allow_rule
 from rift.core.context.budget import CompactionCounts, TokenMeter, enforce_budget
 from rift.core.context.instructions import load_project_instructions
 from rift.core.context.prompt import build_system_prompt, user_base_prompt
+from rift.core.conversation.doctor import brief_check
 from rift.core.conversation.lsp import LspService
 from rift.core.conversation.refusal import Refusal
 from rift.core.conversation.tasks import TaskRegistry
@@ -46,6 +47,7 @@ from rift.models.attachments import images_for
 from rift.models.base import Message, Provider
 from rift.models.pricing import estimated_cost_usd
 from rift.models.registry import Preflight, Route, connect, list_all_models, with_thinking
+from rift.models.server_info import root_of
 from rift.models.thinking import describe as describe_thinking
 from rift.record import field, record
 from rift.text import scrub
@@ -113,6 +115,10 @@ class Agent:
     """Language servers for diagnostics after edits (lent to the tools as `diagnostics`)."""
     extensions: Extensions | None = None
     """Plugins, personas, project hooks and MCP servers (extend/loader.py), set at startup."""
+    slot: int = 0
+    """The server slot this conversation pins where the server has slots (llama.cpp's
+    `id_slot`): 0, so sub-agents (slots 1…) never evict its cached prompt; a swarm
+    candidate gets its own. Past the server's slot count nothing is pinned."""
     _session_store: SessionStore | None = None
 
     def __post_init__(self) -> None:
@@ -215,6 +221,7 @@ class Agent:
 
     def turn_setup(self) -> TurnSetup:
         b = self.binding
+        slots = b.info.info.slots
         return TurnSetup(
             provider=b.provider,
             model=b.route.wire_model,
@@ -229,7 +236,8 @@ class Agent:
             detect_truncation=b.route.traits.reports_truncation,
             headless=not self.attached,
             preread=b.route.small,
-            slots=b.info.info.slots,
+            slots=slots,
+            slot=self.slot if slots and self.slot < slots else None,
         )
 
     # ---------------------------------------------------------------- a turn
@@ -339,6 +347,16 @@ class Agent:
         self.emit(ModelChanged(model=binding.addressable, num_ctx=binding.info.num_ctx, note=note))
         self.emit(self.context_gauge())
         return old
+
+    async def check_server(self, previous: Route) -> None:
+        """After a switch to another server, the doctor's quick checks of it; each problem
+        is a `warning` with code "server". A model on the same server costs no request."""
+        route = self.binding.route
+        if root_of(route.base_url) == root_of(previous.base_url):
+            return
+        for check in await brief_check(self.config, route, self.binding.info.info):
+            fix = f" — {check.fix}" if check.fix else ""
+            self.emit(Warning(f"{route.base_url}: {check.detail}{fix}", code="server"))
 
     def set_thinking(self, arg: str) -> str:
         """`/think on|off|auto|<level>` (empty: report only); ValueError for a bad word."""

@@ -15,6 +15,7 @@ from pathlib import Path
 from rift import child_env
 from rift.config import Config
 from rift.core.conversation.lsp import LspService
+from rift.core.conversation.ollama_window import check_ollama_v1
 from rift.core.conversation.owner import Conversation
 from rift.core.conversation.runtime import Agent, ModelBinding, bind_model
 from rift.core.permissions.rules import read_allowed
@@ -38,6 +39,8 @@ class StartOptions:
     resume: Path | None = None
     contained: bool = False
     """write/edit may touch the project directory only (swarm candidates in worktrees)."""
+    slot: int = 0
+    """The server slot the conversation pins (llama.cpp's `id_slot`; see `Agent.slot`)."""
 
 
 @record(frozen=False, slots=False)
@@ -80,6 +83,7 @@ async def start_agent(
     notices: list[Event] = [Warning(w) for w in config.warnings] + fallback
     if binding.info.note:
         notices.append(Info(binding.info.note))
+    notices += await check_ollama_v1(config, binding)
     store = SessionStore(config.paths.sessions_dir)
     path = options.resume
     if path is None and options.continue_last:
@@ -116,6 +120,7 @@ async def start_agent(
         attached=options.attached,
         skills=skills,
         extensions=extensions,
+        slot=options.slot,
     )
     agent.approval.enabled = True if approve is None else approve
     notices += _confine(agent, config, contained=options.contained)
@@ -188,8 +193,8 @@ async def _bind_or_fall_back(config: Config) -> tuple[ModelBinding, list[Event]]
     return binding, [Info(note)]
 
 
-async def start_candidate(config: Config, emit: Callable[[Event], None]) -> Started:
+async def start_candidate(config: Config, emit: Callable[[Event], None], slot: int) -> Started:
     """A swarm candidate (src/rift/swarm/): a headless agent whose writes stay in its
     worktree, the project directory of `config`. The owner hands this down to the race,
     so the swarm never imports the core."""
-    return await start_agent(config, emit, StartOptions(attached=False, contained=True))
+    return await start_agent(config, emit, StartOptions(attached=False, contained=True, slot=slot))

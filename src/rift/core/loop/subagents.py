@@ -32,7 +32,7 @@ from rift.events import (
     Warning,
 )
 from rift.models.base import Message
-from rift.record import field, record
+from rift.record import field, record, replace
 from rift.tools.base import PlanState, Tool, ToolContext
 from rift.tools.calls import describe_call
 from rift.tools.delegation import MAX_TASKS, ChildTask, Persona, parse_tasks
@@ -67,13 +67,18 @@ class SubagentRunner:
     personas: Mapping[str, Persona] = field(default_factory=dict)
     _tags: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
-    _slots: asyncio.Semaphore | None = None
+    _slots: asyncio.Queue[int | None] | None = None
+    """The server slots children may take, one each while it runs (llama.cpp's ids 1…,
+    slot 0 staying with the parent; None entries where there is no slot of their own)."""
 
     async def run(self, tasks: list[ChildTask], background: bool) -> str:
         prepared = [await self._prepare(t) for t in tasks]
-        width = child_width(self.parent_setup().slots)
+        slots = self.parent_setup().slots
+        width = child_width(slots)
         if width is not None and self._slots is None:
-            self._slots = asyncio.Semaphore(width)
+            self._slots = asyncio.Queue()
+            for slot in child_slots(slots):
+                self._slots.put_nowait(slot)
         if width is not None and len(tasks) > width:
             self.emit(
                 Info(
@@ -144,6 +149,7 @@ class SubagentRunner:
             meter=TokenMeter(),
             max_iterations=parent.max_iterations,
             lean_schema=parent.lean_schema,
+            slots=parent.slots if provider is parent.provider else None,
         )
         return (
             task
@@ -152,10 +158,16 @@ class SubagentRunner:
         ), setup
 
     async def _child(self, task: ChildTask, setup: TurnSetup) -> str:
+        """Run a child once a slot is free; it pins that slot on the parent's server."""
         if self._slots is None:
             return await self._child_run(task, setup)
-        async with self._slots:
+        slot = await self._slots.get()
+        try:
+            if setup.slots:  # the parent's server: a child on another model pins nothing
+                setup = replace(setup, slot=slot)
             return await self._child_run(task, setup)
+        finally:
+            self._slots.put_nowait(slot)
 
     async def _child_run(self, task: ChildTask, setup: TurnSetup) -> str:
         tag = f"a{next(self._tags)}"
@@ -180,6 +192,16 @@ def child_width(slots: int | None) -> int | None:
     if not slots:
         return None
     return max(1, slots - 1)
+
+
+def child_slots(slots: int | None) -> list[int | None]:
+    """The slot each concurrent child pins: 1 … slots-1 (0 is the parent's); with a single
+    slot, one child at a time and nothing to pin (it can only share the parent's)."""
+    if not slots:
+        return []
+    if slots == 1:
+        return [None]
+    return list(range(1, slots))
 
 
 def _relay(tag: str, emit: Callable[[Event], None]) -> Callable[[Event], None]:

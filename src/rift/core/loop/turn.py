@@ -79,6 +79,9 @@ class TurnSetup:
     slots: int | None = None
     """Requests the server runs at once (llama.cpp's `-np`), where it says; sub-agents
     are capped to it (core/loop/subagents.py)."""
+    slot: int | None = None
+    """The slot this conversation's requests are pinned to (llama.cpp's `id_slot`):
+    0 for the main conversation, another for each sub-agent; None: the server chooses."""
 
 
 class TurnStopped(Exception):
@@ -311,6 +314,7 @@ class Turn:
             num_ctx=s.num_ctx,
             temperature=0.0 if self._greedy else s.temperature,
             think=s.think,
+            slot=s.slot,
         )
         unscaled = s.meter.unscaled(request.messages, schemas)  # what was really sent
         limits = repetition.limits_for(s.model, small=s.preread)  # preread: a small model

@@ -19,7 +19,9 @@ from rich.text import Text
 
 from rift.errors import RiftError, ToolError
 from rift.frontends.tui import session_commands as session
+from rift.frontends.tui.config_edit import config as _config
 from rift.frontends.tui.format import gauge
+from rift.frontends.tui.paste import paste as _paste
 from rift.frontends.tui.widgets.activity import color_diff
 from rift.frontends.tui.widgets.composer import CommandHint
 from rift.record import record
@@ -394,6 +396,8 @@ HANDLERS: dict[str, Handler] = {
     "mode": _mode,
     "autocontinue": _autocontinue,
     "permissions": _permissions,
+    "config": _config,
+    "paste": _paste,
     "add-dir": _add_dir,
     "remember": _remember,
     "undo": _undo,

@@ -83,6 +83,8 @@ class Driver:
         self.totals = Totals()
         self.swarm = SwarmBoard()
         """The latest swarm race as its events told it (/candidates shows it)."""
+        self.staged: list[str] = []
+        """Images `/paste` staged (data URLs): they ride on the next prompt that starts a turn."""
 
     @property
     def config(self) -> Config:
@@ -141,9 +143,18 @@ class Driver:
     # --------------------------------------------------------------- turns
 
     def start_turn(self, text: str) -> bool:
-        """Submit a prompt; the owner expands skills and @mentions. False when refused."""
+        """Submit a prompt, with the images `/paste` staged; the owner expands skills and
+        @mentions. False when refused (the staged images then wait for the next one)."""
         assert self.conversation is not None
-        return bool(self.conversation.submit(text))
+        attachments = None
+        if self.staged:
+            from rift.models.attachments import Attachments
+
+            attachments = Attachments(images=tuple(self.staged))
+        accepted = bool(self.conversation.submit(text, attachments))
+        if accepted:
+            self.staged.clear()
+        return accepted
 
     async def wait(self) -> object:
         """Until the current work (turn, switch, compaction, option change) has ended."""

@@ -1,0 +1,69 @@
+"""Ollama's OpenAI-compatible endpoint and the window it serves without saying so.
+
+Ollama's `/v1` ignores the context size a client asks for and serves the
+model with the server's default (`OLLAMA_CONTEXT_LENGTH`, 4096 tokens unless
+set) or what the model's Modelfile sets (`PARAMETER num_ctx`). A conversation
+past that is cut from the front with no error, which reads as a model that
+forgot the task. The native API takes `num_ctx` per request, so the fix is one
+URL away; rift says so once at startup, or, where the window is known (the
+Modelfile, or OLLAMA_CONTEXT_LENGTH in rift's own environment), budgets to it.
+"""
+
+from __future__ import annotations
+
+from rift.config import Config
+from rift.core.conversation.runtime import ModelBinding
+from rift.events import Event, Info, Warning
+from rift.models import server_info
+from rift.models.http import make_client
+from rift.models.registry import PROBE_TIMEOUT_S
+from rift.record import replace
+
+OLLAMA_DEFAULT_CTX = 4096
+
+
+async def check_ollama_v1(config: Config, binding: ModelBinding) -> list[Event]:
+    """The startup notice about Ollama's `/v1` window, and the budget adjusted in
+    `binding` when the served window is known and smaller. Nothing for other servers.
+
+    Costs one GET (`/api/tags`) on an OpenAI-compatible server that is not
+    llama.cpp's (whose `/props` the preflight already read), and one `/api/show`
+    when that answered as Ollama.
+    """
+    route = binding.route
+    if route.provider_kind != "openai" or binding.info.info.slots is not None:
+        return []
+    from rift.models.openai import OPENAI_API_URL  # loaded already: the route is OpenAI's
+
+    if route.base_url.startswith(OPENAI_API_URL):
+        return []
+    if route.provider_name is not None and route.provider_name not in config.providers:
+        return []  # a built-in hosted provider
+    base = route.base_url
+    tls = base.startswith("https:")
+    async with make_client(PROBE_TIMEOUT_S, connect_timeout=PROBE_TIMEOUT_S, tls=tls) as client:
+        if not await server_info.is_ollama(client, base):
+            return []
+        served = await server_info.ollama_num_ctx(client, base, route.wire_model)
+    source = f"the num_ctx of {route.wire_model}'s Modelfile"
+    if served is None and config.ollama_context_length:
+        served, source = config.ollama_context_length, "OLLAMA_CONTEXT_LENGTH"
+    budget = binding.info.num_ctx
+    if served is None:
+        root = server_info.root_of(base)
+        return [
+            Warning(
+                f"{base} is Ollama's OpenAI-compatible endpoint: it ignores the context size"
+                f" rift asks for and serves its default (OLLAMA_CONTEXT_LENGTH,"
+                f" {OLLAMA_DEFAULT_CTX} tokens unless set), cutting longer conversations"
+                f" silently. Use --host {root} (the native API, where rift sends num_ctx"
+                f" {budget}), or start Ollama with OLLAMA_CONTEXT_LENGTH={budget} and set it"
+                " where rift runs too"
+            )
+        ]
+    if served >= budget:
+        return []
+    binding.info = replace(binding.info, num_ctx=served)
+    return [
+        Info(f"Ollama's /v1 serves {served} tokens ({source}): context budget {budget} → {served}")
+    ]

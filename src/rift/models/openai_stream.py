@@ -1,0 +1,146 @@
+"""Reading an OpenAI-compatible SSE stream: deltas in, neutral model events out.
+
+Tool calls arrive in pieces keyed by `index` (or, from servers that omit it,
+whole and keyed by id) and are emitted only once complete, at `finish_reason`
+or the end of the stream; reasoning is `reasoning_content` on some servers and
+`reasoning` on others; llama.cpp's `prompt_progress` chunks become
+`PromptProgress`. Split from openai.py, which builds requests and drives this.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rift.errors import StreamError
+from rift.models.base import (
+    ContentDelta,
+    ModelEvent,
+    PromptProgress,
+    ThinkingDelta,
+    ToolCall,
+    Usage,
+)
+from rift.models.http import loads_line
+from rift.record import field, record
+
+_SSE_FIELDS = ("event:", "id:", "retry:")
+
+
+@record(frozen=False)
+class _PartialCall:
+    id: str | None = None
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+    def complete(self) -> ToolCall:
+        text = "".join(self.arguments)
+        try:
+            parsed = json.loads(text) if text.strip() else {}
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict):
+            return ToolCall(id=self.id, name=self.name, arguments=parsed, raw_arguments=text)
+        return ToolCall(id=self.id, name=self.name, arguments=None, raw_arguments=text)
+
+
+@record(frozen=False)
+class StreamState:
+    """What one SSE stream has delivered so far."""
+
+    calls: dict[int, _PartialCall] = field(default_factory=dict)
+    usage: Usage | None = None
+    finish_reason: str | None = None
+
+    def feed(self, data: dict[str, Any]) -> list[ModelEvent]:
+        error = data.get("error")
+        if error:
+            message = error.get("message", error) if isinstance(error, dict) else error
+            raise StreamError(f"the model server reported an error mid-answer: {message}")
+        progress = data.get("prompt_progress")
+        events: list[ModelEvent] = []
+        if isinstance(progress, dict):  # llama.cpp, asked with return_progress
+            events.append(
+                PromptProgress(
+                    processed=int(progress.get("processed") or 0),
+                    total=int(progress.get("total") or 0),
+                    cached=int(progress.get("cache") or 0),
+                )
+            )
+        usage = data.get("usage")
+        if isinstance(usage, dict):
+            self.usage = Usage(
+                prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                output_tokens=int(usage.get("completion_tokens") or 0),
+            )
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            return events
+        choice = choices[0]
+        delta = choice.get("delta") or choice.get("message") or {}
+        if isinstance(delta, dict):
+            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+            if isinstance(reasoning, str) and reasoning:
+                events.append(ThinkingDelta(reasoning))
+            content = delta.get("content")
+            if isinstance(content, str) and content:
+                events.append(ContentDelta(content))
+            for piece in delta.get("tool_calls") or ():
+                if isinstance(piece, dict):
+                    self._add_piece(piece)
+        if choice.get("finish_reason"):
+            self.finish_reason = str(choice["finish_reason"])
+            events += self.flush_calls()
+        return events
+
+    def _add_piece(self, piece: dict[str, Any]) -> None:
+        """Merge one tool-call fragment: id and name come first, arguments accumulate."""
+        index = piece.get("index")
+        piece_id = piece.get("id") if isinstance(piece.get("id"), str) else None
+        if not isinstance(index, int):
+            # Servers that omit `index` send whole calls; a new id means a new call.
+            known = [k for k, c in self.calls.items() if c.id == piece_id]
+            if known:
+                index = known[0]
+            elif piece_id or not self.calls:
+                index = max(self.calls, default=-1) + 1
+            else:
+                index = max(self.calls)
+        call = self.calls.setdefault(index, _PartialCall())
+        if piece_id and not call.id:
+            call.id = piece_id
+        raw_function = piece.get("function")
+        function: dict[str, Any] = raw_function if isinstance(raw_function, dict) else {}
+        if isinstance(function.get("name"), str) and not call.name:
+            call.name = function["name"]
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            call.arguments.append(arguments)
+        elif isinstance(arguments, dict):
+            call.arguments.append(json.dumps(arguments))
+
+    def flush_calls(self) -> list[ModelEvent]:
+        events: list[ModelEvent] = [c.complete() for _, c in sorted(self.calls.items()) if c.name]
+        self.calls.clear()
+        return events
+
+
+def sse_payload(line: str) -> str | None:
+    """The data of one SSE line; None for comments and fields that carry none."""
+    if line.startswith("data:"):
+        return line[5:].strip()
+    if line.startswith(":") or line.startswith(_SSE_FIELDS):
+        return None
+    if line.startswith("{"):
+        return line  # a bare JSON object: some servers send errors this way
+    raise StreamError(f"malformed line from the model server: {line[:200]}")
+
+
+def parse_payload(payload: str) -> dict[str, Any]:
+    try:
+        data = loads_line(payload)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise StreamError(f"malformed line from the model server: {payload[:200]}")
+    return data
