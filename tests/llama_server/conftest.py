@@ -9,8 +9,9 @@ goes wrong (the server will not start, say) is a failure.
 
 The server runs with the flags the README recommends: `--jinja` (the model's
 own template, tools included), `-c 8192 -np 2` (two slots of 4096), `-t 2`,
-and `--alias fake-model`, so every harness written for the fake server (they
-all pass `-m fake-model`) drives it unchanged.
+and `--alias qwen2.5-coder-0.5b-instruct`: a name that says the model's size, so rift
+drives it as users' small models are driven (models/sizes.py: the named files pre-read,
+a small file asked for whole); the harnesses written for the fake server take `-m ALIAS`.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ BINARY = Path(
 GGUF = Path(
     os.environ.get("RIFT_LLAMA_GGUF") or _CACHE / "models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 )
-ALIAS = "fake-model"
+ALIAS = "qwen2.5-coder-0.5b-instruct"
 START_TIMEOUT_S = 120.0
 
 
@@ -68,6 +69,11 @@ class LlamaServer:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def model(self) -> str:
+        """The model id the server answers to (its `--alias`)."""
+        return ALIAS
 
     @property
     def v1_url(self) -> str:

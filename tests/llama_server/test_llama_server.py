@@ -34,13 +34,13 @@ LONG_ANSWER = (
 
 
 def _serve(project: Path, llama: Any) -> ServeProcess:
-    client = ServeProcess(project, "--host", llama.url, "-m", "fake-model", "--temp", "0")
+    client = ServeProcess(project, "--host", llama.url, "-m", llama.model, "--temp", "0")
     client.until("ready", timeout=60)
     return client
 
 
 def test_doctor_reads_the_real_server(llama: Any, project: Path) -> None:
-    run = run_rift(["doctor", "--host", llama.url, "-m", "fake-model"], project, timeout=120)
+    run = run_rift(["doctor", "--host", llama.url, "-m", llama.model], project, timeout=120)
     report = run.stdout
     assert run.returncode == 0, report + run.stderr
     assert "llama.cpp server" in report
@@ -60,7 +60,7 @@ def test_headless_fixes_a_file_through_real_tool_calls(llama: Any, project: Path
         " 'return a - b' with 'return a + b'."
     )
     run = run_rift(
-        ["-p", prompt, "--host", llama.url, "-m", "fake-model", "--temp", "0",
+        ["-p", prompt, "--host", llama.url, "-m", llama.model, "--temp", "0",
          "--max-iterations", "6", "--output-format", "json"],
         project, timeout=200,
     )  # fmt: skip
@@ -121,7 +121,7 @@ def test_acp_turn_streams(llama: Any, project: Path) -> None:
     recorder = Recorder()
 
     async def scenario() -> None:
-        async with connect(recorder, project, llama, "--temp", "0") as rift:
+        async with connect(recorder, project, llama, "--temp", "0", "-m", llama.model) as rift:
             sid = (await rift.conn.new_session(cwd=str(project), mcp_servers=[])).session_id
             started = time.monotonic()
             response = await rift.conn.prompt(
