@@ -58,8 +58,7 @@ class Conversation(Readings, Swarming, Daily):
 
     def __init__(self, agent: Agent, session_path: Path, start_candidate: StartCandidate) -> None:
         self._agent = agent
-        self._start_candidate = start_candidate
-        """Brings up a swarm candidate (startup.py); a race gets it from here."""
+        self._start_candidate = start_candidate  # a race's candidates start with it
         self.session_path = session_path
         """The session file; a new one on `new_conversation`."""
         self.interrupted = False
