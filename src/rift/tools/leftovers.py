@@ -24,7 +24,8 @@ _MODULE_NAMES = frozenset(
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
-def _parse(text: str) -> Any:
+def parse(text: str) -> Any:
+    """The module's AST, or None when `text` is not Python this interpreter reads."""
     ast = importlib.import_module("ast")
     try:
         with warnings.catch_warnings():
@@ -53,7 +54,7 @@ def _bound(node: Any, ast: Any) -> list[str]:
 def _names(text: str) -> tuple[set[str], dict[str, int]] | None:
     """(names bound anywhere, names loaded with their first line); None when `text` does
     not parse or has a star import (anything could then be defined)."""
-    tree = _parse(text)
+    tree = parse(text)
     if tree is None:
         return None
     ast = importlib.import_module("ast")
@@ -190,7 +191,7 @@ def leftover_note(raw: str, before: str | None, after: str, old: str = "", new: 
 
 def _top_level(text: str) -> list[str] | None:
     """Names of the module's top-level functions, classes and assignments (None: no parse)."""
-    tree = _parse(text)
+    tree = parse(text)
     if tree is None:
         return None
     ast = importlib.import_module("ast")

@@ -19,11 +19,11 @@ from __future__ import annotations
 import importlib
 import json
 import re
-import warnings
 from pathlib import Path
 from typing import Any
 
 from rift.patterns import lazy
+from rift.tools import leftovers
 
 _NAME = r"`?([A-Za-z_]\w*)`?(?:\(\))?"
 _KIND = r"(?:(?:the\s+)?(?:function|method|class|variable|constant|field|attribute|argument|parameter|def)\s+)?"  # noqa: E501
@@ -53,16 +53,6 @@ def added_names(words: str) -> list[str]:
     return [m.group(1) for m in _ADD().finditer(words)]
 
 
-def _parse(text: str) -> Any:
-    ast = importlib.import_module("ast")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-
-
 def _python_names(tree: Any) -> tuple[dict[str, int], set[str]]:
     """(every identifier the code uses or binds with its first line, names it defines)."""
     ast = importlib.import_module("ast")
@@ -90,7 +80,7 @@ def _python_names(tree: Any) -> tuple[dict[str, int], set[str]]:
 def _names(path: Path, text: str) -> tuple[dict[str, int], set[str]]:
     """Identifiers in a changed file: through the AST for Python, whole words otherwise."""
     if path.suffix in (".py", ".pyi"):
-        tree = _parse(text)
+        tree = leftovers.parse(text)
         if tree is not None:
             return _python_names(tree)
     used: dict[str, int] = {}
@@ -103,7 +93,7 @@ def _names(path: Path, text: str) -> tuple[dict[str, int], set[str]]:
 def _meaning(path: Path, text: str) -> str | None:
     """What a file means with its layout set aside (None: no such notion for this file)."""
     if path.suffix in (".py", ".pyi"):
-        tree = _parse(text)
+        tree = leftovers.parse(text)
         return None if tree is None else importlib.import_module("ast").dump(tree)
     if path.suffix == ".json":
         try:
