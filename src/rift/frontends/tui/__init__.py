@@ -13,6 +13,12 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rift.config import Config
+    from rift.frontends.tui.app import RiftApp
+    from rift.frontends.tui.host import ChatHost, CommandHost
+
+    _HOSTS: tuple[type[CommandHost], type[ChatHost]] = (RiftApp, RiftApp)
+    """mypy proves here that the app this launcher builds is what host.py promises the
+    modules it feeds (the commands, the event view, the chat screen)."""
 
 __all__ = ["run"]
 

@@ -423,19 +423,19 @@ class RiftApp(App[int]):
 
     # ------------------------------------------------------- completions
 
-    def _command_hints(self) -> Sequence[CommandHint]:
+    def command_hints(self) -> Sequence[CommandHint]:
         from rift.frontends.tui.commands import hints
 
         conversation = self.driver.conversation
         skills = conversation.skills if conversation is not None else {}
         return hints(sorted(skills))
 
-    def _pasted(self, text: str) -> str | None:
+    def pasted(self, text: str) -> str | None:
         from rift.frontends.tui.mentions import pasted_image
 
         return pasted_image(text, self.driver.config.cwd)
 
-    def _file_index(self) -> list[str]:
+    def file_index(self) -> list[str]:
         if self._files is None:
             from rift.frontends.tui.mentions import file_index
 

@@ -2,7 +2,8 @@
 
 The names, arguments, help and idle rule come from `rift.core.COMMANDS` (the
 registry every face derives from); this module only says what the TUI does for
-each. Each handler is `async (app, arg) -> None`. A handler signals failure by
+each. Each handler is `async (app, arg) -> None`, the app seen as a `host.CommandHost`
+(never `RiftApp` itself, which imports this module). A handler signals failure by
 raising `RiftError`, which the app shows as `! <error>` with the status
 "command failed". Commands that change the conversation or the model refuse
 while a turn runs; looking things up (/tokens, /tasks, /diff…) never does.
@@ -28,9 +29,9 @@ from rift.record import record
 
 if TYPE_CHECKING:
     from rift.core import CommandSpec
-    from rift.frontends.tui.app import RiftApp
+    from rift.frontends.tui.host import CommandHost
 
-Handler = Callable[["RiftApp", str], Awaitable[None]]
+Handler = Callable[["CommandHost", str], Awaitable[None]]
 _COMMAND = re.compile(r"/[A-Za-z][\w:.-]*")
 KEYS = (
     ("Enter", "send"),
@@ -77,7 +78,7 @@ def is_command(text: str) -> bool:
     return bool(first) and _COMMAND.fullmatch(first[0]) is not None
 
 
-async def dispatch(app: RiftApp, text: str) -> None:
+async def dispatch(app: CommandHost, text: str) -> None:
     from rift.core import parse_command, split_command
 
     invocation = parse_command(text, commands=FACE)
@@ -107,7 +108,7 @@ def hints(skills: Sequence[str]) -> list[CommandHint]:
 # ------------------------------------------------------------------ general
 
 
-async def _help(app: RiftApp, arg: str) -> None:
+async def _help(app: CommandHost, arg: str) -> None:
     text = Text.assemble(("commands", "bold"), "\n")
     for name, command in COMMANDS.items():
         text.append(f"  /{name}", style="bold cyan")
@@ -128,21 +129,21 @@ ON_WORDS = ("", "on", "yes", "true", "1")
 OFF_WORDS = ("off", "no", "false", "0")
 
 
-async def _approve(app: RiftApp, arg: str) -> None:
+async def _approve(app: CommandHost, arg: str) -> None:
     word = arg.strip().lower()
     if word not in ON_WORDS + OFF_WORDS:
         raise RiftError(f"usage: /approve [on|off] (not '{arg.strip()}')")
     await _set_approval(app, word in ON_WORDS)
 
 
-async def _yolo(app: RiftApp, arg: str) -> None:
+async def _yolo(app: CommandHost, arg: str) -> None:
     word = arg.strip().lower()
     if word not in ("", "on", "off"):
         raise RiftError(f"usage: /yolo [off] (not '{arg.strip()}')")
     await _set_approval(app, word == "off")
 
 
-async def _set_approval(app: RiftApp, on: bool) -> None:
+async def _set_approval(app: CommandHost, on: bool) -> None:
     conversation = app.require_conversation()
     conversation.set_approval(on)
     app.status_bar.set(mode=conversation.mode)
@@ -160,7 +161,7 @@ MODE_HELP = {
 }
 
 
-async def _mode(app: RiftApp, arg: str) -> None:
+async def _mode(app: CommandHost, arg: str) -> None:
     from rift.core import MODES
 
     conversation = app.require_conversation()
@@ -176,7 +177,7 @@ async def _mode(app: RiftApp, arg: str) -> None:
     app.say(f"mode {word}: {MODE_HELP[word]}", "warning" if word == "auto" else "info")
 
 
-async def _autocontinue(app: RiftApp, arg: str) -> None:
+async def _autocontinue(app: CommandHost, arg: str) -> None:
     conversation = app.require_conversation()
     word = arg.strip().lower()
     if word in ("on", "off"):
@@ -189,7 +190,7 @@ async def _autocontinue(app: RiftApp, arg: str) -> None:
         app.say("auto-continue off: a finished task's note leads your next prompt")
 
 
-async def _permissions(app: RiftApp, arg: str) -> None:
+async def _permissions(app: CommandHost, arg: str) -> None:
     if arg:
         app.require_conversation().command("permissions", arg)
         return
@@ -210,18 +211,18 @@ async def _permissions(app: RiftApp, arg: str) -> None:
     app.say(text)
 
 
-async def _think(app: RiftApp, arg: str) -> None:
+async def _think(app: CommandHost, arg: str) -> None:
     try:
         app.say(app.require_conversation().set_thinking(arg), "info")
     except ValueError as exc:
         raise RiftError(f"/think: {exc}") from exc
 
 
-async def _undo(app: RiftApp, arg: str) -> None:
+async def _undo(app: CommandHost, arg: str) -> None:
     app.require_conversation().undo()
 
 
-async def _tokens(app: RiftApp, arg: str) -> None:
+async def _tokens(app: CommandHost, arg: str) -> None:
     from rift.core import budget
 
     conversation = app.require_conversation()
@@ -234,7 +235,7 @@ async def _tokens(app: RiftApp, arg: str) -> None:
     )
 
 
-async def _stats(app: RiftApp, arg: str) -> None:
+async def _stats(app: CommandHost, arg: str) -> None:
     t = app.driver.totals
     conversation = app.driver.conversation
     app.say(
@@ -245,7 +246,7 @@ async def _stats(app: RiftApp, arg: str) -> None:
     )
 
 
-async def _cost(app: RiftApp, arg: str) -> None:
+async def _cost(app: CommandHost, arg: str) -> None:
     t = app.driver.totals
     turns = f"{t.turns} turn{'s' if t.turns != 1 else ''}"
     lines = [
@@ -258,7 +259,7 @@ async def _cost(app: RiftApp, arg: str) -> None:
     app.say("\n".join(lines))
 
 
-async def _plan(app: RiftApp, arg: str) -> None:
+async def _plan(app: CommandHost, arg: str) -> None:
     if arg == "clear":
         app.require_conversation().clear_plan()
         app.plan_items = []
@@ -276,7 +277,7 @@ async def _plan(app: RiftApp, arg: str) -> None:
     )
 
 
-async def _tasks(app: RiftApp, arg: str) -> None:
+async def _tasks(app: CommandHost, arg: str) -> None:
     app.require_conversation()
     tasks = app.driver.tasks
     assert tasks is not None  # bound together with the conversation
@@ -300,7 +301,7 @@ async def _tasks(app: RiftApp, arg: str) -> None:
     app.refresh_tasks()
 
 
-async def _skills(app: RiftApp, arg: str) -> None:
+async def _skills(app: CommandHost, arg: str) -> None:
     skills = app.require_conversation().skills
     if not skills:
         app.say("(no skills: add .rift/skills/<name>/SKILL.md or ~/.config/rift/skills/)")
@@ -308,20 +309,20 @@ async def _skills(app: RiftApp, arg: str) -> None:
     app.say("\n".join(f"/skill:{s.name} — {s.description}" for s in skills.values()))
 
 
-async def _skill(app: RiftApp, name: str, task: str) -> None:
+async def _skill(app: CommandHost, name: str, task: str) -> None:
     if name not in app.require_conversation().skills:
         raise RiftError(f"unknown skill '{name}' — /skills lists them")
     app.send_prompt(f"/skill:{name} {task}".strip())  # the conversation expands it
 
 
-async def _diff(app: RiftApp, arg: str) -> None:
+async def _diff(app: CommandHost, arg: str) -> None:
     from rift.frontends.tui.gitdiff import git_diff
 
     lines = (await git_diff(app.driver.config.cwd)).splitlines()
     app.say(color_diff(lines) if lines else Text("(no changes)", style="dim"), "diff")
 
 
-async def _copy(app: RiftApp, arg: str) -> None:
+async def _copy(app: CommandHost, arg: str) -> None:
     if arg == "all":
         text = session.transcript_markdown(app)
     elif arg == "log":
@@ -336,20 +337,20 @@ async def _copy(app: RiftApp, arg: str) -> None:
     app.say(f"copied {len(text)} characters to the clipboard (OSC 52)")
 
 
-async def _remember(app: RiftApp, arg: str) -> None:
+async def _remember(app: CommandHost, arg: str) -> None:
     if not arg.strip():
         raise RiftError("usage: /remember <fact> (saved to .rift/memory.md for later sessions)")
     if app.require_conversation().remember(arg):
         await app.driver.wait()  # the edit review comes and goes meanwhile
 
 
-async def _add_dir(app: RiftApp, arg: str) -> None:
+async def _add_dir(app: CommandHost, arg: str) -> None:
     if not arg.strip():
         raise RiftError("usage: /add-dir <path> (write and edit may change files there too)")
     app.require_conversation().add_directory(arg.strip())
 
 
-async def _swarm(app: RiftApp, arg: str) -> None:
+async def _swarm(app: CommandHost, arg: str) -> None:
     """Race candidates in worktrees; each shows as a sub-agent card, the verdict as info."""
     if app.require_conversation().swarm_line(arg):
         app.say(
@@ -364,11 +365,11 @@ async def _swarm(app: RiftApp, arg: str) -> None:
             SwarmScreen.refresh_open(list(app.screen_stack))
 
 
-async def _merge(app: RiftApp, arg: str) -> None:
+async def _merge(app: CommandHost, arg: str) -> None:
     app.require_conversation().merge_line(arg)
 
 
-async def _candidates(app: RiftApp, arg: str) -> None:
+async def _candidates(app: CommandHost, arg: str) -> None:
     """A tab per candidate of the latest race; `m` there merges the selected one."""
     from rift.frontends.tui.screens.swarm import SwarmScreen
 
@@ -381,7 +382,7 @@ async def _candidates(app: RiftApp, arg: str) -> None:
     app.push_screen(SwarmScreen(app.driver.swarm, patch, merge))
 
 
-async def _quit(app: RiftApp, arg: str) -> None:
+async def _quit(app: CommandHost, arg: str) -> None:
     app.exit(0)
 
 
@@ -435,7 +436,7 @@ FACE = _registry()
 def _everyday(name: str) -> Handler:
     """The TUI's handler for an everyday command: the owner runs it, events show it."""
 
-    async def run(app: RiftApp, arg: str) -> None:
+    async def run(app: CommandHost, arg: str) -> None:
         app.require_conversation().command(name, arg)
 
     return run

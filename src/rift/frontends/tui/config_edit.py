@@ -21,12 +21,12 @@ from rift.config import ensure_user_config
 from rift.errors import RiftError
 
 if TYPE_CHECKING:
-    from rift.frontends.tui.app import RiftApp
+    from rift.frontends.tui.host import CommandHost
 
 EDIT_WORDS = ("edit", "open")
 
 
-async def config(app: RiftApp, arg: str) -> None:
+async def config(app: CommandHost, arg: str) -> None:
     """`/config [reload|edit]`: `edit` (or `open`) runs the editor here; the rest the owner."""
     conversation = app.require_conversation()
     if arg.strip() not in EDIT_WORDS:
@@ -49,7 +49,7 @@ async def config(app: RiftApp, arg: str) -> None:
     conversation.command("config", "reload")
 
 
-def _run_editor(app: RiftApp, argv: list[str]) -> int:
+def _run_editor(app: CommandHost, argv: list[str]) -> int:
     """Run the editor in the foreground with the terminal handed over; its exit status."""
     try:
         with app.suspend():

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from rift.errors import RiftError
 
 if TYPE_CHECKING:
-    from rift.frontends.tui.app import RiftApp
+    from rift.frontends.tui.host import CommandHost
 
 CLIPBOARD_COMMANDS = (
     ("wl-paste", "--no-newline", "--type", "image/png"),
@@ -31,7 +31,7 @@ CLIPBOARD_TIMEOUT_S = 5.0
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
-async def paste(app: RiftApp, arg: str) -> None:
+async def paste(app: CommandHost, arg: str) -> None:
     """Stage the clipboard's image for the next prompt (vision models only)."""
     conversation = app.require_conversation()
     if not conversation.sees:

@@ -24,12 +24,12 @@ from rift.errors import RiftError
 from rift.frontends.tui.format import host_problem, parse_num_ctx
 
 if TYPE_CHECKING:
-    from rift.frontends.tui.app import RiftApp
+    from rift.frontends.tui.host import CommandHost
 
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 
 
-async def _bind(app: RiftApp, config: Config, resume: Path | None = None) -> None:
+async def _bind(app: CommandHost, config: Config, resume: Path | None = None) -> None:
     """Open a conversation on `config` (offline → online, or another session)."""
     try:
         started = await app.driver.bind(config, resume=resume)
@@ -38,12 +38,12 @@ async def _bind(app: RiftApp, config: Config, resume: Path | None = None) -> Non
     await app.after_bind(started, fresh=True)
 
 
-async def _work_succeeded(app: RiftApp) -> bool:
+async def _work_succeeded(app: CommandHost) -> bool:
     """Wait for the owner's model switch or option change; True when it bound."""
     return await app.driver.wait() is True
 
 
-def _saved(app: RiftApp, key: str, value: object) -> None:
+def _saved(app: CommandHost, key: str, value: object) -> None:
     try:
         path = persist_setting(app.driver.config, key, value)
     except OSError as exc:
@@ -55,7 +55,7 @@ def _saved(app: RiftApp, key: str, value: object) -> None:
 # -------------------------------------------------------------- the model
 
 
-async def model(app: RiftApp, arg: str) -> None:
+async def model(app: CommandHost, arg: str) -> None:
     name = arg.strip()
     if not name:
         names, current = await _model_names(app)
@@ -74,7 +74,7 @@ async def model(app: RiftApp, arg: str) -> None:
     _saved(app, "model", name)
 
 
-async def _model_names(app: RiftApp) -> tuple[list[str], str]:
+async def _model_names(app: CommandHost) -> tuple[list[str], str]:
     conversation = app.driver.conversation
     if conversation is not None:
         found = await conversation.list_models()
@@ -85,7 +85,7 @@ async def _model_names(app: RiftApp) -> tuple[list[str], str]:
     return await list_all_models(config, config.model), config.model
 
 
-async def host(app: RiftApp, arg: str) -> None:
+async def host(app: CommandHost, arg: str) -> None:
     config = app.driver.config
     if not arg:
         state = "connected" if app.driver.conversation is not None else "offline"
@@ -105,7 +105,7 @@ async def host(app: RiftApp, arg: str) -> None:
     _saved(app, "host", url)
 
 
-async def ctx(app: RiftApp, arg: str) -> None:
+async def ctx(app: CommandHost, arg: str) -> None:
     n = parse_num_ctx(arg)
     if n is None:
         raise RiftError("usage: /ctx <n>, e.g. /ctx 32768 or /ctx 32k")
@@ -117,7 +117,7 @@ async def ctx(app: RiftApp, arg: str) -> None:
     _saved(app, "num_ctx", n)
 
 
-async def temp(app: RiftApp, arg: str) -> None:
+async def temp(app: CommandHost, arg: str) -> None:
     try:
         value = float(arg)
     except ValueError:
@@ -130,7 +130,7 @@ async def temp(app: RiftApp, arg: str) -> None:
 # -------------------------------------------------------- the conversation
 
 
-async def sessions(app: RiftApp, arg: str) -> None:
+async def sessions(app: CommandHost, arg: str) -> None:
     conversation = app.driver.conversation
     if conversation is not None:
         items = conversation.list_sessions().items
@@ -163,7 +163,7 @@ async def sessions(app: RiftApp, arg: str) -> None:
     await _bind(app, app.driver.config, resume=chosen)
 
 
-async def rewind(app: RiftApp, arg: str) -> None:
+async def rewind(app: CommandHost, arg: str) -> None:
     try:
         n = int(arg or "1")
     except ValueError:
@@ -171,13 +171,13 @@ async def rewind(app: RiftApp, arg: str) -> None:
     app.require_conversation().rewind(n)  # info + the shortened history, or a warning
 
 
-async def compact(app: RiftApp, arg: str) -> None:
+async def compact(app: CommandHost, arg: str) -> None:
     if app.require_conversation().compact():
         app.say("compacting: summarizing earlier conversation…", "info")
         await app.driver.wait()
 
 
-async def clear(app: RiftApp, arg: str) -> None:
+async def clear(app: CommandHost, arg: str) -> None:
     conversation = app.require_conversation()
     previous = conversation.session_path
     if not conversation.new_conversation():
@@ -192,7 +192,7 @@ async def clear(app: RiftApp, arg: str) -> None:
     )
 
 
-def transcript_markdown(app: RiftApp) -> str:
+def transcript_markdown(app: CommandHost) -> str:
     conversation = app.driver.conversation
     if conversation is None:
         return ""
@@ -203,7 +203,7 @@ def transcript_markdown(app: RiftApp) -> str:
     return "\n".join(parts) if len(parts) > 1 else ""
 
 
-async def export(app: RiftApp, arg: str) -> None:
+async def export(app: CommandHost, arg: str) -> None:
     from rift.paths import atomic_write
 
     text = transcript_markdown(app)

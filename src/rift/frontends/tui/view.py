@@ -52,7 +52,7 @@ from rift.frontends.tui.screens.review import ReviewScreen
 from rift.frontends.tui.screens.swarm import SwarmScreen
 
 if TYPE_CHECKING:
-    from rift.frontends.tui.app import RiftApp
+    from rift.frontends.tui.host import CommandHost
     from rift.frontends.tui.widgets.toolcall import ToolCallLine
 
 Handler = Callable[[Any], Awaitable[None] | None]
@@ -61,9 +61,9 @@ DENY_WHY = "deny, and tell rift why"
 
 
 class EventView:
-    """Renders the core's events into the app's widgets."""
+    """Renders the core's events into the app's widgets (the app owns it; sees a CommandHost)."""
 
-    def __init__(self, app: RiftApp) -> None:
+    def __init__(self, app: CommandHost) -> None:
         self.app = app
         self.rate = RateMeter()
         self._tool_asks: dict[int, PickerScreen] = {}

@@ -1,7 +1,7 @@
 """The chat screen: transcript and activity side by side, the composer and status below.
 
 The app's one working mode; it lays out the widgets and routes stray keys to the
-input, while `RiftApp` owns what the widgets show.
+input, while the app owns what the widgets show. It sees the app as a `host.ChatHost`.
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ from rift.frontends.tui.widgets.status import StatusBar
 from rift.frontends.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from rift.frontends.tui.app import RiftApp
+    from rift.frontends.tui.host import ChatHost
 
 
 class ChatScreen(Screen[None]):
     """The one working mode: transcript and activity side by side, input and status below."""
 
-    def __init__(self, app: RiftApp) -> None:
+    def __init__(self, app: ChatHost) -> None:
         super().__init__(id="chat")
         self._owner = app
 
@@ -36,7 +36,7 @@ class ChatScreen(Screen[None]):
             yield Transcript(id="transcript", banner=(__version__, model))
             yield ActivityPane(id="activity")
         owner = self._owner
-        yield Composer(owner._command_hints, owner._file_index, paste=owner._pasted, id="composer")
+        yield Composer(owner.command_hints, owner.file_index, paste=owner.pasted, id="composer")
         yield StatusBar(id="status", model=model)
 
     def on_mount(self) -> None:
