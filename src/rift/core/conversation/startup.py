@@ -8,9 +8,12 @@ decides when they may be shown (serve must write `ready` first).
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from collections.abc import Callable
 from pathlib import Path
+from socket import SOCK_STREAM
+from urllib.parse import urlsplit
 
 from rift import child_env
 from rift.config import Config
@@ -27,6 +30,9 @@ from rift.extend.skills import discover_skills
 from rift.models.registry import EMBEDDED, resolve
 from rift.record import field, record
 from rift.tools.sandbox import choose_sandbox
+
+REFUSAL_PROBE_S = 1.0
+"""How long the default host's port may take to accept or refuse before the usual connect."""
 
 
 @record
@@ -174,10 +180,15 @@ async def _bind_or_fall_back(config: Config) -> tuple[ModelBinding, list[Event]]
 
     Without the extra the usual "cannot reach" error gains the command that installs it.
     """
+    route = resolve(config.model, config)
+    may_fall_back = not config.host_explicit and route.provider_name is None
+    refused = may_fall_back and route.provider_kind != EMBEDDED and await _refused(config.host)
     try:
+        if refused:  # one refused connect says it: not the 1.2 s of a connect's retries
+            raise ServerUnreachable(config.host, "connection refused")
         return await bind_model(config.model, config), []
     except ServerUnreachable as exc:
-        if config.host_explicit or resolve(config.model, config).provider_name is not None:
+        if not may_fall_back:
             raise
         from rift.models import local_weights  # the embedded fallback only
 
@@ -191,6 +202,30 @@ async def _bind_or_fall_back(config: Config) -> tuple[ModelBinding, list[Event]]
         ' Ollama there, or pass --host URL, set RIFT_HOST, or set "host" in the config'
     )
     return binding, [Info(note)]
+
+
+async def _refused(url: str) -> bool:
+    """Whether every address of the default host turns a connection away at once: the
+    common "no Ollama running" case. A connect that hangs or fails otherwise is left to the
+    model client's own retries, which a server still starting up deserves."""
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    loop = asyncio.get_running_loop()
+    try:
+        found = await loop.getaddrinfo(parts.hostname or "localhost", port, type=SOCK_STREAM)
+    except OSError:
+        return False
+    for *_, address in found:
+        try:
+            connecting = asyncio.open_connection(str(address[0]), port)
+            _, writer = await asyncio.wait_for(connecting, REFUSAL_PROBE_S)
+        except ConnectionRefusedError:
+            continue
+        except (OSError, TimeoutError):
+            return False
+        writer.close()
+        return False
+    return bool(found)
 
 
 async def start_candidate(config: Config, emit: Callable[[Event], None], slot: int) -> Started:
