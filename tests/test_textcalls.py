@@ -75,3 +75,37 @@ def test_think_goes_to_thinking(size: int) -> None:
 
 def test_unclosed_think_stays_thinking() -> None:
     assert run("<think>still going", 3)[:2] == ("", "still going")
+
+
+EDIT = '{"name": "edit", "arguments": {"path": "a.py", "old_string": "-", "new_string": "+"}}'
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_every_bare_call_line_is_a_call_not_only_the_first(size: int) -> None:
+    """A small model on llama-server writes one bare JSON call a line; the second and later
+    lines used to pass as prose, be stored as the reply and fill the window (seen: 8,720
+    characters of call lines, then a 400 "exceeds the available context size")."""
+    content, _, calls = run(f"{CALL}\n{EDIT}\n", size)
+    assert calls == ["read", "edit"]
+    assert content.strip() == ""
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_call_repeated_in_one_reply_ends_the_reply(size: int) -> None:
+    gate = ContentGate(KNOWN)
+    text = f"{CALL}\n{EDIT}\n" * 5
+    fed = 0
+    for i in range(0, len(text), size):
+        gate.feed(text[i : i + size])
+        fed = i + size
+        if gate.looping:
+            break
+    assert gate.looping
+    assert [c.name for c in gate.calls] == ["read", "edit"]  # each once
+    assert fed < len(text) // 2 or size >= len(text)  # noticed at the first repeat
+
+
+def test_prose_after_a_call_is_still_shown() -> None:
+    content, _, calls = run(f"{CALL}\nThat reads a.py.\n{{not json}} stays prose", 3)
+    assert calls == ["read"]
+    assert content == "\nThat reads a.py.\n{not json} stays prose"

@@ -40,6 +40,28 @@ def test_textual_tool_call_is_recovered(harness: Any, content: str, openai: bool
     assert assistant["tool_calls"][0]["function"]["name"] == "write"
 
 
+def test_bare_call_lines_each_run_once_and_a_repeat_ends_the_reply(harness: Any) -> None:
+    """Seen with the 0.5B model on llama-server: one bare JSON call a line, the same few
+    calls over and over. Only the first was a call; the rest (8,720 characters) was stored
+    as the reply and the next request overflowed the server's window."""
+    (harness.project / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    ls = {"name": "ls", "arguments": {"path": "."}}
+    edit = {
+        "name": "edit",
+        "arguments": {"path": "calc.py", "old_string": "a - b", "new_string": "a + b"},
+    }
+    lines = "".join(json.dumps(c) + "\n" for c in (ls, edit)) * 12
+    server = harness.server([{"content": lines}, {"content": "fixed"}])
+    run = harness.run("fix add in calc.py", server)
+    assert run.code == 0, run.describe()
+    assert (harness.project / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    assert run.result["tools"] == [{"name": "ls", "ok": True}, {"name": "edit", "ok": True}]
+    assert "tool calls began repeating itself; rift stopped the reply" in run.stderr
+    assistant = run.session()["messages"][2]
+    assert assistant["content"] == ""
+    assert [c["function"]["name"] for c in assistant["tool_calls"]] == ["ls", "edit"]
+
+
 def test_json_naming_an_unknown_tool_stays_text(harness: Any) -> None:
     content = json.dumps({"name": "launch_rockets", "arguments": {"n": 3}})
     server = harness.server([{"content": content}])

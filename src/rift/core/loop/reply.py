@@ -154,6 +154,8 @@ class _Collector:
             if text:
                 for kind, piece in self.gate.feed(text):
                     self.show(kind, piece)
+                if self.gate.looping:
+                    raise _Repeating("tool calls")
         elif isinstance(event, ThinkingDelta):
             self._count(event.text)
             self.first_token = self.first_token or time.monotonic()
@@ -215,7 +217,8 @@ async def stream_reply(
         provider_data=collector.provider_data,
     )
     if repeated:
-        _cut_repetition(reply, repeated, limits)
+        if repeated != "tool calls":  # the gate kept each call once; no text to cut
+            _cut_repetition(reply, repeated, limits)
         counters["repetition_stops"] += 1
         emit(Warning(f"the model's {repeated} began repeating itself; rift stopped the reply"))
     usage = collector.usage

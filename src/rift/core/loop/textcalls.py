@@ -14,6 +14,11 @@ until the block closes, then either kept back as a call (when it names a
 known tool with an object of arguments) or released as content. `<think>`
 text is routed to thinking. A block still open when the stream ends is judged
 the same way, so nothing is lost.
+
+After a call, a line that starts with `{` or `[` may be the next call: small models on
+a server write one bare JSON call a line. A call that repeats one already held in the
+same reply is a loop, not a second request: the gate sets `looping` and takes nothing
+more, and the stream is ended (reply.py) with each distinct call kept once.
 """
 
 from __future__ import annotations
@@ -34,6 +39,11 @@ CALL_FENCE_LANGUAGES = frozenset({"", "json", "tool_call", "tool_code"})
 _OPENERS = (TOOL_OPEN, THINK_OPEN, FENCE)
 _SIGNAL_CHARS = ("<", "`")
 _DECODER = json.JSONDecoder()
+
+
+def _identity(call: ToolCall) -> str:
+    """What makes two calls the same request (ids differ, or are missing, in text)."""
+    return call.name + json.dumps(call.arguments, sort_keys=True)
 
 
 def _partial_tail(text: str, tokens: tuple[str, ...]) -> int:
@@ -59,11 +69,16 @@ class ContentGate:
         self._started = False
         self._line_start = True
         self._after_think = False
+        self._after_call = False
+        """Only blank text since the last held call: a `{` may open the next one."""
         self.calls: list[ToolCall] = []
-        """Calls found in held blocks, in order."""
+        """Calls found in held blocks, in order, each distinct call once."""
+        self.looping = False
+        """A held call repeated an earlier one of this reply: the model is looping."""
 
     def feed(self, text: str) -> list[Piece]:
-        plain = not self._mode and not self._buf and self._started and not self._after_think
+        plain = not self._mode and not self._buf and self._started
+        plain = plain and not self._after_think and not self._after_call
         if plain and not any(c in text for c in _SIGNAL_CHARS):  # the common case: prose
             self._line_start = text.endswith("\n")
             return [("content", text)]
@@ -98,20 +113,24 @@ class ContentGate:
         out.append((kind, text))
         if kind == "content":
             self._started = self._started or bool(text.strip())
+            self._after_call = self._after_call and not text.strip()
             self._line_start = text.endswith("\n")
 
     def _decide(self, out: list[Piece], block: str, inner: str) -> None:
         """Keep `block` back when `inner` is a call to a known tool; else show it."""
         calls = hardening.recover_textual_tool_calls(inner.strip(), self._known)
         if calls:
-            self.calls += calls
-            self._started = True
+            seen = {_identity(c) for c in self.calls}
+            fresh = [c for c in calls if _identity(c) not in seen]
+            self.looping = len(fresh) < len(calls)
+            self.calls += fresh
+            self._started = self._after_call = True
         else:
             self._emit(out, "content", block)
 
     def _step(self, out: list[Piece]) -> bool:
         """One move on the buffer; True when another may follow."""
-        if not self._buf:
+        if not self._buf or self.looping:
             return False
         step = {
             "": self._plain,
@@ -130,7 +149,7 @@ class ContentGate:
                 return False
             self._after_think = False
         buf = self._buf
-        if not self._started:
+        if not self._started or self._after_call:
             stripped = buf.lstrip()
             if not stripped:
                 return False
