@@ -65,12 +65,14 @@ def check_args(args: argparse.Namespace) -> None:
 
 
 def deadline(until: str | None) -> float | None:
-    """--until as a time.time() value (today, UTC)."""
+    """--until as a time.time() value: the next such time, UTC (00:20 typed at 23:00 is
+    tomorrow's, not a deadline already past)."""
     if not until:
         return None
     hour, minute = (int(x) for x in until.split(":"))
     now = datetime.datetime.now(datetime.UTC)
-    return now.replace(hour=hour, minute=minute, second=0, microsecond=0).timestamp()
+    at = now.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    return (at if at > now else at + datetime.timedelta(days=1)).timestamp()
 
 
 class Session:
