@@ -131,3 +131,30 @@ def test_failed_summary_keeps_working_pruned(harness: Any, tmp_path: Path) -> No
     assert contents[:2] == ["first: look at big.txt", "second: and the copy"]
     assert contents[2].endswith("]\n\nthird: what now?")  # after the resume note
     run.session()
+
+
+def test_a_long_turn_prunes_its_own_older_outputs(harness: Any) -> None:
+    """One turn can outgrow the window on its own (a `-p` task is one turn): the earlier
+    steps' long results are shortened before a request would pass the budget; the result
+    the model asked for last stays whole. Before, such a request went out over the window
+    (llama-server: 400 "exceeds the available context size")."""
+    (harness.project / "big.txt").write_text("".join(f"{'A' * 69}\n" for _ in range(200)))
+    (harness.project / "small.txt").write_text("tiny\n")
+    server = harness.server(
+        [
+            {"tool_calls": [{"name": "read", "arguments": {"path": "big.txt"}}]},
+            {"tool_calls": [{"name": "read", "arguments": {"path": "small.txt"}}]},
+            {"content": "both read"},
+        ]
+    )
+    run = harness.run("read big.txt then small.txt", server, "--num-ctx", "6000")
+    assert run.code == 0, run.describe()
+    first, second, third = server.chat_requests()
+    results = [m["content"] for m in third["messages"] if m["role"] == "tool"]
+    assert "bytes elided by compaction; re-run the tool if you need it]" in results[0]
+    assert len(results[0]) < 400
+    assert results[1].endswith("tiny\n")
+    big = [m["content"] for m in second["messages"] if m["role"] == "tool"]
+    assert len(big[0]) > 14_000  # the step just asked for is never shortened
+    assert any(line.startswith("compacted: pruned 1 earlier outputs of this turn") for line in
+               _infos(run.stderr)), run.stderr  # fmt: skip

@@ -165,17 +165,44 @@ def prune_old_outputs(messages: Sequence[Message]) -> tuple[list[Message], int]:
             out.append(message)
             continue
         copy = cast(dict[str, Any], dict(message))
-        content = message.get("content", "")
-        if message["role"] == "tool" and len(content) > PRUNE_MIN_CHARS:
-            elided = len(content[PRUNE_KEEP_CHARS:].encode("utf-8"))
-            copy["content"] = (
-                content[:PRUNE_KEEP_CHARS]
-                + f"\n[… {elided} bytes elided by compaction; re-run the tool if you need it]"
-            )
+        if _long_output(message):
+            copy["content"] = _elided(message.get("content", ""))
             pruned += 1
         if message["role"] == "assistant":
             copy.pop("thinking", None)
         out.append(cast(Message, copy))
+    return out, pruned
+
+
+def _long_output(message: Message) -> bool:
+    return message["role"] == "tool" and len(message.get("content", "")) > PRUNE_MIN_CHARS
+
+
+def _elided(content: str) -> str:
+    elided = len(content[PRUNE_KEEP_CHARS:].encode("utf-8"))
+    return (
+        content[:PRUNE_KEEP_CHARS]
+        + f"\n[… {elided} bytes elided by compaction; re-run the tool if you need it]"
+    )
+
+
+def prune_this_turn(messages: Sequence[Message]) -> tuple[list[Message], int]:
+    """Stage 3, for a turn that outgrows the window on its own (a `-p` task is one turn):
+    shorten the long results of this turn's earlier steps. The results of the step the
+    model took last stay whole: it asked for them and has not read them yet."""
+    start = _current_turn_start(messages) or 0
+    steps = [i for i, m in enumerate(messages) if m["role"] == "assistant" and m.get("tool_calls")]
+    last_step = steps[-1] if steps else len(messages)
+    out: list[Message] = []
+    pruned = 0
+    for i, message in enumerate(messages):
+        if start < i < last_step and _long_output(message):
+            copy = cast(dict[str, Any], dict(message))
+            copy["content"] = _elided(message.get("content", ""))
+            out.append(cast(Message, copy))
+            pruned += 1
+        else:
+            out.append(message)
     return out, pruned
 
 
@@ -340,7 +367,7 @@ async def enforce_budget(
             f"compacted: pruned {pruned} old outputs (~{before} → ~{after} tok, budget {limit})",
         )
     if after <= limit or not _split(current)[1]:
-        return current, counts
+        return _fit_this_turn(current, after, limit, meter, tools, counts, emit), counts
     emit("info", "compacting: summarizing earlier conversation…")
     try:
         summarized = await summarize(provider, model=model, num_ctx=num_ctx, messages=current)
@@ -348,7 +375,33 @@ async def enforce_budget(
         log.warning("summarization failed", exc_info=True)
         counts.summary_failures = 1
         emit("warning", f"summarization failed ({exc}); continuing pruned")
-        return current, counts
+        return _fit_this_turn(current, after, limit, meter, tools, counts, emit), counts
     counts.summaries = 1
-    emit("info", f"compacted: history summarized (~{meter.estimate(summarized, tools)} tok)")
-    return summarized, counts
+    size = meter.estimate(summarized, tools)
+    emit("info", f"compacted: history summarized (~{size} tok)")
+    return _fit_this_turn(summarized, size, limit, meter, tools, counts, emit), counts
+
+
+def _fit_this_turn(
+    messages: list[Message],
+    size: int,
+    limit: int,
+    meter: TokenMeter,
+    tools: Sequence[dict[str, Any]],
+    counts: CompactionCounts,
+    emit: Emit,
+) -> list[Message]:
+    """Stage 3 when the earlier turns could give no more room."""
+    if size <= limit:
+        return messages
+    trimmed, pruned = prune_this_turn(messages)
+    if pruned:
+        counts.prunes += 1
+        counts.pruned_outputs += pruned
+        after = meter.estimate(trimmed, tools)
+        emit(
+            "info",
+            f"compacted: pruned {pruned} earlier outputs of this turn"
+            f" (~{size} → ~{after} tok, budget {limit})",
+        )
+    return trimmed
