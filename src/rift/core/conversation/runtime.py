@@ -18,7 +18,6 @@ from rift.config import Config, persist_allow_rule
 from rift.core.context.budget import CompactionCounts, TokenMeter, enforce_budget
 from rift.core.context.instructions import load_project_instructions
 from rift.core.context.prompt import build_system_prompt, user_base_prompt
-from rift.core.conversation.doctor import brief_check
 from rift.core.conversation.lsp import LspService
 from rift.core.conversation.refusal import Refusal
 from rift.core.conversation.tasks import TaskRegistry
@@ -354,6 +353,8 @@ class Agent:
         route = self.binding.route
         if root_of(route.base_url) == root_of(previous.base_url):
             return
+        from rift.core.conversation.doctor import brief_check  # only on a switch of server
+
         for check in await brief_check(self.config, route, self.binding.info.info):
             fix = f" — {check.fix}" if check.fix else ""
             self.emit(Warning(f"{route.base_url}: {check.detail}{fix}", code="server"))
