@@ -56,7 +56,7 @@ def test_bare_call_lines_each_run_once_and_a_repeat_ends_the_reply(harness: Any)
     assert run.code == 0, run.describe()
     assert (harness.project / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
     assert run.result["tools"] == [{"name": "ls", "ok": True}, {"name": "edit", "ok": True}]
-    assert "tool calls began repeating itself; rift stopped the reply" in run.stderr
+    assert "the model began repeating its tool calls; rift stopped the reply" in run.stderr
     assistant = run.session()["messages"][2]
     assert assistant["content"] == ""
     assert [c["function"]["name"] for c in assistant["tool_calls"]] == ["ls", "edit"]

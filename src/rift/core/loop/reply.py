@@ -216,9 +216,11 @@ async def stream_reply(
         usage=collector.usage,
         provider_data=collector.provider_data,
     )
-    if repeated:
-        if repeated != "tool calls":  # the gate kept each call once; no text to cut
-            _cut_repetition(reply, repeated, limits)
+    if repeated == "tool calls":  # the gate kept each call once; no text to cut
+        counters["repetition_stops"] += 1
+        emit(Warning("the model began repeating its tool calls; rift stopped the reply"))
+    elif repeated:
+        _cut_repetition(reply, repeated, limits)
         counters["repetition_stops"] += 1
         emit(Warning(f"the model's {repeated} began repeating itself; rift stopped the reply"))
     usage = collector.usage
