@@ -149,7 +149,7 @@ def test_a_long_turn_prunes_its_own_older_outputs(harness: Any) -> None:
     )
     run = harness.run("read big.txt then small.txt", server, "--num-ctx", "6000")
     assert run.code == 0, run.describe()
-    first, second, third = server.chat_requests()
+    _, second, third = server.chat_requests()
     results = [m["content"] for m in third["messages"] if m["role"] == "tool"]
     assert "bytes elided by compaction; re-run the tool if you need it]" in results[0]
     assert len(results[0]) < 400
