@@ -131,3 +131,59 @@ def test_a_source_file_named_like_a_protected_folder_is_not_protected(
     result = run_rift(["--host", server.url, "-m", "fake-model", "-p", "set VALUE to 2"], project)
     assert result.returncode == 0, result.stderr
     assert (project / "build.py").read_text() == "VALUE = 2\n"
+
+
+TEST_BEFORE = "from darts import score\n\n\ndef test_bull():\n    assert score(0, 0) == 10\n"
+RETRY_PROMPT = (
+    "FAILED darts_test.py::test_bull - assert 5 == 10\n\nSee the test errors above.\n"
+    "The tests are correct; do not change them.\nFix the code in darts.py so that they pass."
+)
+
+
+def _edit_the_test(fake_server: Any) -> Any:
+    return fake_server(
+        {
+            "turns": [
+                {
+                    "tool_calls": [
+                        {
+                            "name": "edit",
+                            "arguments": {
+                                "path": "darts_test.py",
+                                "old_string": "== 10",
+                                "new_string": "== 5",
+                            },
+                        }
+                    ]
+                },
+                {"content": "done"},
+            ]
+        }
+    )
+
+
+def test_a_test_file_is_not_rewritten_to_pass(project: Path, fake_server: Any) -> None:
+    """Seen on the Exercism slice: after "The tests are correct; do not change them" the
+    1.5B model changed darts_test.py's expected value."""
+    (project / "darts.py").write_text("def score(x, y):\n    return 5\n")
+    (project / "darts_test.py").write_text(TEST_BEFORE)
+    server = _edit_the_test(fake_server)
+    result = run_rift(["--host", server.url, "-m", "fake-model", "-p", RETRY_PROMPT], project)
+    assert result.returncode == 0, result.stderr
+    assert (project / "darts_test.py").read_text() == TEST_BEFORE
+    [text] = tool_results(server)
+    assert text.startswith("ERROR: edit refused: darts_test.py is a test file"), text
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    ["In darts_test.py expect 5 for the bull", "update the tests: the bull now scores 5"],
+)
+def test_a_task_that_asks_for_test_changes_gets_them(
+    project: Path, fake_server: Any, prompt: str
+) -> None:
+    (project / "darts_test.py").write_text(TEST_BEFORE)
+    server = _edit_the_test(fake_server)
+    result = run_rift(["--host", server.url, "-m", "fake-model", "-p", prompt], project)
+    assert result.returncode == 0, result.stderr
+    assert "score(0, 0) == 5" in (project / "darts_test.py").read_text()

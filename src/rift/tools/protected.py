@@ -8,6 +8,11 @@ minutes editing `build/lib/rift/frontends/tui/widgets/status.py`, rift's own
 build output, because the example's stats.py was missing). write and edit
 refuse such a path with a sentence that says where to look instead; a task
 that names the folder or the file ("fix build/gen.py") lifts the refusal.
+
+An existing test file is held the same way: a small model whose fix fails a test
+rewrites the test (seen: the 1.5B model edited darts_test.py after "The tests are
+correct; do not change them"). It may change only when the task names the file or asks
+for tests to be written or changed ("add a test for parse", "fix the test").
 """
 
 from __future__ import annotations
@@ -61,8 +66,37 @@ def refusal(tool: str, raw: str, cwd: Path, path: Path, words: str) -> str | Non
     )
 
 
+TEST_FILE = re.compile(r"(^test_.*|.*_test|.*\.(test|spec))\.[A-Za-z0-9]+$|^conftest\.py$")
+TESTS_ASKED = re.compile(
+    r"\b(add|write|update|fix|change|correct|extend|edit|modify|adjust|rename|remove|delete"
+    r"|rewrite|create)\b[^.!?\n]{0,40}?\b(unit )?tests?\b(?! (output|errors?|failures?|results?))",
+    re.IGNORECASE,
+)
+
+
+def _named(words: str, name: str) -> bool:
+    """`name` in the task's own words, not only in test output pasted into it (a pytest
+    node id `x_test.py::t`, a traceback's `x_test.py:25` or `"…/x_test.py", line 25`)."""
+    pattern = rf"(?<![\w.-]){re.escape(name)}(?!::|:\d|[\"'\w])"
+    return re.search(pattern, words) is not None
+
+
+def test_file_refusal(tool: str, raw: str, cwd: Path, path: Path, words: str) -> str | None:
+    """Why `tool` may not change the existing test file `path` (None when it may)."""
+    if not TEST_FILE.match(path.name) or not path.is_file():
+        return None
+    if TESTS_ASKED.search(words) or any(_named(words, name) for name in {raw, path.name} if name):
+        return None
+    shown = os.path.relpath(path, cwd) if path.is_relative_to(cwd) else str(path)
+    return (
+        f"{tool} refused: {shown} is a test file and the task does not ask to change tests;"
+        " make the code under test pass them instead. If a test itself is wrong, say so in"
+        " your final answer."
+    )
+
+
 def require_changeable(tool: str, raw: str, cwd: Path, path: Path, words: str) -> None:
     """Raise the refusal as a ToolError (the turn shows it to the model as an ERROR result)."""
-    refused = refusal(tool, raw, cwd, path, words)
+    refused = refusal(tool, raw, cwd, path, words) or test_file_refusal(tool, raw, cwd, path, words)
     if refused is not None:
         raise ToolError(refused)
