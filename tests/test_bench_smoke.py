@@ -225,8 +225,8 @@ def _write(path: str, content: str) -> dict[str, object]:
 
 
 def _exercism_script() -> dict[str, object]:
-    """add-one: a wrong solution plus a doctored test (restored, so it fails), then the fix on
-    the second try; greet: right the first time (its requests are told apart by `match`)."""
+    """add-one: a wrong solution plus doctored instructions (a damaged file; rift refuses to
+    change the test file itself), then the fix on the second try; greet: right the first time (its requests are told apart by `match`)."""
     greet = "def greet(name):\n    return f'Hello, {name}!'\n"
     return {
         "models": [{"name": "fake-model", "capabilities": ["tools"], "context_length": 8192}],
@@ -235,7 +235,7 @@ def _exercism_script() -> dict[str, object]:
             {"match": "Say hello to someone", **_write("greet.py", greet)},
             {"match": "Say hello to someone", "content": "Done.", "repeat": 5},
             _write("add_one.py", "def add_one(value):\n    return value\n"),
-            _write("add_one_test.py", "import unittest\n"),
+            _write(".docs/instructions.md", "Return the value.\n"),
             {"content": "Done."},
             _write("add_one.py", "def add_one(value):\n    return value + 1\n"),
             {"content": "Done.", "repeat": 5},
@@ -282,7 +282,7 @@ def test_exercism_runs_the_aider_method_against_the_fake_server(tmp_path: Path) 
     assert [r["exercise"] for r in rows] == ["add-one", "greet"]  # easiest first, --limit 2
     add_one, greet = rows
     assert (add_one["pass1"], add_one["pass2"], add_one["tries"]) == (False, True, 2)
-    assert add_one["damaged_files"] == ["add_one_test.py"]
+    assert add_one["damaged_files"] == [".docs/instructions.md"]
     assert (greet["pass1"], greet["pass2"], greet["tries"], greet["damaged"]) == (True, True, 1, 0)
     assert add_one["llm_calls"] + greet["llm_calls"] == len(requests)
     assert all(r["prompt_tokens"] > 0 and r["secs"] > 0 for r in rows)
