@@ -21,11 +21,6 @@ pytestmark = pytest.mark.timeout(240)
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "acp"))
 
-UNVERIFIED = pytest.mark.xfail(
-    strict=False,
-    reason="the 0.5B model at temperature 0 has not yet fixed the file within 6 iterations on"
-    " 2 loaded cores (-p timed out after 200 s); the other real-server tests pass (2026-12-02).",
-)
 
 LONG_ANSWER = (
     "Without using any tools, write a long numbered list: one short sentence about each number"
@@ -51,7 +46,6 @@ def test_doctor_reads_the_real_server(llama: Any, project: Path) -> None:
     assert "prompt tokens" in report
 
 
-@UNVERIFIED
 def test_headless_fixes_a_file_through_real_tool_calls(llama: Any, project: Path) -> None:
     target = project / "calc.py"
     target.write_text("def add(a, b):\n    return a - b\n", encoding="utf-8")
@@ -64,7 +58,10 @@ def test_headless_fixes_a_file_through_real_tool_calls(llama: Any, project: Path
          "--max-iterations", "6", "--output-format", "json"],
         project, timeout=200,
     )  # fmt: skip
-    assert run.returncode == 0, run.stdout + run.stderr
+    # The 0.5B model fixes the file and then often goes on calling tools until the
+    # iteration budget ends the turn (exit 4); a failed model call (1: the server's window
+    # overflowed, as it once did) or an error is what this must never end with.
+    assert run.returncode in (0, 4), run.stdout + run.stderr
     text = target.read_text(encoding="utf-8")
     assert "return a + b" in text, run.stdout + run.stderr
     assert "<tool_call>" not in text and '"arguments"' not in text
