@@ -226,7 +226,8 @@ def _write(path: str, content: str) -> dict[str, object]:
 
 def _exercism_script() -> dict[str, object]:
     """add-one: a wrong solution plus doctored instructions (a damaged file; rift refuses to
-    change the test file itself), then the fix on the second try; greet: right the first time (its requests are told apart by `match`)."""
+    change the test file itself), then the fix on the second try; greet: right the first
+    time (its requests are told apart by `match`)."""
     greet = "def greet(name):\n    return f'Hello, {name}!'\n"
     return {
         "models": [{"name": "fake-model", "capabilities": ["tools"], "context_length": 8192}],
