@@ -329,7 +329,9 @@ describe('the packaged extension in code-server', { skip: SKIP }, () => {
     assert.ok(labels.some((l) => l.includes('E2E-HELLO')), `the earlier session is listed: ${labels.join(' | ')}`);
     await shot('5-history.png');
     await wb.pickQuick('E2E-HELLO');
-    await textWhen(chat, '#transcript', (t) => t.includes('resumed session'), 'the resumed session');
+    // replies render on the next animation frame (chat.js queueRender), prompts at once:
+    // wait for the last reply, not only for the notice that follows the prompts
+    await textWhen(chat, '#transcript', (t) => t.includes('resumed session') && t.includes('E2E-EDIT-DONE'), 'the resumed session and its replies');
     const text = await transcript();
     assert.match(text, /E2E-HELLO say hello/);
     assert.match(text, /E2E-REPLY-OK/);
