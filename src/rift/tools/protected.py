@@ -81,7 +81,7 @@ def _named(words: str, name: str) -> bool:
     return re.search(pattern, words) is not None
 
 
-def test_file_refusal(tool: str, raw: str, cwd: Path, path: Path, words: str) -> str | None:
+def refusal_of_tests(tool: str, raw: str, cwd: Path, path: Path, words: str) -> str | None:
     """Why `tool` may not change the existing test file `path` (None when it may)."""
     if not TEST_FILE.match(path.name) or not path.is_file():
         return None
@@ -97,6 +97,6 @@ def test_file_refusal(tool: str, raw: str, cwd: Path, path: Path, words: str) ->
 
 def require_changeable(tool: str, raw: str, cwd: Path, path: Path, words: str) -> None:
     """Raise the refusal as a ToolError (the turn shows it to the model as an ERROR result)."""
-    refused = refusal(tool, raw, cwd, path, words) or test_file_refusal(tool, raw, cwd, path, words)
+    refused = refusal(tool, raw, cwd, path, words) or refusal_of_tests(tool, raw, cwd, path, words)
     if refused is not None:
         raise ToolError(refused)
