@@ -86,3 +86,45 @@ def test_a_rename_is_spelled_out_as_one_edit_and_ends_in_one_request(
         SHAPES.replace("def area", "def rect_area").replace("{area(", "{rect_area(")
     )  # the word in the message's text stays
     assert "Changed shapes.py (+2 -2 lines)." in result.stdout
+
+
+PEOPLE = "def is_adult(age):\n    return age > 18\n"
+
+
+def test_an_unchanged_file_for_a_reported_wrong_result_gets_the_example_to_trace(
+    project: Path, fake_server: Any
+) -> None:
+    """The 1.5B model sent people.py back unchanged, then two edits that changed nothing,
+    for "is_adult(18) returns False, but 18 counts as adult" (the tiny tier's
+    fix_comparison, failed by every agent). Told to work the example through the code,
+    it found `>` (2 of 2 runs)."""
+    (project / "people.py").write_text(PEOPLE)
+    server = fake_server(
+        {
+            "models": [{"name": "qwen2.5-coder:1.5b", "capabilities": ["tools"]}],
+            "turns": [
+                {"content": f"```python\n{PEOPLE}```"},
+                {
+                    "tool_calls": [
+                        {
+                            "name": "edit",
+                            "arguments": {
+                                "path": "people.py",
+                                "old_string": "age > 18",
+                                "new_string": "age >= 18",
+                            },
+                        }
+                    ]
+                },
+                {"content": "Fixed."},
+            ],
+        }
+    )
+    prompt = "is_adult(18) in people.py returns False, but 18 counts as adult. Fix it."
+    args = ["--host", server.url, "-m", "qwen2.5-coder:1.5b", "-p", prompt]
+    result = run_rift(args, project)
+    assert result.returncode == 0, result.stderr
+    assert (project / "people.py").read_text() == PEOPLE.replace(">", ">=")
+    refusal = str(server.chat_requests()[1]["messages"][-1])
+    assert "so nothing would change" in refusal
+    assert "The task says is_adult(18) gives the wrong result: go through is_adult" in refusal

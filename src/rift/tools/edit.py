@@ -231,7 +231,10 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     if not old:
         raise ToolError("old_string is empty; use write to create a file")
     if old == new:
-        raise ToolError("old_string and new_string are identical; nothing to change")
+        raise ToolError(
+            "old_string and new_string are identical; nothing to change."
+            + guard.trace_hint(ctx.services.task_words)
+        )
     path = safe_fs.resolve(ctx.resolve(raw))  # checked, read, written and journaled as is
     protected.require_changeable("edit", raw, ctx.cwd, path, ctx.services.task_words)
     prior = _readable_prior(ctx, raw, path)
