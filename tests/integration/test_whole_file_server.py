@@ -128,3 +128,33 @@ def test_an_unchanged_file_for_a_reported_wrong_result_gets_the_example_to_trace
     refusal = str(server.chat_requests()[1]["messages"][-1])
     assert "so nothing would change" in refusal
     assert "The task says is_adult(18) gives the wrong result: go through is_adult" in refusal
+
+
+def test_a_function_still_to_be_added_gets_no_trace_hint(project: Path, fake_server: Any) -> None:
+    (project / "mathx.py").write_text("def cube(x):\n    return x ** 3\n")
+    server = fake_server(
+        {
+            "models": [{"name": "qwen2.5-coder:1.5b", "capabilities": ["tools"]}],
+            "turns": [
+                {
+                    "tool_calls": [
+                        {
+                            "name": "edit",
+                            "arguments": {
+                                "path": "mathx.py",
+                                "old_string": "x ** 3",
+                                "new_string": "x ** 3",
+                            },
+                        }
+                    ]
+                },
+                {"content": "Could not do it."},
+            ],
+        }
+    )
+    prompt = "Add a function square(x) that returns x * x to mathx.py."
+    result = run_rift(["--host", server.url, "-m", "qwen2.5-coder:1.5b", "-p", prompt], project)
+    assert result.returncode == 0, result.stderr
+    results = [m["content"] for m in server.chat_requests()[-1]["messages"] if m["role"] == "tool"]
+    assert any("are identical; nothing to change" in r for r in results), results
+    assert not any("gives the wrong result" in r for r in results), results

@@ -230,11 +230,6 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     replace_all = optional_bool(args, "replace_all")
     if not old:
         raise ToolError("old_string is empty; use write to create a file")
-    if old == new:
-        raise ToolError(
-            "old_string and new_string are identical; nothing to change."
-            + guard.trace_hint(ctx.services.task_words)
-        )
     path = safe_fs.resolve(ctx.resolve(raw))  # checked, read, written and journaled as is
     protected.require_changeable("edit", raw, ctx.cwd, path, ctx.services.task_words)
     prior = _readable_prior(ctx, raw, path)
@@ -245,6 +240,11 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
             content = await fs.read_text(path)
         except OSError as exc:
             raise ToolError(f"cannot read {raw}: {exc.strerror or exc}") from exc
+    if old == new:
+        raise ToolError(
+            "old_string and new_string are identical; nothing to change."
+            + guard.trace_hint(ctx.services.task_words, content)
+        )
     small = ctx.services.small_model
     old, new = unwrapped(content, old, new, small or guard.proves_debris(path))
     old, new = unnumbered(content, old, new)

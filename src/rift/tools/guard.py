@@ -401,17 +401,19 @@ def is_tiny(text: str) -> bool:
 _CLAIMED_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(([^()\n]{0,60})\)")
 
 
-def trace_hint(words: str) -> str:
-    """For a task that reports a wrong result ("is_adult(18) returns False, but 18 counts
-    as adult"), a nudge to work that call through the code: a small model that sees
-    nothing wrong sends the file back unchanged or an edit that changes nothing, and
-    saying so twice does not help it find the line; stepping through the example does."""
-    found = _CLAIMED_CALL.search(words)
-    if found is None:
-        return ""
-    call, name = found.group(0), found.group(1)
-    return (
-        f" The task says {call} gives the wrong result: go through {name} line by line with"
-        " those arguments, find the expression whose result differs from what the task"
-        " expects, and change that expression."
-    )
+def trace_hint(words: str, source: str) -> str:
+    """For a task that reports a wrong result of a function the file defines ("is_adult(18)
+    returns False, but 18 counts as adult"), a nudge to work that call through the code: a
+    small model that sees nothing wrong sends the file back unchanged or an edit that
+    changes nothing, and saying so twice does not help it find the line; stepping through
+    the example does. A call to something the file does not define yet ("add a function
+    square(x)") gets nothing."""
+    for found in _CLAIMED_CALL.finditer(words):
+        call, name = found.group(0), found.group(1)
+        if re.search(rf"^\s*(async\s+)?def\s+{re.escape(name)}\s*\(", source, re.MULTILINE):
+            return (
+                f" The task says {call} gives the wrong result: go through {name} line by"
+                " line with those arguments, find the expression whose result differs from"
+                " what the task expects, and change that expression."
+            )
+    return ""

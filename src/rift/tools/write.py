@@ -118,7 +118,7 @@ def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: st
         return (
             f"write refused: the content is {raw}'s current text (at most blank lines or "
             "spacing differ), so nothing would change. Make the change the task asks for; "
-            "for an existing file, use edit." + guard.trace_hint(ctx.services.task_words)
+            "for an existing file, use edit." + guard.trace_hint(ctx.services.task_words, old)
         )
     if small and old is not None and content != old and not guard.is_tiny(old):
         return (
