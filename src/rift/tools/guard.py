@@ -398,7 +398,7 @@ def is_tiny(text: str) -> bool:
     return text.count("\n") <= TINY_FILE_LINES
 
 
-_CLAIMED_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(([^()\n]{0,60})\)")
+_CLAIMED_CALL = lazy(r"(?<![\w.])([A-Za-z_]\w*)\(([^()\n]{0,60})\)")
 
 
 def trace_hint(words: str, source: str) -> str:
@@ -408,7 +408,7 @@ def trace_hint(words: str, source: str) -> str:
     changes nothing, and saying so twice does not help it find the line; stepping through
     the example does. A call to something the file does not define yet ("add a function
     square(x)") gets nothing."""
-    for found in _CLAIMED_CALL.finditer(words):
+    for found in _CLAIMED_CALL().finditer(words):
         call, name = found.group(0), found.group(1)
         if re.search(rf"^\s*(async\s+)?def\s+{re.escape(name)}\s*\(", source, re.MULTILINE):
             return (

@@ -22,6 +22,7 @@ import re
 from pathlib import Path
 
 from rift.errors import ToolError
+from rift.patterns import lazy
 
 PROTECTED_FOLDERS = (
     "build",
@@ -66,8 +67,8 @@ def refusal(tool: str, raw: str, cwd: Path, path: Path, words: str) -> str | Non
     )
 
 
-TEST_FILE = re.compile(r"(^test_.*|.*_test|.*\.(test|spec))\.[A-Za-z0-9]+$|^conftest\.py$")
-TESTS_ASKED = re.compile(
+TEST_FILE = lazy(r"(^test_.*|.*_test|.*\.(test|spec))\.[A-Za-z0-9]+$|^conftest\.py$")
+TESTS_ASKED = lazy(
     r"\b(add|write|update|fix|change|correct|extend|edit|modify|adjust|rename|remove|delete"
     r"|rewrite|create)\b[^.!?\n]{0,40}?\b(unit )?tests?\b(?! (output|errors?|failures?|results?))",
     re.IGNORECASE,
@@ -83,9 +84,9 @@ def _named(words: str, name: str) -> bool:
 
 def refusal_of_tests(tool: str, raw: str, cwd: Path, path: Path, words: str) -> str | None:
     """Why `tool` may not change the existing test file `path` (None when it may)."""
-    if not TEST_FILE.match(path.name) or not path.is_file():
+    if not TEST_FILE().match(path.name) or not path.is_file():
         return None
-    if TESTS_ASKED.search(words) or any(_named(words, name) for name in {raw, path.name} if name):
+    if TESTS_ASKED().search(words) or any(_named(words, name) for name in {raw, path.name} if name):
         return None
     shown = os.path.relpath(path, cwd) if path.is_relative_to(cwd) else str(path)
     return (

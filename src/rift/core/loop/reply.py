@@ -216,13 +216,13 @@ async def stream_reply(
         usage=collector.usage,
         provider_data=collector.provider_data,
     )
-    if repeated == "tool calls":  # the gate kept each call once; no text to cut
+    if repeated:
         counters["repetition_stops"] += 1
-        emit(Warning("the model began repeating its tool calls; rift stopped the reply"))
-    elif repeated:
-        _cut_repetition(reply, repeated, limits)
-        counters["repetition_stops"] += 1
-        emit(Warning(f"the model's {repeated} began repeating itself; rift stopped the reply"))
+        if repeated == "tool calls":  # the gate kept each call once; no text to cut
+            emit(Warning("the model began repeating its tool calls; rift stopped the reply"))
+        else:
+            _cut_repetition(reply, repeated, limits)
+            emit(Warning(f"the model's {repeated} began repeating itself; rift stopped the reply"))
     usage = collector.usage
     reply.generation_seconds = (usage.eval_duration_s if usage else 0.0) or (
         time.monotonic() - (collector.first_token or started)
