@@ -158,3 +158,92 @@ def test_a_function_still_to_be_added_gets_no_trace_hint(project: Path, fake_ser
     results = [m["content"] for m in server.chat_requests()[-1]["messages"] if m["role"] == "tool"]
     assert any("are identical; nothing to change" in r for r in results), results
     assert not any("gives the wrong result" in r for r in results), results
+
+
+MONEY = (
+    'def apply_discount(price, percent):\n    """The price after taking `percent` percent off."""\n'
+    "    return price + price * percent / 100\n\n\n"
+    "def add_tax(price, rate):\n    return price * (1 + rate)\n"
+)
+
+
+def test_the_whole_file_request_ends_with_the_task_itself(project: Path, fake_server: Any) -> None:
+    """Asked for greet.py whole "with the task's change made", the 1.5B model sent it back
+    unchanged three times: the task sat two messages up, behind the file. Said again at
+    the end of the request, the type hints came back in one request (tiny tier's
+    add_type_hints and wrong_operator, 2026-12-03)."""
+    (project / "greet.py").write_text("def greet(name):\n    return 'Hello, ' + name\n")
+    fenced = "```python\ndef greet(name: str) -> str:\n    return 'Hello, ' + name\n```"
+    server = fake_server(
+        {
+            "models": [{"name": "qwen2.5-coder:1.5b", "capabilities": ["tools"]}],
+            "turns": [{"content": fenced}],
+        }
+    )
+    prompt = "Add type hints to the function greet in greet.py: name is a str and it returns a str."
+    result = run_rift(["--host", server.url, "-m", "qwen2.5-coder:1.5b", "-p", prompt], project)
+    assert result.returncode == 0, result.stderr
+    [request] = server.chat_requests()
+    last = str(request["messages"][-1]["content"])
+    assert last.startswith("[system] Rewrite greet.py whole:")
+    assert last.endswith(f"with this change made in them: {prompt} No other text.")
+    assert "name: str" in (project / "greet.py").read_text()
+
+
+def test_a_change_beside_the_function_a_task_reports_wrong_is_not_done(
+    project: Path, fake_server: Any
+) -> None:
+    """Told apply_discount(100, 10) returns 110.0, the 1.5B model added a docstring to
+    add_tax and rift reported success. The code apply_discount runs did not change, so the
+    turn is not done: the check says so once, with the example to trace."""
+    (project / "money.py").write_text(MONEY)
+    beside = MONEY.replace(
+        "def add_tax(price, rate):\n", 'def add_tax(price, rate):\n    """Add the tax."""\n'
+    )
+    server = fake_server(
+        {
+            "models": [{"name": "qwen2.5-coder:1.5b", "capabilities": ["tools"]}],
+            "turns": [
+                {"content": f"```python\n{beside}```"},
+                {
+                    "tool_calls": [
+                        {
+                            "name": "edit",
+                            "arguments": {
+                                "path": "money.py",
+                                "old_string": "price + price",
+                                "new_string": "price - price",
+                            },
+                        }
+                    ]
+                },
+                {"content": "Fixed."},
+            ],
+        }
+    )
+    prompt = "apply_discount(100, 10) in money.py returns 110.0 but should return 90.0. Fix it."
+    result = run_rift(["--host", server.url, "-m", "qwen2.5-coder:1.5b", "-p", prompt], project)
+    assert result.returncode == 0, result.stderr
+    fed_back = str(server.chat_requests()[1]["messages"][-1]["content"])
+    assert "Not done yet. Your change left the code of apply_discount as it was" in fed_back
+    assert "go through apply_discount line by line" in fed_back
+    assert "price - price" in (project / "money.py").read_text()
+
+
+def test_a_fix_in_a_helper_the_reported_function_uses_is_done(
+    project: Path, fake_server: Any
+) -> None:
+    (project / "money.py").write_text("RATE = 2\n\n\ndef double(x):\n    return x * RATE\n")
+    server = fake_server(
+        {
+            "models": [{"name": "qwen2.5-coder:1.5b", "capabilities": ["tools"]}],
+            "turns": [
+                {"content": "```python\nRATE = 3\n\n\ndef double(x):\n    return x * RATE\n```"}
+            ],
+        }
+    )
+    prompt = "double(2) in money.py returns 4 but should return 6. Fix it."
+    result = run_rift(["--host", server.url, "-m", "qwen2.5-coder:1.5b", "-p", prompt], project)
+    assert result.returncode == 0, result.stderr
+    assert len(server.chat_requests()) == 1
+    assert "RATE = 3" in (project / "money.py").read_text()

@@ -401,6 +401,18 @@ def is_tiny(text: str) -> bool:
 _CLAIMED_CALL = lazy(r"(?<![\w.])([A-Za-z_]\w*)\(([^()\n]{0,60})\)")
 
 
+def claimed_calls(words: str, source: str) -> list[tuple[str, str]]:
+    """(call, name) for each call in the task's words to a function `source` defines
+    ("is_adult(18) returns False": ("is_adult(18)", "is_adult"))."""
+    return [
+        (found.group(0), found.group(1))
+        for found in _CLAIMED_CALL().finditer(words)
+        if re.search(
+            rf"^\s*(async\s+)?def\s+{re.escape(found.group(1))}\s*\(", source, re.MULTILINE
+        )
+    ]
+
+
 def trace_hint(words: str, source: str) -> str:
     """For a task that reports a wrong result of a function the file defines ("is_adult(18)
     returns False, but 18 counts as adult"), a nudge to work that call through the code: a
@@ -408,12 +420,12 @@ def trace_hint(words: str, source: str) -> str:
     changes nothing, and saying so twice does not help it find the line; stepping through
     the example does. A call to something the file does not define yet ("add a function
     square(x)") gets nothing."""
-    for found in _CLAIMED_CALL().finditer(words):
-        call, name = found.group(0), found.group(1)
-        if re.search(rf"^\s*(async\s+)?def\s+{re.escape(name)}\s*\(", source, re.MULTILINE):
-            return (
-                f" The task says {call} gives the wrong result: go through {name} line by"
-                " line with those arguments, find the expression whose result differs from"
-                " what the task expects, and change that expression."
-            )
-    return ""
+    calls = claimed_calls(words, source)
+    if not calls:
+        return ""
+    call, name = calls[0]
+    return (
+        f" The task says {call} gives the wrong result: go through {name} line by"
+        " line with those arguments, find the expression whose result differs from"
+        " what the task expects, and change that expression."
+    )

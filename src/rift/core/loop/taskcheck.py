@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from rift.patterns import lazy
-from rift.tools import leftovers
+from rift.tools import guard, leftovers
 
 _NAME = r"`?([A-Za-z_]\w*)`?(?:\(\))?"
 _KIND = r"(?:(?:the\s+)?(?:function|method|class|variable|constant|field|attribute|argument|parameter|def)\s+)?"  # noqa: E501
@@ -35,6 +35,11 @@ _ADD = lazy(
     r"\b(?:add|create|write|implement|define)\s+(?:a\s+|an\s+|the\s+)?(?:new\s+)?"
     rf"(?:function|method|class|helper)\s+(?:called\s+|named\s+)?{_NAME}",
     re.IGNORECASE,
+)
+_WRONG_RESULT = lazy(
+    r"\b(?:returns?|gives?|prints?|outputs?|raises?|yields?)\b.*\b(?:but|instead|should|expected)\b"
+    r"|\b(?:wrong|incorrect|bug\w*|broken)\b",
+    re.IGNORECASE | re.DOTALL,
 )
 _LAYOUT_TASK = lazy(
     r"\b(comments?|format\w*|whitespace|blank|indent\w*|style|pep ?8|lint\w*|spacing|newlines?|"
@@ -135,6 +140,72 @@ def _rename_notes(
     return notes
 
 
+def _without_docstrings(tree: Any) -> Any:
+    ast = importlib.import_module("ast")
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (
+            isinstance(body, list)
+            and len(body) > 1
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            node.body = body[1:]
+    return tree
+
+
+def _code_run_by(text: str, name: str) -> str | None:
+    """The code a call of `name` runs, as one AST dump: every def of `name` and each
+    top-level statement binding a name those defs use, docstrings set aside (None: the
+    file does not parse or defines no `name`)."""
+    ast = importlib.import_module("ast")
+    tree = leftovers.parse(text)
+    if tree is None:
+        return None
+    tree = _without_docstrings(tree)
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef)
+    defs = [n for n in ast.walk(tree) if isinstance(n, kinds) and n.name == name]
+    if not defs:
+        return None
+    used = {n.id for d in defs for n in ast.walk(d) if isinstance(n, ast.Name)}
+    used |= {n.attr for d in defs for n in ast.walk(d) if isinstance(n, ast.Attribute)}
+    parts = [ast.dump(d) for d in defs]
+    for statement in tree.body:
+        if statement in defs:
+            continue
+        bound = {getattr(statement, "name", None)} | {
+            n.id
+            for n in ast.walk(statement)
+            if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+        }
+        if bound & used:
+            parts.append(ast.dump(statement))
+    return "\n".join(parts)
+
+
+def _unchanged_claims(words: str, files: dict[str, tuple[str | None, str]]) -> list[str]:
+    """The note for a task that reports a wrong result of a function when every changed
+    file defines it and the code it runs is as before."""
+    if not _WRONG_RESULT().search(words) or _LAYOUT_TASK().search(words):
+        return []
+    notes: list[str] = []
+    for shown, (before, now) in files.items():
+        claims = [] if before is None else guard.claimed_calls(words, before)
+        for _, name in claims:
+            code = _code_run_by(now, name)
+            if code is None or code != _code_run_by(before or "", name):
+                return []
+        if not claims:
+            return []
+        name = claims[0][1]
+        notes.append(
+            f"Your change left the code of {name} as it was in {shown}."
+            + guard.trace_hint(words, now)
+        )
+    return notes[:1]
+
+
 def task_problems(words: str, changed: dict[Path, bytes | None], shown: dict[Path, str]) -> str:
     """The `[system]` message naming what the task's words ask that the change has not done
     ("" when nothing, or when the words name nothing checkable)."""
@@ -154,6 +225,7 @@ def task_problems(words: str, changed: dict[Path, bytes | None], shown: dict[Pat
             notes.append(
                 f"The task asks to add `{name}`, but no file you changed defines `{name}` yet."
             )
+    notes += _unchanged_claims(words, files)
     if not notes and not _LAYOUT_TASK().search(words):
         same = [
             key

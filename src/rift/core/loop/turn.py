@@ -186,7 +186,9 @@ class Turn:
             self._whole = wholefile.target(self._words, paths, ctx.cwd)
         if self._whole:
             self.counters["whole_file_requests"] += 1
-            self.messages.append({"role": "user", "content": wholefile.request(self._whole)})
+            self.messages.append(
+                {"role": "user", "content": wholefile.request(self._whole, self._words)}
+            )
 
     async def _step(self, n: int) -> bool:
         """One iteration; True when the model gave its final answer."""

@@ -33,6 +33,8 @@ _ASKS_CHANGE = lazy(
     r"convert|implement|refactor|give|append|extend|return|raise|handle)\b",
     re.IGNORECASE,
 )
+_RESTATED_TASK_CHARS = 400
+"""A longer task (an Exercism exercise's instructions) is not said twice."""
 _CHAT_ONLY = lazy(r"\?\s*$|without (using )?(any )?tools?|do not use|don't use", re.IGNORECASE)
 
 
@@ -50,13 +52,23 @@ def target(words: str, named: list[str], cwd: Path) -> str:
     return named[0]
 
 
-def request(path: str) -> str:
-    """The message that asks for the file whole (its first words are what the grammar keys on)."""
+def request(path: str, words: str = "") -> str:
+    """The message that asks for the file whole (its first words are what the grammar keys on).
+
+    A short task is said again at the end: the 1.5B model, asked for greet.py whole
+    "with the task's change made", sent it back unchanged three times; the task sits
+    two messages up, behind the file, and a small model answers what it read last
+    (aider's prompt, too, puts the request after the files)."""
+    task = " ".join(words.split())
+    change = (
+        f"with this change made in them: {task}"
+        if task and len(task) <= _RESTATED_TASK_CHARS
+        else "with the task's change made in them."
+    )
     return (
         WHOLE_FILE_REQUEST.format(path=path)
         + f" reply with the complete new {path} in one fenced code block: all of its current "
-        "lines (every function kept as it is, without the line numbers) with the task's change "
-        "made in them. No other text."
+        f"lines (every function kept as it is, without the line numbers) {change} No other text."
     )
 
 
