@@ -94,6 +94,9 @@ FIRST_USE = (
     "rift.core.permissions.bash_words",
 )
 """Loaded on first use, never for a run that neither runs bash, hashes a plugin nor sandboxes."""
+FIRST_PROMPT = ("rift.core.loop.turn", "rift.core.loop.reply", "rift.core.loop.wholefile",
+                "rift.core.loop.aftercheck", "rift.core.loop.taskcheck")  # fmt: skip
+"""The turn loop: loaded with the first prompt (core/loop/setup.py), not before `ready`."""
 
 
 def _modules_of_run(
@@ -169,7 +172,7 @@ def test_serve_up_to_ready_imports_only_its_own_path(tmp_path: Path) -> None:
     assert not _roots(loaded, HEAVY + HTTPX_STACK)
     assert not _named(
         loaded, ("rift.frontends.tui", "rift.frontends.acp", "rift.frontends.printer",
-                 *EMBEDDED_ONLY, *FIRST_USE)
+                 *EMBEDDED_ONLY, *FIRST_USE, *FIRST_PROMPT)
     )  # fmt: skip
 
 

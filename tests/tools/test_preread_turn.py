@@ -14,7 +14,8 @@ from typing import Any
 from tooldoubles import RecordingGate
 
 from rift.core.context.budget import TokenMeter
-from rift.core.loop.turn import Turn, TurnSetup
+from rift.core.loop.setup import TurnSetup
+from rift.core.loop.turn import Turn
 from rift.events import Event, Iteration, ToolResult, ToolStart
 from rift.models.ollama import OllamaProvider
 from rift.tools import builtin_tools

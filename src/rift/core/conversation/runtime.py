@@ -21,8 +21,8 @@ from rift.core.context.prompt import build_system_prompt, user_base_prompt
 from rift.core.conversation.lsp import LspService
 from rift.core.conversation.refusal import Refusal
 from rift.core.conversation.tasks import TaskRegistry
+from rift.core.loop.setup import TurnSetup
 from rift.core.loop.subagents import SubagentRunner
-from rift.core.loop.turn import Turn, TurnSetup
 from rift.core.permissions.gate import Approval, PermissionGate
 from rift.core.permissions.interaction import InteractionBroker
 from rift.core.permissions.rules import Rules
@@ -57,6 +57,7 @@ from rift.tools.skill import TOOL as SKILL_TOOL
 from rift.tools.task import TOOL as TASK_TOOL
 
 if TYPE_CHECKING:
+    from rift.core.loop.turn import Turn
     from rift.extend.loader import Extensions
 
 log = logging.getLogger("rift.agent")
@@ -256,6 +257,8 @@ class Agent:
         if refusal:
             self.emit(Warning(refusal))
         self.journal.begin_turn()
+        from rift.core.loop.turn import Turn  # the loop loads with the first prompt (setup.py)
+
         turn = Turn(self.turn_setup(), self.messages, self.emit)
         try:
             stats = await turn.run(text, words, images)

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from rift.config import Config
 from rift.core.context.budget import TokenMeter
 from rift.core.context.prompt import SUBAGENT_SUFFIX
-from rift.core.loop.turn import Turn, TurnSetup
+from rift.core.loop.setup import TurnSetup
 from rift.core.sessions.checkpoints import UndoJournal
 from rift.errors import ModelError, ToolError
 from rift.events import (
@@ -174,6 +174,8 @@ class SubagentRunner:
         self.emit(SubagentStarted(tag=tag, model=setup.model, label=task.description))
         system = self.system_prompt() + SUBAGENT_SUFFIX
         messages: list[Message] = [{"role": "system", "content": system}]
+        from rift.core.loop.turn import Turn  # the loop loads with the first prompt (setup.py)
+
         turn = Turn(setup, messages, _relay(tag, self.emit))
         stats = None
         try:

@@ -14,10 +14,9 @@ import asyncio
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 from rift.core.context.budget import (
-    TokenMeter,
     enforce_budget,
     strip_old_thinking,
     truncation_suspected,
@@ -26,6 +25,7 @@ from rift.core.context.budget import (
 from rift.core.loop import aftercheck, hardening, preread, salvage, wholefile
 from rift.core.loop.busy import retry_busy
 from rift.core.loop.reply import Reply, assistant_message, stream_reply
+from rift.core.loop.setup import EDIT_DIFF_LINES, RESULT_OUTPUT_CAP, TurnSetup
 from rift.core.permissions.hunks import changed_lines, diff_region, preview_diff
 from rift.errors import ToolError
 from rift.events import (
@@ -41,47 +41,16 @@ from rift.events import (
     Warning,
 )
 from rift.models import repetition
-from rift.models.base import ChatRequest, Message, Provider, Reasoning, ToolCall, Usage
-from rift.record import record
+from rift.models.base import ChatRequest, Message, ToolCall, Usage
 from rift.text import scrub
 from rift.tools import canonical_name
-from rift.tools.base import Tool, ToolContext, ToolOutput
+from rift.tools.base import ToolOutput
 from rift.tools.calls import describe_call
 
 log = logging.getLogger("rift.turn")
-EDIT_DIFF_LINES = 80
-RESULT_OUTPUT_CAP = 16_000
 TARGET_CHARS = 200
 """A call's summary in the trace's tool list is cut here."""
-"""Characters of a tool result carried in the `tool_result` event's `output` field."""
 STUCK_NUDGE_AT, STUCK_STOP_AT = 4, 7
-
-
-@record(frozen=False, slots=False)
-class TurnSetup:
-    """What a turn runs on; the agent rebuilds it when the model or tools change."""
-
-    provider: Provider
-    model: str
-    num_ctx: int
-    temperature: float
-    think: Reasoning
-    tools: Mapping[str, Tool]
-    ctx: ToolContext
-    meter: TokenMeter
-    max_iterations: int
-    lean_schema: bool = False
-    detect_truncation: bool = False
-    headless: bool = False
-    """Nobody is watching: a turn that never calls a tool gets one greedy retry."""
-    preread: bool = False
-    """Read the files the task names before the model's first step (core/loop/preread.py)."""
-    slots: int | None = None
-    """Requests the server runs at once (llama.cpp's `-np`), where it says; sub-agents
-    are capped to it (core/loop/subagents.py)."""
-    slot: int | None = None
-    """The slot this conversation's requests are pinned to (llama.cpp's `id_slot`):
-    0 for the main conversation, another for each sub-agent; None: the server chooses."""
 
 
 class TurnStopped(Exception):

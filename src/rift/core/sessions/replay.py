@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from rift.core.loop.turn import EDIT_DIFF_LINES, RESULT_OUTPUT_CAP
+from rift.core.loop.setup import EDIT_DIFF_LINES, RESULT_OUTPUT_CAP
 from rift.core.permissions.hunks import changed_lines, diff_region, preview_diff
 from rift.core.sessions.store import prompt_text
 from rift.events import (

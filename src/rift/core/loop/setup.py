@@ -1,0 +1,49 @@
+"""What a turn runs on (`TurnSetup`) and the sizes of what its events carry.
+
+Apart from core/loop/turn.py so that the runtime and the sub-agent runner can
+hold a setup, and replay can size its events, without importing the loop
+itself: the loop (turn, reply, the whole-file format, the checks after edits)
+loads with the first prompt, not at every start (`rift --serve` spawn to
+`ready`, issue 28).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from rift.core.context.budget import TokenMeter
+from rift.models.base import Provider, Reasoning
+from rift.record import record
+from rift.tools.base import Tool, ToolContext
+
+EDIT_DIFF_LINES = 80
+"""Lines of a diff carried in an `edit_diff` event."""
+RESULT_OUTPUT_CAP = 16_000
+"""Characters of a tool result carried in the `tool_result` event's `output` field."""
+
+
+@record(frozen=False, slots=False)
+class TurnSetup:
+    """What a turn runs on; the agent rebuilds it when the model or tools change."""
+
+    provider: Provider
+    model: str
+    num_ctx: int
+    temperature: float
+    think: Reasoning
+    tools: Mapping[str, Tool]
+    ctx: ToolContext
+    meter: TokenMeter
+    max_iterations: int
+    lean_schema: bool = False
+    detect_truncation: bool = False
+    headless: bool = False
+    """Nobody is watching: a turn that never calls a tool gets one greedy retry."""
+    preread: bool = False
+    """Read the files the task names before the model's first step (core/loop/preread.py)."""
+    slots: int | None = None
+    """Requests the server runs at once (llama.cpp's `-np`), where it says; sub-agents
+    are capped to it (core/loop/subagents.py)."""
+    slot: int | None = None
+    """The slot this conversation's requests are pinned to (llama.cpp's `id_slot`):
+    0 for the main conversation, another for each sub-agent; None: the server chooses."""
