@@ -247,3 +247,38 @@ def test_a_fix_in_a_helper_the_reported_function_uses_is_done(
     assert result.returncode == 0, result.stderr
     assert len(server.chat_requests()) == 1
     assert "RATE = 3" in (project / "money.py").read_text()
+
+
+def test_a_json_key_the_task_keeps_is_not_lost(project: Path, fake_server: Any) -> None:
+    """Asked to set "debug" to false, the 1.5B model edited old_string `debug` to `false`:
+    the key was gone and the value still true, and rift said done. A key the task does not
+    remove or rename is fed back when it disappears."""
+    (project / "settings.json").write_text(SETTINGS)
+    edit = {
+        "name": "edit",
+        "arguments": {"path": "settings.json", "old_string": "debug", "new_string": "false"},
+    }
+    fix = {
+        "name": "edit",
+        "arguments": {
+            "path": "settings.json",
+            "old_string": '"false": true',
+            "new_string": '"debug": false',
+        },
+    }
+    server = fake_server(
+        {
+            "turns": [
+                {"tool_calls": [edit]},
+                {"content": "Done."},
+                {"tool_calls": [fix]},
+                {"content": "Done."},
+            ]
+        }
+    )
+    prompt = 'In settings.json, set "debug" to false.'
+    result = run_rift(["--host", server.url, "-m", "fake-model", "-p", prompt], project)
+    assert result.returncode == 0, result.stderr
+    fed_back = str(server.chat_requests()[2]["messages"][-1]["content"])
+    assert 'Not done yet. settings.json no longer has the key "debug"' in fed_back
+    assert (project / "settings.json").read_text() == SETTINGS.replace("true", "false")

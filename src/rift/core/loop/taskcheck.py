@@ -41,6 +41,7 @@ _WRONG_RESULT = lazy(
     r"|\b(?:wrong|incorrect|bug\w*|broken)\b",
     re.IGNORECASE | re.DOTALL,
 )
+_DROPS_KEYS = lazy(r"\b(?:remov\w*|delet\w*|drop\w*|renam\w*|rewrit\w*|replac\w*)\b", re.IGNORECASE)
 _LAYOUT_TASK = lazy(
     r"\b(comments?|format\w*|whitespace|blank|indent\w*|style|pep ?8|lint\w*|spacing|newlines?|"
     r"sort\w*|reorder\w*|order)\b",
@@ -206,6 +207,38 @@ def _unchanged_claims(words: str, files: dict[str, tuple[str | None, str]]) -> l
     return notes[:1]
 
 
+def _keys(value: Any, prefix: str = "") -> set[str]:
+    """Every key path in a JSON value ("tags", "server.port")."""
+    if not isinstance(value, dict):
+        return set()
+    found: set[str] = set()
+    for key, inner in value.items():
+        path = f"{prefix}{key}"
+        found |= {path} | _keys(inner, path + ".")
+    return found
+
+
+def _lost_keys(words: str, files: dict[str, tuple[str | None, str]]) -> list[str]:
+    """The note for JSON keys a change dropped that the task does not remove or rename."""
+    if _DROPS_KEYS().search(words):
+        return []
+    notes: list[str] = []
+    for shown, (before, now) in files.items():
+        if not shown.endswith(".json") or before is None:
+            continue
+        try:
+            lost = sorted(_keys(json.loads(before)) - _keys(json.loads(now)))
+        except ValueError:
+            continue
+        if lost:
+            keys = ", ".join(f'"{key}"' for key in lost[:3])
+            notes.append(
+                f"{shown} no longer has the key {keys}: keep every key and change only the "
+                "value the task names."
+            )
+    return notes
+
+
 def task_problems(words: str, changed: dict[Path, bytes | None], shown: dict[Path, str]) -> str:
     """The `[system]` message naming what the task's words ask that the change has not done
     ("" when nothing, or when the words name nothing checkable)."""
@@ -225,7 +258,7 @@ def task_problems(words: str, changed: dict[Path, bytes | None], shown: dict[Pat
             notes.append(
                 f"The task asks to add `{name}`, but no file you changed defines `{name}` yet."
             )
-    notes += _unchanged_claims(words, files)
+    notes += _unchanged_claims(words, files) + _lost_keys(words, files)
     if not notes and not _LAYOUT_TASK().search(words):
         same = [
             key
