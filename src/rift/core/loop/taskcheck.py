@@ -193,12 +193,12 @@ def _unchanged_claims(words: str, files: dict[str, tuple[str | None, str]]) -> l
     notes: list[str] = []
     for shown, (before, now) in files.items():
         claims = [] if before is None else guard.claimed_calls(words, before)
+        if not claims:
+            return []  # a changed file the claim is not about: maybe the fix is there
         for _, name in claims:
             code = _code_run_by(now, name)
             if code is None or code != _code_run_by(before or "", name):
                 return []
-        if not claims:
-            return []
         name = claims[0][1]
         notes.append(
             f"Your change left the code of {name} as it was in {shown}."
