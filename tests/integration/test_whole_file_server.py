@@ -9,6 +9,13 @@ from typing import Any
 
 from rift_bin import run_rift
 
+
+def edit_turn(path: str, old: str, new: str) -> dict[str, Any]:
+    """A scripted model turn that makes one `edit` call."""
+    edit = {"path": path, "old_string": old, "new_string": new}
+    return {"tool_calls": [{"name": "edit", "arguments": edit}]}
+
+
 SETTINGS = '{\n  "name": "demo",\n  "debug": true\n}\n'
 
 
@@ -104,18 +111,7 @@ def test_an_unchanged_file_for_a_reported_wrong_result_gets_the_example_to_trace
             "models": [{"name": "qwen2.5-coder:1.5b", "capabilities": ["tools"]}],
             "turns": [
                 {"content": f"```python\n{PEOPLE}```"},
-                {
-                    "tool_calls": [
-                        {
-                            "name": "edit",
-                            "arguments": {
-                                "path": "people.py",
-                                "old_string": "age > 18",
-                                "new_string": "age >= 18",
-                            },
-                        }
-                    ]
-                },
+                edit_turn("people.py", "age > 18", "age >= 18"),
                 {"content": "Fixed."},
             ],
         }
@@ -136,18 +132,7 @@ def test_a_function_still_to_be_added_gets_no_trace_hint(project: Path, fake_ser
         {
             "models": [{"name": "qwen2.5-coder:1.5b", "capabilities": ["tools"]}],
             "turns": [
-                {
-                    "tool_calls": [
-                        {
-                            "name": "edit",
-                            "arguments": {
-                                "path": "mathx.py",
-                                "old_string": "x ** 3",
-                                "new_string": "x ** 3",
-                            },
-                        }
-                    ]
-                },
+                edit_turn("mathx.py", "x ** 3", "x ** 3"),
                 {"content": "Could not do it."},
             ],
         }
@@ -205,18 +190,7 @@ def test_a_change_beside_the_function_a_task_reports_wrong_is_not_done(
             "models": [{"name": "qwen2.5-coder:1.5b", "capabilities": ["tools"]}],
             "turns": [
                 {"content": f"```python\n{beside}```"},
-                {
-                    "tool_calls": [
-                        {
-                            "name": "edit",
-                            "arguments": {
-                                "path": "money.py",
-                                "old_string": "price + price",
-                                "new_string": "price - price",
-                            },
-                        }
-                    ]
-                },
+                edit_turn("money.py", "price + price", "price - price"),
                 {"content": "Fixed."},
             ],
         }
