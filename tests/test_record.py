@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from rift.record import field, record, replace
+from rift.record import COMPILE_AFTER, field, record, replace
 
 
 @record
@@ -112,9 +112,10 @@ def test_a_required_field_after_a_default_is_refused() -> None:
     _: Any = None
 
 
-def test_init_is_compiled_on_first_construction_then_called_directly() -> None:
-    """Decoration compiles nothing; the first instance installs the real `__init__`, whose
-    parameters are the fields, for every later construction (mutable and slotted alike)."""
+def test_init_is_compiled_once_a_class_is_built_often_then_called_directly() -> None:
+    """Decoration compiles nothing; the `COMPILE_AFTER`th instance installs the real
+    `__init__`, whose parameters are the fields, for every later construction (mutable
+    and slotted alike)."""
 
     @record
     class Pair:
@@ -131,8 +132,60 @@ def test_init_is_compiled_on_first_construction_then_called_directly() -> None:
         assert stand_in.__code__.co_argcount == 1  # (*args, **kwargs): not compiled yet
     assert Pair(1) == Pair(left=1, right="r") and Pair(2, "x").right == "x"
     assert Loose(size=3).size == 3
+    assert Pair.__init__.__code__.co_argcount == Loose.__init__.__code__.co_argcount == 1
+    for _ in range(COMPILE_AFTER):
+        Pair(0)
+        Loose(0)
     for cls, params in ((Pair, ("self", "left", "right")), (Loose, ("self", "size"))):
         code = cls.__init__.__code__
         assert code.co_varnames[: code.co_argcount] == params
     with pytest.raises(TypeError):
         Pair()  # the compiled __init__ checks arity like a dataclass's
+
+
+def _outcomes(cls: Any, calls: list[tuple[tuple[Any, ...], dict[str, Any]]]) -> list[str]:
+    """What each construction gives: the instance's fields, or the kind of error."""
+    out = []
+    for args, kwargs in calls:
+        try:
+            built = cls(*args, **kwargs)
+        except TypeError:
+            out.append("TypeError")
+        else:
+            out.append(repr(built) + repr([getattr(built, f) for f in cls.__record_fields__]))
+    return out
+
+
+def test_the_first_constructions_bind_exactly_as_the_compiled_init() -> None:
+    """`_bind` (before the compile) and the compiled `__init__` agree on every kind of
+    field and every kind of bad call: defaults, fresh factories, `init=False` fields,
+    `__post_init__`, too many, unknown, repeated and missing arguments."""
+    calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
+        ((3,), {}),
+        ((3, [1]), {}),
+        ((), {"size": 4, "items": [2]}),
+        ((), {}),
+        ((1, [], 5), {}),
+        ((1,), {"size": 2}),
+        ((1,), {"nope": 2}),
+        ((1,), {"doubled": 9}),
+    ]
+
+    @record(frozen=False, slots=False)
+    class Crate:
+        size: int
+        items: list[int] = field(default_factory=list)
+        doubled: int = field(init=False)
+        seen: list[str] = field(init=False, default_factory=list)
+
+        def __post_init__(self) -> None:
+            self.doubled = self.size * 2
+
+    bound = _outcomes(Crate, calls)
+    assert Crate.__init__.__code__.co_argcount == 1  # all of those went through `_bind`
+    for _ in range(COMPILE_AFTER):
+        Crate(0)
+    assert Crate.__init__.__code__.co_argcount > 1
+    assert _outcomes(Crate, calls) == bound
+    assert "Crate(size=3, items=[], doubled=6, seen=[])" in bound[0]
+    assert bound[3:] == ["TypeError"] * 5

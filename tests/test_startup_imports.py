@@ -95,8 +95,18 @@ FIRST_USE = (
 )
 """Loaded on first use, never for a run that neither runs bash, hashes a plugin nor sandboxes."""
 FIRST_PROMPT = ("rift.core.loop.turn", "rift.core.loop.reply", "rift.core.loop.wholefile",
-                "rift.core.loop.aftercheck", "rift.core.loop.taskcheck")  # fmt: skip
-"""The turn loop: loaded with the first prompt (core/loop/setup.py), not before `ready`."""
+                "rift.core.loop.aftercheck", "rift.core.loop.taskcheck",
+                "rift.core.context.mentions", "rift.models.attachments", "rift.models.pricing",
+                "rift.core.sessions.trace")  # fmt: skip
+"""The turn loop and what only a turn uses (`@` mentions, images, the cost, the trace):
+loaded with the first prompt (core/loop/setup.py), not before `ready`."""
+WHEN_NEEDED = ("rift.extend.mcp", "rift.tools.web_search", "rift.tools.skill",
+               "rift.core.permissions.hunks", "rift.core.permissions.suggestions",
+               "rift.core.sessions.replay",
+               "rift.models.server_info", "rift.tools.calls")  # fmt: skip
+"""Loaded only when a session needs them: an MCP server, a search URL, skills, the
+first question the gate asks, a whole replay, an OpenAI-compatible server's checks,
+a sub-agent's activity."""
 
 
 def _modules_of_run(
@@ -172,7 +182,7 @@ def test_serve_up_to_ready_imports_only_its_own_path(tmp_path: Path) -> None:
     assert not _roots(loaded, HEAVY + HTTPX_STACK)
     assert not _named(
         loaded, ("rift.frontends.tui", "rift.frontends.acp", "rift.frontends.printer",
-                 *EMBEDDED_ONLY, *FIRST_USE, *FIRST_PROMPT)
+                 *EMBEDDED_ONLY, *FIRST_USE, *FIRST_PROMPT, *WHEN_NEEDED)
     )  # fmt: skip
 
 

@@ -12,10 +12,11 @@ output, tool results and resumed sessions.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+from rift.patterns import lazy
+
+_SURROGATE = lazy("[\ud800-\udfff]")
 """Pairs arrive combined (JSON decoding and UTF-8 both join them), so any match is lone."""
 
 
@@ -26,25 +27,25 @@ def scrub(text: str) -> str:
     """
     if text.isascii():
         return text
-    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+    return _SURROGATE().sub("\ufffd", text) if _SURROGATE().search(text) else text
 
 
 def scrub_json(value: Any) -> Any:
     """A JSON-like value (tool arguments) with every string scrubbed, keys included."""
     dumped = json.dumps(value, ensure_ascii=False)
-    if not _SURROGATE.search(dumped):
+    if not _SURROGATE().search(dumped):
         return value
-    return json.loads(_SURROGATE.sub("\ufffd", dumped))
+    return json.loads(_SURROGATE().sub("\ufffd", dumped))
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = lazy(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 """C0 (but tab), DEL, C1, and the bidirectional overrides that reorder what is shown."""
 _NAMED = {"\r": "\\r", "\n": "\\n"}
 
 
 def visible(text: str) -> str:
     """`text` with every control character written as an escape (`\\r`, `\\x1b`, `\\u202e`)."""
-    return _CONTROL.sub(lambda m: _escape(m.group()), text)
+    return _CONTROL().sub(lambda m: _escape(m.group()), text)
 
 
 def _escape(char: str) -> str:

@@ -22,12 +22,11 @@ import asyncio
 from collections.abc import Callable, Coroutine, Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rift.config import Config, McpServerConfig
 from rift.events import Event, Info, Warning
 from rift.extend.host import ExtensionHost
-from rift.extend.mcp import McpManager
 from rift.extend.personas import discover_personas
 from rift.extend.plugins import Plugin, command_skills, discover_plugins, plugin_tools
 from rift.extend.skills import Skill
@@ -36,6 +35,9 @@ from rift.record import field, record
 from rift.text import visible
 from rift.tools.base import Tool
 from rift.tools.delegation import Persona
+
+if TYPE_CHECKING:
+    from rift.extend.mcp import McpManager
 
 TRUST_CHOICES = ["trust", "skip"]
 _YES = ("trust", "yes", "y")
@@ -131,10 +133,9 @@ class Extensions:
         )
         if not attached:
             self._note_skipped()
-        self.mcp = McpManager(self.config.cwd, self._info, self._register)
         for server in self.config.mcp.values():
             if not server.project or self._server_trusted(server):
-                self.mcp.start(server)
+                self.start_mcp(server)
         agent.refresh_system_prompt()
         self._live = True
 
@@ -247,8 +248,16 @@ class Extensions:
         if not await self._ask(f"Trust project MCP server '{server.name}'?", detail):
             self._info(f"MCP server '{server.name}' left untrusted: not started")
             return
-        assert self.mcp is not None
         self._persist(self.store.trust_mcp, mcp_trust_key(self.config.cwd, server.identity))
+        self.start_mcp(server)
+
+    def start_mcp(self, server: McpServerConfig) -> None:
+        """Start one MCP server (its tools arrive live). The manager is made with the
+        first server: a project with none never loads the MCP code."""
+        if self.mcp is None:
+            from rift.extend.mcp import McpManager
+
+            self.mcp = McpManager(self.config.cwd, self._info, self._register)
         self.mcp.start(server)
 
     async def wait_mcp(self) -> None:

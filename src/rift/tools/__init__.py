@@ -3,6 +3,9 @@
 Each tool is one module exposing `TOOL`; `_MODULES` is the explicit registry (no
 scanning): `builtin_tools()` is the default set a session offers, and
 `registered_tools()` every tool rift defines (also those the core adds per session).
+A module is imported when its tool is first asked for, so a session that offers
+no `web_search` (or a small model's six tools) never loads the rest, and importing
+one tool's helper (`rift.tools._proc`) does not load every tool.
 A new tool is its module plus one line here; it declares its own kind, asks and
 summary (tools/base.py `Tool`), which `calls.describe_call` reads for every face.
 `canonical_name` repairs the names small models invent ("read_file", "str_replace",
@@ -11,71 +14,65 @@ summary (tools/base.py `Tool`), which `calls.describe_call` reads for every face
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Collection
+from typing import TYPE_CHECKING
 
-from rift.tools import (
-    agent,
-    ask_user,
-    bash,
-    edit,
-    fetch,
-    glob,
-    grep,
-    ls,
-    outline,
-    plan,
-    read,
-    remember,
-    repo_map,
-    skill,
-    task,
-    web_search,
-    write,
-)
-from rift.tools.base import Tool
+if TYPE_CHECKING:
+    from rift.tools.base import Tool
 
-__all__ = ["ALIASES", "BUILTIN_TOOLS", "builtin_tools", "canonical_name", "registered_tools"]
+__all__ = [
+    "ALIASES", "BUILTIN_TOOLS", "builtin_tools", "canonical_name", "registered_tools", "tool",
+]  # fmt: skip
 
 BUILTIN_TOOLS: tuple[str, ...] = (
     "read", "write", "edit", "bash", "ls", "grep", "glob", "outline", "repo_map",
     "plan", "remember", "fetch", "web_search", "ask_user",
 )  # fmt: skip
 
-_MODULES = {
-    "read": read,
-    "write": write,
-    "edit": edit,
-    "bash": bash,
-    "ls": ls,
-    "grep": grep,
-    "glob": glob,
-    "outline": outline,
-    "repo_map": repo_map,
-    "plan": plan,
-    "remember": remember,
-    "fetch": fetch,
-    "web_search": web_search,
-    "ask_user": ask_user,
-    "task": task,  # the core adds these three per session (runtime.py)
-    "skill": skill,
-    "agent": agent,
+_MODULES: dict[str, str] = {
+    "read": "rift.tools.read",
+    "write": "rift.tools.write",
+    "edit": "rift.tools.edit",
+    "bash": "rift.tools.bash",
+    "ls": "rift.tools.ls",
+    "grep": "rift.tools.grep",
+    "glob": "rift.tools.glob",
+    "outline": "rift.tools.outline",
+    "repo_map": "rift.tools.repo_map",
+    "plan": "rift.tools.plan",
+    "remember": "rift.tools.remember",
+    "fetch": "rift.tools.fetch",
+    "web_search": "rift.tools.web_search",
+    "ask_user": "rift.tools.ask_user",
+    "task": "rift.tools.task",  # the core adds these three per session (runtime.py)
+    "skill": "rift.tools.skill",
+    "agent": "rift.tools.agent",
 }
 
 
-def builtin_tools(*, search: bool = False) -> dict[str, Tool]:
-    """The built-in tools by name, in registry order.
+def builtin_tools(*, search: bool = False, only: Collection[str] | None = None) -> dict[str, Tool]:
+    """The built-in tools by name, in registry order; `only` narrows them (a small
+    model's six), and a tool left out is never imported.
 
     `web_search` is offered only when a search URL is configured (`search`):
     a tool that can only fail wastes schema bytes and a model's turn.
     ask_user stays in headless runs too, where it refuses with a clear message.
     """
     names = [n for n in BUILTIN_TOOLS if search or n != "web_search"]
-    return {name: _MODULES[name].TOOL for name in names}
+    return {name: tool(name) for name in names if only is None or name in only}
 
 
 def registered_tools() -> dict[str, Tool]:
     """Every tool rift defines, by name: the built-ins and `task`, `skill` and `agent`."""
-    return {name: module.TOOL for name, module in _MODULES.items()}
+    return {name: tool(name) for name in _MODULES}
+
+
+def tool(name: str) -> Tool:
+    """The tool rift defines as `name`, its module imported on first use; KeyError
+    for a name rift does not define."""
+    found: Tool = importlib.import_module(_MODULES[name]).TOOL
+    return found
 
 
 _ALIAS_TABLE: dict[str, tuple[str, ...]] = {

@@ -14,7 +14,6 @@ from __future__ import annotations
 from rift.config import Config
 from rift.core.conversation.runtime import ModelBinding
 from rift.events import Event, Info, Warning
-from rift.models import server_info
 from rift.models.http import make_client
 from rift.models.registry import PROBE_TIMEOUT_S
 from rift.record import replace
@@ -33,6 +32,7 @@ async def check_ollama_v1(config: Config, binding: ModelBinding) -> list[Event]:
     route = binding.route
     if route.provider_kind != "openai" or binding.info.info.slots is not None:
         return []
+    from rift.models import server_info  # only for an OpenAI-compatible server
     from rift.models.openai import OPENAI_API_URL  # loaded already: the route is OpenAI's
 
     if route.base_url.startswith(OPENAI_API_URL):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rift.core.context.mentions import expand
 from rift.core.conversation.commands import parse_command
 from rift.core.conversation.refusal import Refusal
 from rift.events import Info, TaskFinished, Warning
@@ -32,6 +31,8 @@ class Prepared:
 def prepare(agent: Agent, text: str, *, vision: bool) -> Prepared | Refusal:
     """Expand a skill invocation and `@path` mentions; a refusal (and a warning) for an
     unknown skill. Problems with mentions are warnings; the prompt still goes."""
+    from rift.core.context.mentions import expand  # with the first prompt, not at start
+
     invocation = parse_command(text, commands=())  # only `/skill:name task` expands here
     if invocation is not None:
         skill = agent.skills.get(invocation.name)

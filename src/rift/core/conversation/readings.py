@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rift.core.sessions.replay import Prompt, replay
 from rift.core.sessions.store import history_for
 
 if TYPE_CHECKING:
     from rift.config import Config
     from rift.core.conversation.runtime import Agent
+    from rift.core.sessions.replay import Prompt
     from rift.events import ContextGauge, Event, HistoryMessage, Models, Sessions
     from rift.extend.skills import Skill
     from rift.tools.services import EditorFiles, EditorTerminal
@@ -71,6 +71,8 @@ class Readings:
 
     def replay(self) -> list[Prompt | Event]:
         """The stored conversation as its turns' events (sessions/replay.py), to show it whole."""
+        from rift.core.sessions.replay import replay  # a whole replay is rare: load then
+
         return replay(self._agent.messages)
 
     def context_gauge(self) -> ContextGauge:

@@ -28,7 +28,6 @@ from rift.core.permissions.interaction import InteractionBroker
 from rift.core.permissions.rules import Rules
 from rift.core.sessions.checkpoints import NothingToUndo, UndoJournal, format_undo_message
 from rift.core.sessions.store import SessionStore
-from rift.core.sessions.trace import append_trace, trace_record
 from rift.errors import RiftError
 from rift.events import (
     ContextGauge,
@@ -42,19 +41,13 @@ from rift.events import (
     Warning,
 )
 from rift.extend.skills import Skill
-from rift.models.attachments import images_for
 from rift.models.base import Message, Provider
-from rift.models.pricing import estimated_cost_usd
 from rift.models.registry import Preflight, Route, connect, list_all_models, with_thinking
-from rift.models.server_info import root_of
 from rift.models.thinking import describe as describe_thinking
 from rift.record import field, record
 from rift.text import scrub
-from rift.tools import builtin_tools
-from rift.tools.agent import TOOL as AGENT_TOOL
+from rift.tools import builtin_tools, tool
 from rift.tools.base import Tool, ToolContext
-from rift.tools.skill import TOOL as SKILL_TOOL
-from rift.tools.task import TOOL as TASK_TOOL
 
 if TYPE_CHECKING:
     from rift.core.loop.turn import Turn
@@ -159,17 +152,24 @@ class Agent:
         self.lsp = LspService(self.config.lsp, self.config.cwd)  # servers start on first edit
         services.diagnostics = self.lsp
         if not self.tools:
-            self.tools = builtin_tools(search=bool(self.config.search_url))
-            self.tools["task"] = TASK_TOOL
-            if self.skills:
-                self.tools["skill"] = SKILL_TOOL
-            self.tools["agent"] = AGENT_TOOL
-            if self.binding.route.small:
-                with_tools(self, SMALL_TOOLSET)  # a 1.5B model chooses well among six
-                self.ctx.services.small_model = True  # write steers to edit (tools/write.py)
+            self._offer_tools()
         if not self.messages or self.messages[0]["role"] != "system":
             self.messages.insert(0, {"role": "system", "content": ""})
         self.refresh_system_prompt()
+
+    def _offer_tools(self) -> None:
+        """The session's tools: the built-ins, then `task`, `skill` (with skills) and
+        `agent`; a small model gets six, since a 1.5B model chooses well among six."""
+        small = self.binding.route.small
+        search = bool(self.config.search_url)
+        self.tools = builtin_tools(search=search, only=SMALL_TOOLSET if small else None)
+        if small:
+            self.ctx.services.small_model = True  # write steers to edit (tools/write.py)
+            return
+        self.tools["task"] = tool("task")
+        if self.skills:
+            self.tools["skill"] = tool("skill")
+        self.tools["agent"] = tool("agent")
 
     # ------------------------------------------------------------------ state
 
@@ -251,14 +251,16 @@ class Agent:
         typed, without attachments; `images` (data URLs) go only to a model that
         reports vision. Errors end the turn as outcome "error", never raise.
         """
+        from rift.core.loop.turn import Turn  # the loop loads with the first prompt (setup.py)
+        from rift.models.attachments import images_for
+        from rift.models.pricing import estimated_cost_usd
+
         text = scrub(text)  # from any front end: an editor's `\ud800`, a non-UTF-8 argv
         vision = self.binding.route.traits.vision and self.binding.info.vision
         images, refusal = images_for(images, self.model, vision)
         if refusal:
             self.emit(Warning(refusal))
         self.journal.begin_turn()
-        from rift.core.loop.turn import Turn  # the loop loads with the first prompt (setup.py)
-
         turn = Turn(self.turn_setup(), self.messages, self.emit)
         try:
             stats = await turn.run(text, words, images)
@@ -285,6 +287,8 @@ class Agent:
     def _trace(self, turn: Turn, prompt: str, stats: TurnStats, failed: bool) -> None:
         if self.config.trace_file is None:
             return
+        from rift.core.sessions.trace import append_trace, trace_record
+
         record = trace_record(
             model=self.model,
             provider=self.binding.route.base_url,
@@ -353,6 +357,8 @@ class Agent:
     async def check_server(self, previous: Route) -> None:
         """After a switch to another server, the doctor's quick checks of it; each problem
         is a `warning` with code "server". A model on the same server costs no request."""
+        from rift.models.server_info import root_of
+
         route = self.binding.route
         if root_of(route.base_url) == root_of(previous.base_url):
             return
@@ -392,8 +398,3 @@ class Agent:
 
     def _persist_allow_rule(self, rule: str, everywhere: bool) -> None:
         persist_allow_rule(self.config, rule, everywhere=everywhere)
-
-
-def with_tools(agent: Agent, names: tuple[str, ...]) -> None:
-    """Narrow the tool set (small models, personas); unknown names only narrow further."""
-    agent.tools = {n: t for n, t in agent.tools.items() if n in names}

@@ -34,7 +34,6 @@ from rift.events import (
 from rift.models.base import Message
 from rift.record import field, record, replace
 from rift.tools.base import PlanState, Tool, ToolContext
-from rift.tools.calls import describe_call
 from rift.tools.delegation import MAX_TASKS, ChildTask, Persona, parse_tasks
 
 __all__ = ["MAX_TASKS", "NO_REPORT", "ChildTask", "Persona", "SubagentRunner", "parse_tasks"]
@@ -211,6 +210,8 @@ def _relay(tag: str, emit: Callable[[Event], None]) -> Callable[[Event], None]:
 
     def relay(event: Event) -> None:
         if isinstance(event, ToolStart):
+            from rift.tools.calls import describe_call  # with the first child's tool call
+
             summary = describe_call(event.tool, event.args).summary[:80]
             emit(SubagentActivity(tag=tag, text=f"→ {event.tool} {summary}", warn=False))
         elif isinstance(event, ToolResult):

@@ -26,6 +26,9 @@ the project and the directories the user added is refused with no person
 attached and asked with one, in every approval mode, unless an allow rule
 names the path. Paths arrive resolved (rift/safe_fs.py), the same path the
 tool then opens without following symlinks.
+
+What only a question needs (the diff shown, the rule suggested) is imported
+when the gate first asks, not at startup.
 """
 
 from __future__ import annotations
@@ -37,7 +40,6 @@ from pathlib import Path
 
 from rift.core.permissions import roots as _roots
 from rift.core.permissions.choices import ask_options
-from rift.core.permissions.hunks import diff_segments, preview_diff
 from rift.core.permissions.interaction import InteractionBroker
 from rift.core.permissions.network import (
     NetworkChecks,
@@ -50,7 +52,6 @@ from rift.core.permissions.rules import (
     Rules,
     Verdict,
 )
-from rift.core.permissions.suggestions import suggest_bash_pattern, suggest_edit_rule
 from rift.record import field, record
 from rift.tools.base import WriteVerdict
 
@@ -264,6 +265,8 @@ class PermissionGate(NetworkChecks):
             return None if answer == "allow once" else self._refused("bash", answer)
         if verdict.kind == "allow" or "bash" in self._session_kinds or not self.broker.attached:
             return None
+        from rift.core.permissions.suggestions import suggest_bash_pattern
+
         pattern = suggest_bash_pattern(command)
         always = always_choices(pattern) if pattern else None
         choices = ["allow once", *(always or ()), "allow all bash this session", "deny"]
@@ -296,6 +299,8 @@ class PermissionGate(NetworkChecks):
         return self._write_answer(tool, path, new, answer)
 
     async def _review(self, tool: str, shown: str, old: str, new: str) -> WriteVerdict:
+        from rift.core.permissions.hunks import diff_segments
+
         decision = await self.broker.review(tool, shown, old, new, diff_segments(old, new))
         if decision is None or not decision.apply:
             return WriteVerdict(False, message=self._refused(tool))
@@ -309,6 +314,8 @@ class PermissionGate(NetworkChecks):
             question = f"Allow write: {shown} ({len(new.encode())} bytes)"
         else:
             question = f"Allow edit: {shown}"
+        from rift.core.permissions.suggestions import suggest_edit_rule
+
         rule = suggest_edit_rule(path, self.cwd)
         session = f"always allow {tool} this session"
         always = always_choices(rule)
@@ -355,6 +362,8 @@ class PermissionGate(NetworkChecks):
     def _detail(old: str | None, new: str) -> list[str]:
         if _is_binary(old):
             return ["(overwriting a binary file)"]
+        from rift.core.permissions.hunks import preview_diff
+
         return preview_diff(old or "", new, ASK_DIFF_LINES)
 
 

@@ -135,13 +135,12 @@ class AcpSession:
         The person configured them in the editor, so, like the user config's
         servers, they need no project trust.
         """
-        manager = self.extensions.mcp if self.extensions is not None else None
-        if servers and manager is None:
+        if servers and self.extensions is None:
             log.warning("MCP servers from the editor ignored: this agent has no MCP layer")
             return
         for server in servers:
-            assert manager is not None
-            manager.start(server)
+            assert self.extensions is not None
+            self.extensions.start_mcp(server)
 
     def _delegate(self, capabilities: ClientCapabilities | None) -> None:
         fs = capabilities.fs if capabilities is not None else None
