@@ -31,27 +31,6 @@ def test_the_format_is_chosen_for_one_small_named_file_and_a_change(tmp_path: Pa
     assert wholefile.target(fix, [], tmp_path) == ""
 
 
-def test_an_exercise_asking_to_modify_its_stub_gets_the_format_and_the_task_after_it(
-    tmp_path: Path,
-) -> None:
-    """An Exercism-style task (long instructions, then "modify the supplied files: x.py")
-    is one for the format, and its text follows the request whole, line breaks kept,
-    where a short task is said inside the request's sentence."""
-    (tmp_path / "isogram.py").write_text("def is_isogram(string):\n    pass\n")
-    task = (
-        "# Instructions\n\nDetermine if a word or phrase is an isogram.\n\n"
-        + "An isogram is a word without a repeating letter. " * 12
-        + "\n\n####\n\nUse the above instructions to modify the supplied files: isogram.py"
-    )
-    assert wholefile.target(task, ["isogram.py"], tmp_path) == "isogram.py"
-    ask = wholefile.request("isogram.py", task)
-    assert ask.endswith("The task:\n\n" + task.strip())
-    assert ask.index("No other text.") < ask.index("# Instructions")
-    short = wholefile.request("stats.py", "Fix max_of in stats.py.")
-    assert short.endswith("with this change made in them: Fix max_of in stats.py. No other text.")
-    assert "The task:" not in wholefile.request("big.py", "Fix it. " * 600)  # past the cap
-
-
 def test_the_request_binds_only_the_next_step() -> None:
     ask: Message = {"role": "user", "content": wholefile.request("stats.py")}
     assert whole_file_path([ask]) == "stats.py"

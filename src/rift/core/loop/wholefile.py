@@ -29,15 +29,12 @@ from rift.patterns import lazy
 from rift.tools import guard
 
 _ASKS_CHANGE = lazy(
-    r"\b(fix|add|change|modify|rename|remove|delete|replace|update|set|make|correct|insert|move|"
+    r"\b(fix|add|change|rename|remove|delete|replace|update|set|make|correct|insert|move|"
     r"convert|implement|refactor|give|append|extend|return|raise|handle)\b",
     re.IGNORECASE,
 )
 _RESTATED_TASK_CHARS = 400
-"""A task this short is said again inside the request's sentence."""
-_APPENDED_TASK_CHARS = 4000
-"""A longer one (an Exercism exercise's instructions) follows the request whole, with its
-line breaks, up to this size; past it the request only points back at the task."""
+"""A longer task (an Exercism exercise's instructions) is not said twice."""
 _CHAT_ONLY = lazy(r"\?\s*$|without (using )?(any )?tools?|do not use|don't use", re.IGNORECASE)
 
 
@@ -58,25 +55,21 @@ def target(words: str, named: list[str], cwd: Path) -> str:
 def request(path: str, words: str = "") -> str:
     """The message that asks for the file whole (its first words are what the grammar keys on).
 
-    The task is said again after the file: the 1.5B model, asked for greet.py whole
+    A short task is said again at the end: the 1.5B model, asked for greet.py whole
     "with the task's change made", sent it back unchanged three times; the task sits
     two messages up, behind the file, and a small model answers what it read last
-    (aider's prompt, too, puts the request after the files). A short task goes inside
-    the sentence, a longer one after it, whole."""
+    (aider's prompt, too, puts the request after the files)."""
     task = " ".join(words.split())
     change = (
         f"with this change made in them: {task}"
         if task and len(task) <= _RESTATED_TASK_CHARS
         else "with the task's change made in them."
     )
-    ask = (
+    return (
         WHOLE_FILE_REQUEST.format(path=path)
         + f" reply with the complete new {path} in one fenced code block: all of its current "
         f"lines (every function kept as it is, without the line numbers) {change} No other text."
     )
-    if _RESTATED_TASK_CHARS < len(task) <= _APPENDED_TASK_CHARS:
-        ask += "\n\nThe task:\n\n" + words.strip()
-    return ask
 
 
 def answer(path: str, added: int, removed: int) -> str:
