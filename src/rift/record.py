@@ -147,7 +147,7 @@ def _bind(
 ) -> None:
     """Set the fields from `args` and `kwargs` exactly as the compiled `__init__` does,
     raising the TypeError a call with the wrong arguments raises."""
-    params = [name for name, d in fields if not (isinstance(d, _Field) and not d.init)]
+    params: tuple[str, ...] = type(self).__record_init__
     if len(args) > len(params):
         raise TypeError(
             f"__init__() takes {len(params) + 1} positional arguments but {len(args) + 1}"

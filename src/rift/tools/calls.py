@@ -9,11 +9,10 @@ kind "other", no ask of its own, its first string argument as the summary.
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 from rift.record import record
-from rift.tools import registered_tools
+from rift.tools import tool as registered_tool
 from rift.tools.base import Tool, ToolKind, first_text
 
 __all__ = ["CallDescription", "describe_call"]
@@ -34,14 +33,17 @@ class CallDescription:
     """A short sentence for a face that shows no tool name ("Read notes.txt")."""
 
 
-@cache
-def _tools() -> dict[str, Tool]:
-    return registered_tools()
+def _declared(name: str) -> Tool | None:
+    """The tool rift defines as `name` (only its module is imported), or None."""
+    try:
+        return registered_tool(name)
+    except KeyError:
+        return None
 
 
 def describe_call(tool: str, args: dict[str, Any]) -> CallDescription:
     """The declared description of a call of `tool` with `args` (the model's arguments)."""
-    declared = _tools().get(tool)
+    declared = _declared(tool)
     if declared is None:
         return CallDescription("other", False, _one_line(first_text(args)), tool)
     title = declared.title(args) if declared.title is not None else tool
