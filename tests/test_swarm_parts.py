@@ -204,7 +204,7 @@ def test_capture_patch_keeps_what_a_candidate_committed(repo: Path) -> None:
     (place / "__pycache__").mkdir()
     (place / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0\1")
     dest = worktrees.patch_path(repo, "0-m")
-    size = worktrees.capture_patch(place, commit, dest)
+    size = worktrees.capture_patch(repo, place, commit, dest)
     text = dest.read_text()
     assert size == len(dest.read_bytes()) > 0
     assert "+TWO" in text and "+new" in text and "pyc" not in text
@@ -230,7 +230,7 @@ def _patch(repo: Path, name: str, edit: dict[str, str | None]) -> Path:
         else:
             (place / rel).write_text(content)
     dest = worktrees.patch_path(repo, name)
-    worktrees.capture_patch(place, commit, dest)
+    worktrees.capture_patch(repo, place, commit, dest)
     return dest
 
 
@@ -310,9 +310,9 @@ def test_touched_lists_both_ends_of_a_rename(repo: Path) -> None:
     place = worktrees.create(repo, "0-m", commit)
     git(place, "mv", "b.txt", "renamed.txt")
     dest = worktrees.patch_path(repo, "0-m")
-    worktrees.capture_patch(place, commit, dest)
+    worktrees.capture_patch(repo, place, commit, dest)
     assert "rename from b.txt" in dest.read_text()
-    assert merging.touched(repo, dest) == ["b.txt", "renamed.txt"]
+    assert merging.touched(repo, dest.read_bytes(), dest.name) == ["b.txt", "renamed.txt"]
 
 
 def test_race_lock_refuses_a_live_holder_and_takes_a_dead_ones(repo: Path) -> None:

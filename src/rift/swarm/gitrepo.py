@@ -1,10 +1,9 @@
 """The repository a swarm races in: finding it, checking it, and running git in it.
 
-Every call goes through `rift.gitcmd.git_argv` (no repository-configured hooks,
-fsmonitor, external diff or textconv run) and starts git in its own session, so
-the Ctrl-C a person types at the terminal reaches rift, which then stops the
-race in order, and never a `git add` half-way through writing its index (that
-would leave an `index.lock` behind).
+Every call goes through `rift.gitcmd.run_git`, which owns how rift runs git (no
+repository-configured filter, driver, hook or fsmonitor runs; no API keys; its
+own session, so a Ctrl-C stops the race in order); this module only turns its
+failures into one-line SwarmErrors.
 """
 
 from __future__ import annotations
@@ -12,8 +11,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from rift import gitcmd
 from rift.errors import RiftError
-from rift.gitcmd import git_argv
 from rift.paths import atomic_write
 
 NOT_A_REPO = (
@@ -33,20 +32,21 @@ class SwarmError(RiftError):
 
 
 def run_git(
-    cwd: Path, *args: str, stdin: bytes | None = None, timeout: float = GIT_TIMEOUT_S
+    cwd: Path,
+    *args: str,
+    stdin: bytes | None = None,
+    timeout: float = GIT_TIMEOUT_S,
+    git_dir: Path | None = None,
+    work_tree: Path | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
-    """git `args` in `cwd`, output captured; raises SwarmError only when git cannot run."""
+    """git `args` in `cwd`, output captured; raises SwarmError only when git cannot run
+    (or the repository's `.git` is refused)."""
     try:
-        return subprocess.run(
-            git_argv(*args),
-            cwd=cwd,
-            input=stdin,
-            stdin=None if stdin is not None else subprocess.DEVNULL,
-            capture_output=True,
-            timeout=timeout,
-            check=False,
-            start_new_session=True,
+        return gitcmd.run_git(
+            cwd, *args, stdin=stdin, timeout=timeout, git_dir=git_dir, work_tree=work_tree
         )
+    except gitcmd.GitRefused as exc:
+        raise SwarmError(str(exc)) from exc
     except FileNotFoundError as exc:
         raise SwarmError("swarm mode needs git, and git is not installed") from exc
     except (OSError, subprocess.TimeoutExpired) as exc:

@@ -18,10 +18,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from rift import safe_fs
 from rift.core.sessions.checkpoints import UndoJournal, read_prior
 from rift.record import field, record
 from rift.swarm.gitrepo import SwarmError, first_line, run_git
-from rift.swarm.worktrees import RaceLock, patch_path, patches_dir, remove_all
+from rift.swarm.worktrees import RaceLock, checked_dir, patch_path, patches_dir, remove_all
 
 
 @record
@@ -48,12 +49,10 @@ def merge(root: Path, name: str, journal: UndoJournal) -> Merged:
         SwarmError: no such patch, an empty one, or git refused it (nothing changed then).
     """
     patch = patch_path(root, name)
-    if "/" in name or not patch.is_file():
-        have = ", ".join(available(root)) or "none; run rift swarm first"
-        raise SwarmError(f"no patch named '{name}' in .rift/patches/ (candidates: {have})")
-    if not patch.read_bytes().strip():
+    data = _read_patch(root, name, patch)
+    if not data.strip():
         raise SwarmError(f"candidate '{name}' made no changes: nothing to merge")
-    files = touched(root, patch)
+    files = touched(root, data, patch.name)
     staged = _index_entries(root, files)
     journal.begin_turn()
     for rel in files:
@@ -61,7 +60,7 @@ def merge(root: Path, name: str, journal: UndoJournal) -> Merged:
         if _inside(root, path):
             journal.record(path, read_prior(path))
     journal.on_undo(lambda: _restore_index(root, files, staged))
-    done = run_git(root, "apply", "--3way", str(patch))
+    done = run_git(root, "apply", "--3way", stdin=data)
     output = (done.stdout + done.stderr).decode("utf-8", errors="replace")
     conflicts = tuple(line[2:].strip() for line in output.splitlines() if line.startswith("U "))
     if done.returncode != 0 and not conflicts:
@@ -71,18 +70,35 @@ def merge(root: Path, name: str, journal: UndoJournal) -> Merged:
     return Merged(name, tuple(files), conflicts)
 
 
-def touched(root: Path, patch: Path) -> list[str]:
+def _read_patch(root: Path, name: str, patch: Path) -> bytes:
+    """The patch's bytes, read once with no link followed (`.rift/patches` included); git
+    is then given these bytes, never the path, so a swap after the check changes nothing."""
+    if "/" not in name and name not in (".", ".."):
+        fd = checked_dir(patches_dir(root))
+        if fd is not None:
+            os.close(fd)
+            try:
+                return safe_fs.read_regular(patch)[0]
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                raise SwarmError(f"{patch} is refused: {exc.strerror or exc}") from exc
+    have = ", ".join(available(root)) or "none; run rift swarm first"
+    raise SwarmError(f"no patch named '{name}' in .rift/patches/ (candidates: {have})")
+
+
+def touched(root: Path, data: bytes, label: str) -> list[str]:
     """Every path the patch creates, changes, deletes or renames (both ends of a rename:
     git's numstat names only the new one, so the sources come from the patch's headers)."""
-    done = run_git(root, "apply", "--numstat", "-z", str(patch))
+    done = run_git(root, "apply", "--numstat", "-z", stdin=data)
     if done.returncode != 0:
-        raise SwarmError(f"cannot read the patch {patch.name}: {first_line(done.stderr)}")
+        raise SwarmError(f"cannot read the patch {label}: {first_line(done.stderr)}")
     paths: list[str] = []
     for entry in done.stdout.decode("utf-8", errors="surrogateescape").split("\0"):
         stats = entry.split("\t", 2)
         if len(stats) == 3 and stats[2]:
             paths.append(stats[2])
-    for line in patch.read_bytes().decode("utf-8", errors="surrogateescape").splitlines():
+    for line in data.decode("utf-8", errors="surrogateescape").splitlines():
         if line.startswith("rename from "):
             paths.insert(0, unquote(line[len("rename from ") :]))
     return list(dict.fromkeys(paths))

@@ -19,7 +19,6 @@ is left running, locked or checked out. The person's own tree is never written.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 from collections.abc import Callable, Sequence
@@ -145,7 +144,7 @@ async def _run(
     root, commit = outcome.root, outcome.commit
     specs = candidates.plan(options.models, options.attempts, options.explore)
     cap = await candidates.max_parallel(config, options.models, options.parallel)
-    _clear_patches(root)
+    worktrees.clear_patches(root)
     pace = "one at a time" if cap == 1 else f"up to {cap} at once"
     names = ", ".join(s.name for s in specs)
     count = f"{len(specs)} candidate" + ("s" if len(specs) != 1 else "")
@@ -191,7 +190,7 @@ async def _one(
         slots.put_nowait(run.slot)
     dest = worktrees.patch_path(root, run.spec.name)
     try:
-        result.patch_bytes = worktrees.capture_patch(place, commit, dest)
+        result.patch_bytes = worktrees.capture_patch(root, place, commit, dest)
         result.patch = dest
     except SwarmError as exc:
         _say(run.emit, run.spec, f"no patch: {exc}", warn=True)
@@ -286,12 +285,3 @@ def _relative(cwd: Path, root: Path) -> Path:
         return Path(os.path.realpath(cwd)).relative_to(os.path.realpath(root))
     except ValueError:
         return Path()
-
-
-def _clear_patches(root: Path) -> None:
-    """The patches folder holds the latest race only: `rift merge` must not find an old one."""
-    folder = worktrees.patches_dir(root)
-    folder.mkdir(parents=True, exist_ok=True)
-    for old in folder.glob("*.patch"):
-        with contextlib.suppress(OSError):
-            old.unlink()

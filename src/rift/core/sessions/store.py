@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -135,14 +136,14 @@ class SessionStore:
         Create-new (O_EXCL) semantics make the name ours even when two rift
         processes start in the same second (the v0.9.x session race).
         """
-        self.sessions_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.sessions_dir)
         secs = int(time.time())
         n = 0
         while True:
             name = f"{secs}.json" if n == 0 else f"{secs}-{n}.json"
             path = self.sessions_dir / name
             try:
-                fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+                fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600)
             except FileExistsError:
                 n += 1
                 continue
@@ -279,7 +280,20 @@ def save_session(
     data = render(clean)
     if len(data) > max_bytes:
         data = _trimmed(clean, max_bytes, render)
+    private_dir(path.parent)
     atomic_write(path, data)
+    os.chmod(path, 0o600)  # atomic_write keeps an existing file's bits: an old 0644 tightens
+
+
+def private_dir(folder: Path) -> None:
+    """Make the sessions folder (which holds everything the model read) 0700, tightening
+    one an older rift made 0755; a link there is not followed into."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = os.lstat(folder)
+    if not stat.S_ISDIR(info.st_mode):
+        raise NotADirectoryError(f"{folder} is not a folder; sessions are not written there")
+    if info.st_mode & 0o077:
+        os.chmod(folder, 0o700, follow_symlinks=False)
 
 
 def _trimmed(

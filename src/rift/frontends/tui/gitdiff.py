@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
 from pathlib import Path
 
-from rift.child_env import child_environ
-from rift.gitcmd import git_argv
+from rift.gitcmd import GitRefused, run_git
 
 MAX_BYTES = 400_000
 MAX_UNTRACKED = 50
@@ -55,13 +55,10 @@ async def _untracked(cwd: Path) -> bytes:
 
 
 async def _git(cwd: Path, *args: str) -> tuple[int, bytes, bytes]:
-    argv = await asyncio.to_thread(git_argv, *args, cwd=cwd)
-    proc = await asyncio.create_subprocess_exec(
-        *argv,  # repository-configured diff drivers, filters, hooks, fsmonitor: off
-        cwd=cwd,
-        env=child_environ(),  # no API keys for whatever git still runs
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await proc.communicate()
-    return proc.returncode or 0, out, err
+    """git through `rift.gitcmd.run_git` (no repository-configured commands, no API
+    keys); a refused `.git` or a git that cannot run reads as a failed call."""
+    try:
+        done = await asyncio.to_thread(run_git, cwd, *args, timeout=30)
+    except (GitRefused, OSError, subprocess.SubprocessError) as exc:
+        return 1, b"", str(exc).encode()
+    return done.returncode, done.stdout, done.stderr

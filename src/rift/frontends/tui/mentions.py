@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from rift.gitcmd import git_argv
+from rift.gitcmd import GitRefused, run_git
 
 INDEX_CAP = 20_000
 SKIP_DIRS = frozenset(
@@ -33,17 +33,13 @@ def token_at(line: str, column: int) -> str | None:
 def file_index(cwd: Path) -> list[str]:
     """Project files for completion: git's view when it is a repository, else a walk."""
     try:
-        out = subprocess.run(
-            git_argv("ls-files", "-co", "--exclude-standard"),
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=3,
-            check=True,
-        )
-    except (OSError, subprocess.SubprocessError):
+        out = run_git(cwd, "ls-files", "-co", "--exclude-standard", timeout=3)
+    except (GitRefused, OSError, subprocess.SubprocessError):
         return _walk(cwd)
-    return [line for line in out.stdout.splitlines() if line][:INDEX_CAP]
+    if out.returncode != 0:
+        return _walk(cwd)
+    text = out.stdout.decode("utf-8", "replace")
+    return [line for line in text.splitlines() if line][:INDEX_CAP]
 
 
 def _walk(cwd: Path) -> list[str]:
