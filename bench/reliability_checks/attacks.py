@@ -83,6 +83,7 @@ SCENARIOS: dict[str, list[tuple[Scenario, bool]]] = {
     "undo-paths": [(undo_path_attacks, False)],
     "races": [(race_attacks, False)],
     "writes-outside": [(writes_outside_attacks, False)],
+    "git-seams": [(__import__(__package__ + ".git_seams", fromlist=["_"]).git_seam_attacks, False)],
 }
 """family -> [(scenario, needs a working bwrap)]; other checks may register more."""
 
