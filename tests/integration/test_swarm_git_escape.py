@@ -104,3 +104,21 @@ def test_a_git_file_written_with_bash_denied_is_not_used_by_the_capture(
     assert not marker.exists(), run.stderr
     patch = (repo / ".rift/patches/0-fake-model.patch").read_text()
     assert "+x = 3" in patch
+
+
+@pytest.mark.parametrize("folder", ["worktrees", "patches"])
+def test_a_committed_rift_link_makes_swarm_refuse_not_write_outside(
+    harness: Any, repo: Path, tmp_path: Path, folder: str
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "theirs.patch").write_text("not rift's\n")
+    (repo / ".rift").mkdir()
+    (repo / ".rift" / folder).symlink_to(outside)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", f"a committed .rift/{folder} link")
+    run = swarm(harness, [{"tool_calls": [write("calc.py", "x = 4\n")]}, {"content": "done"}])
+    assert run.returncode != 0
+    assert "symlink" in run.stderr and "Traceback" not in run.stderr
+    assert sorted(p.name for p in outside.iterdir()) == ["theirs.patch"]
+    assert (outside / "theirs.patch").read_text() == "not rift's\n"
