@@ -195,3 +195,17 @@ def test_a_git_link_pointing_outside_is_refused(repo: Path, tmp_path: Path) -> N
     with pytest.raises(GitRefused):
         run_git(planted, "status")
     assert run_git(repo, "status").returncode == 0
+
+
+def test_a_long_running_filter_process_with_required_set_does_not_run(
+    repo: Path, tmp_path: Path
+) -> None:
+    """`filter.<x>.process` (the Git LFS style) with `required`: overridden, never started."""
+    marker = tmp_path / "process-ran"
+    with (repo / ".git" / "config").open("a") as handle:
+        handle.write(f'[filter "x"]\n\tprocess = "touch {marker}"\n\trequired = true\n')
+    (repo / ".gitattributes").write_text("* filter=x\n")
+    (repo / "a.txt").write_text("two\n")
+    assert run_git(repo, "add", "-A").returncode == 0
+    assert run_git(repo, "status", "--porcelain").returncode == 0
+    assert not marker.exists()

@@ -31,6 +31,7 @@ overriding every configured command is what makes them inert.
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 from pathlib import Path
 
@@ -86,11 +87,11 @@ def check_git_entry(cwd: Path) -> None:
         except OSError:
             continue
         real_folder = os.path.realpath(folder)
-        if os.path.islink(entry):
+        if stat.S_ISLNK(mode):
             target = os.path.realpath(entry)
             if not target.startswith(real_folder + os.sep):
                 raise GitRefused(f"{entry} is a link to {target}, outside {folder}: not used")
-        elif not os.path.isdir(entry) and (mode & 0o170000) == 0o100000:
+        elif stat.S_ISREG(mode):
             gitdir = _gitdir_of(entry)
             real = os.path.realpath(folder / gitdir) if gitdir else ""
             if not gitdir or real == real_folder or real.startswith(real_folder + os.sep):

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -287,13 +286,11 @@ def save_session(
 
 def private_dir(folder: Path) -> None:
     """Make the sessions folder (which holds everything the model read) 0700, tightening
-    one an older rift made 0755; a link there is not followed into."""
+    one an older rift made 0755. It lives in the user's data folder, so a link the user
+    made there is followed."""
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    info = os.lstat(folder)
-    if not stat.S_ISDIR(info.st_mode):
-        raise NotADirectoryError(f"{folder} is not a folder; sessions are not written there")
-    if info.st_mode & 0o077:
-        os.chmod(folder, 0o700, follow_symlinks=False)
+    if os.stat(folder).st_mode & 0o077:
+        os.chmod(folder, 0o700)
 
 
 def _trimmed(
