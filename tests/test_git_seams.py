@@ -209,3 +209,27 @@ def test_a_long_running_filter_process_with_required_set_does_not_run(
     assert run_git(repo, "add", "-A").returncode == 0
     assert run_git(repo, "status", "--porcelain").returncode == 0
     assert not marker.exists()
+
+
+def test_a_patches_folder_swapped_for_a_link_feeds_no_outside_patch_to_a_face_or_merge(
+    repo: Path, tmp_path: Path
+) -> None:
+    from rift.swarm.patchview import patch_text
+
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    place = worktrees.create(repo, "0-m", commit)
+    (place / "a.txt").write_text("two\n")
+    worktrees.capture_patch(repo, place, commit, worktrees.patch_path(repo, "0-m"))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+SECRET FROM OUTSIDE\n"
+    (outside / "0-m.patch").write_text(secret)
+    patches = repo / ".rift" / "patches"
+    for old in patches.iterdir():
+        old.unlink()
+    patches.rmdir()
+    patches.symlink_to(outside)
+    assert "SECRET" not in patch_text(repo, "0-m")
+    done = rift(repo, "merge", "0-m")
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert (repo / "a.txt").read_text() == "one\n"

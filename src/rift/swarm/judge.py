@@ -18,6 +18,7 @@ from rift.models.base import ChatRequest, ContentDelta, Message
 from rift.models.registry import EMBEDDED_NUM_CTX, detect_protocol, make_provider, resolve
 from rift.record import record
 from rift.swarm.candidates import CandidateResult
+from rift.swarm.worktrees import read_patch
 
 MAX_DIFF_CHARS = 12_000
 """One candidate's diff is cut to this many characters (head and tail kept)."""
@@ -108,7 +109,7 @@ def _read_patch(result: CandidateResult) -> str:
     if result.patch is None:
         return ""
     try:
-        return result.patch.read_text(encoding="utf-8", errors="replace")
+        return read_patch(result.patch).decode("utf-8", errors="replace")
     except OSError:
         return ""
 

@@ -18,11 +18,17 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from rift import safe_fs
 from rift.core.sessions.checkpoints import UndoJournal, read_prior
 from rift.record import field, record
 from rift.swarm.gitrepo import SwarmError, first_line, run_git
-from rift.swarm.worktrees import RaceLock, checked_dir, patch_path, patches_dir, remove_all
+from rift.swarm.worktrees import (
+    RaceLock,
+    checked_dir,
+    patch_path,
+    patches_dir,
+    read_patch,
+    remove_all,
+)
 
 
 @record
@@ -78,7 +84,7 @@ def _read_patch(root: Path, name: str, patch: Path) -> bytes:
         if fd is not None:
             os.close(fd)
             try:
-                return safe_fs.read_regular(patch)[0]
+                return read_patch(patch)
             except FileNotFoundError:
                 pass
             except OSError as exc:

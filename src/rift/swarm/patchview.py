@@ -17,7 +17,7 @@ from pathlib import Path
 from rift.record import record
 from rift.swarm.gitrepo import SwarmError, repo_root, run_git
 from rift.swarm.merge import unquote
-from rift.swarm.worktrees import patch_path
+from rift.swarm.worktrees import patch_path, read_patch
 
 MAX_PATCH_CHARS = 400_000
 """A patch longer than this is cut for display (the file on disk stays whole)."""
@@ -48,7 +48,7 @@ class _Entry:
 def patch_text(cwd: Path, name: str) -> str:
     """Candidate `name`'s patch, "" when it left none (or made no changes)."""
     try:
-        raw = patch_path(repo_root(cwd), name).read_bytes()
+        raw = read_patch(patch_path(repo_root(cwd), name))
     except (SwarmError, OSError):
         return ""
     text = raw.decode("utf-8", errors="replace")
@@ -62,7 +62,7 @@ def file_changes(cwd: Path, name: str) -> list[FileChange]:
     """Each text file candidate `name`'s patch changes, with its whole text before and after."""
     try:
         root = repo_root(cwd)
-        raw = patch_path(root, name).read_bytes()
+        raw = read_patch(patch_path(root, name))
     except (SwarmError, OSError):
         return []
     changes: list[FileChange] = []

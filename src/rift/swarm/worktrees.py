@@ -40,6 +40,16 @@ def patches_dir(root: Path) -> Path:
     return safe_fs.resolve(root) / ".rift" / "patches"
 
 
+def read_patch(path: Path) -> bytes:
+    """A patch under `.rift/patches/` (a `patch_path`), read with no link followed on the
+    way, so a folder swapped for a link never feeds an outside file to a judge or a face.
+
+    Raises:
+        OSError: missing, a link on the way, not a regular file, or too large.
+    """
+    return safe_fs.read_regular(path)[0]
+
+
 def checked_dir(path: Path, *, create: bool = False) -> int | None:
     """A descriptor of `path` (under `.rift/`) opened without following any link; None
     when it does not exist (and `create` is off). Caller closes it.
