@@ -233,3 +233,12 @@ def test_a_patches_folder_swapped_for_a_link_feeds_no_outside_patch_to_a_face_or
     done = rift(repo, "merge", "0-m")
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert (repo / "a.txt").read_text() == "one\n"
+
+
+def test_a_persons_own_linked_worktree_still_works(repo: Path, tmp_path: Path) -> None:
+    """Refusing planted `.git` files must not refuse git's own: a linked worktree's
+    `.git` file points outside its tree, at the main repository's records."""
+    linked = tmp_path / "linked"
+    git(repo, "worktree", "add", "-q", str(linked))
+    done = run_git(linked, "status", "--porcelain", "-b")
+    assert done.returncode == 0 and b"## linked" in done.stdout
