@@ -96,8 +96,19 @@ def refusal_of_tests(tool: str, raw: str, cwd: Path, path: Path, words: str) -> 
     )
 
 
+def judged_name(raw: str, cwd: Path, path: Path) -> str:
+    """The name the task must use to lift a refusal: `raw` when it is the file itself, else
+    the resolved file's own path. A symlink named like the task's words (`helper.py` ->
+    `darts_test.py`) is judged by what it points to, never by its own name."""
+    home = Path(os.path.realpath(cwd))
+    if Path(os.path.abspath(home / raw)) == path:
+        return raw
+    return os.path.relpath(path, home) if path.is_relative_to(home) else str(path)
+
+
 def require_changeable(tool: str, raw: str, cwd: Path, path: Path, words: str) -> None:
     """Raise the refusal as a ToolError (the turn shows it to the model as an ERROR result)."""
+    raw = judged_name(raw, cwd, path)
     refused = refusal(tool, raw, cwd, path, words) or refusal_of_tests(tool, raw, cwd, path, words)
     if refused is not None:
         raise ToolError(refused)
