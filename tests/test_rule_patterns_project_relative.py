@@ -46,5 +46,5 @@ def test_an_allow_glob_does_not_lift_the_outside_project_refusal(
     assert not (tmp_path / "glob_escape.py").exists()
     assert (project / "src/inside.py").read_text() == "y = 2\n"  # the rule still works inside
     messages = server.chat_requests()[-1]["messages"]
-    first = [m["content"] for m in messages if m["role"] == "tool"][0]
+    first = next(m["content"] for m in messages if m["role"] == "tool")
     assert first.startswith("ERROR:"), first
