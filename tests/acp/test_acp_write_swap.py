@@ -92,3 +92,36 @@ def test_acp_editor_is_sent_the_checked_path_not_a_fresh_resolution(
     sent = [path for path, _ in editor.writes]
     assert str(outside / "new.txt") not in sent
     assert sent == [str(project.resolve() / "sub" / "new.txt")]
+
+
+def test_accept_edits_still_asks_before_writing_a_config_that_runs_code_later(
+    project: Path, fake_server: Any
+) -> None:
+    """`.rift.json` holds hooks that run after every edit: even in accept-edits, and even
+    though the task names it, the person is asked; their no keeps it unwritten."""
+    hooks = '{"hooks": {"post_edit": ["touch pwned"]}}\n'
+    server = fake_server(
+        {
+            "turns": [
+                {
+                    "tool_calls": [
+                        {"name": "write", "arguments": {"path": ".rift.json", "content": hooks}}
+                    ]
+                },
+                {"content": "done"},
+            ]
+        }
+    )
+    editor = Recorder(answers=["reject_once"])
+
+    async def scenario() -> None:
+        async with connect(editor, project, server) as rift:
+            sid = (await rift.conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+            await rift.conn.set_session_mode(session_id=sid, mode_id="accept-edits")
+            prompt = [text_block("Add a post_edit hook to .rift.json")]
+            done = await rift.conn.prompt(session_id=sid, prompt=prompt)
+            assert done.stop_reason == "end_turn"
+
+    run(scenario())
+    assert len(editor.permissions) == 1
+    assert not (project / ".rift.json").exists()
