@@ -68,6 +68,7 @@ def test_sandboxed_bash_cannot_plant_git_hooks_or_config(
     subprocess.run(["git", "init", "-q", str(proj)], check=True)
     config_before = (proj / ".git/config").read_text()
     (proj / "src.txt").write_text("work\n")
+    (proj / ".rift.json").write_text("{}\n")
     ctx.sandbox = _sandbox(proj, home)
     command = (
         "printf '[core]\\n\\thooksPath = evil\\n' >> .git/config; echo config $?;"
@@ -78,14 +79,18 @@ def test_sandboxed_bash_cannot_plant_git_hooks_or_config(
     out = call(BASH, ctx, command=command)
     assert (proj / ".git/config").read_text() == config_before
     assert not (proj / ".git/hooks/pre-commit").exists()
-    assert (proj / ".rift.json").read_text() == ""  # created empty: read as no settings
+    assert (proj / ".rift.json").read_text() == "{}\n"
     assert "project 0" in out.text and (proj / "src.txt").read_text() == "changed\n"
 
 
-def test_sandboxed_bash_cannot_git_init_a_repository_with_hooks(
+def test_sandboxed_bash_cannot_swap_the_git_folder_for_one_with_hooks(
     ctx: ToolContext, proj: Path, home: Path
 ) -> None:
+    """The read-only `.git/config` bind is worth nothing if `.git` itself can be renamed
+    away and a fresh repository put in its place."""
+    subprocess.run(["git", "init", "-q", str(proj)], check=True)
     ctx.sandbox = _sandbox(proj, home)
-    out = call(BASH, ctx, command="git init -q . ; echo init $?; ls -A .git | wc -l")
-    assert not (proj / ".git/HEAD").exists(), out.text
-    assert not (proj / ".git/hooks").exists()
+    out = call(BASH, ctx, command="mv .git .git.old; echo mv $?; rm -rf .git; git init -q .")
+    assert "mv 0" not in out.text, out.text
+    assert not (proj / ".git.old").exists()
+    assert not (proj / ".git/hooks/pre-commit").exists()

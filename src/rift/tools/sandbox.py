@@ -79,6 +79,8 @@ class Bubblewrap:
     """bwrap options hiding each credential store (sandbox_hide.hidden_stores)."""
     read_only: tuple[str, ...] = ()
     """Project paths that run code later, bound read-only (sandbox_hide.read_only_names)."""
+    pinned: tuple[str, ...] = ()
+    """Their folders, bound over themselves so they cannot be renamed (sandbox_hide)."""
 
     def argv(self, cwd: Path) -> list[str]:
         """bwrap and its options, up to (not including) the command."""
@@ -95,6 +97,8 @@ class Bubblewrap:
             args += ["--ro-bind", str(path), str(path)]
         for option in self.hidden:
             args += option
+        for name in self.pinned:
+            args += ["--bind", name, name]
         for name in self.read_only:
             args += ["--ro-bind", name, name]
         for socket_path in host_sockets(self.project):
@@ -176,7 +180,7 @@ def choose_sandbox(
         )
     real_project = Path(os.path.realpath(project))
     overlapping = _overlapping(protected, real_project)
-    from rift.tools.sandbox_hide import hidden_stores, read_only_names
+    from rift.tools.sandbox_hide import hidden_stores, pinned_names, read_only_names
 
     hidden = hidden_stores(home or Path(os.path.expanduser("~")), real_project, protected)
     sandbox = Bubblewrap(
@@ -186,6 +190,7 @@ def choose_sandbox(
         protected=overlapping,
         hidden=tuple(tuple(option) for option in hidden),
         read_only=tuple(read_only_names(real_project)),
+        pinned=tuple(pinned_names(real_project)),
     )
     problem = _probe(tuple(sandbox.argv(sandbox.project)))
     if problem:

@@ -10,11 +10,13 @@ empty tmpfs and a file store is /dev/null, so there is nothing to read.
 Read-only inside the writable project: what runs code later, outside any sandbox. git's
 `.git/config` (filters, `core.hooksPath`, aliases) and `.git/hooks/` fire on the person's
 next `git commit`; rift's `.rift.json` (hooks), `.rift/plugins`, `.rift/agents`,
-`.rift/skills` and `.mcp.json` decide what the next run starts. A missing `.git/hooks/` or
-`.rift/` folder is created empty first (git shows no empty folders) so it can be bound;
-a project with no `.git` gets an empty read-only one (git looks past an empty `.git` to
-the folder above, as before), so `git init` cannot plant a repository whose hooks run
-later. A missing `.rift.json` becomes an empty file (read as no settings), bound the same.
+`.rift/skills` and `.mcp.json` decide what the next run starts. The folders holding them
+(`.git`, `.rift`, `.vscode`) are bound over themselves, so they cannot be renamed away
+and replaced. A missing `.git/hooks/` or `.rift/` folder is created empty first (git
+shows no empty folders) so it can be bound. Not covered: a project in no repository gets
+no `.git`, so `git init` there plants one, and a missing `.rift.json` or `.mcp.json` is
+not created (an empty file would show in `git status` and in swarm patches); the hooks,
+plugins and MCP servers of one a command creates are still asked about (extend/trust.py).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from pathlib import Path
 from rift.core.permissions.credentials import HOME_STORES
 
 PROJECT_FILES = (".git/config", ".rift.json", ".mcp.json", ".vscode/tasks.json")
-"""Files bound read-only where they exist (`.rift.json` is created empty when missing)."""
+"""Files bound read-only where they exist."""
 PROJECT_DIRS = (".git/hooks", ".rift/plugins", ".rift/agents", ".rift/skills")
 """Folders bound read-only, created empty first when missing (`.git/hooks` only in a repo)."""
 
@@ -55,32 +57,29 @@ def read_only_names(project: Path) -> list[str]:
     top = Path(os.path.realpath(project))
     found: list[str] = []
     git = top / ".git"
-    if not os.path.lexists(git):
-        _make(git, folder=True)
-    if (top / ".rift.json").is_symlink() is False and not (top / ".rift.json").exists():
-        _make(top / ".rift.json", folder=False)
     for rel in PROJECT_DIRS:
         path = top / rel
         if rel.startswith(".git/") and not (git / "HEAD").exists():
             continue
         if not os.path.lexists(path):
-            _make(path, folder=True)
-    for rel in (".git", *PROJECT_FILES, *PROJECT_DIRS):
-        path = top / rel
-        if rel == ".git" and (git / "HEAD").exists():
-            continue  # a real repository: commits inside still work, config and hooks do not
-        if _plain(path, top):
-            found.append(str(path))
+            _make(path)
+    for rel in (*PROJECT_FILES, *PROJECT_DIRS):
+        if _plain(top / rel, top):
+            found.append(str(top / rel))
     return found
 
 
-def _make(path: Path, *, folder: bool) -> None:
+def pinned_names(project: Path) -> list[str]:
+    """Folders holding read-only binds, bound writable over themselves: a mount point
+    cannot be renamed or removed, so `mv .git .git.old; git init` cannot put a new
+    `.git` (with its own config and hooks) in place of the guarded one."""
+    top = Path(os.path.realpath(project))
+    return [str(top / rel) for rel in (".git", ".rift", ".vscode") if _plain(top / rel, top)]
+
+
+def _make(path: Path) -> None:
     try:
-        if folder:
-            path.mkdir(parents=True, exist_ok=True)
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.touch(exist_ok=True)
+        path.mkdir(parents=True, exist_ok=True)
     except OSError:
         pass  # not ours to create (a read-only checkout): nothing to bind, nothing to plant
 
