@@ -21,6 +21,7 @@ plugins and MCP servers of one a command creates are still asked about (extend/t
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -78,10 +79,10 @@ def pinned_names(project: Path) -> list[str]:
 
 
 def _make(path: Path) -> None:
-    try:
+    """Create the empty folder; where it cannot be (a read-only checkout) a command cannot
+    either, so there is nothing to bind and nothing to plant."""
+    with contextlib.suppress(OSError):
         path.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        pass  # not ours to create (a read-only checkout): nothing to bind, nothing to plant
 
 
 def _plain(path: Path, top: Path) -> bool:
