@@ -12,11 +12,12 @@ Read-only inside the writable project: what runs code later, outside any sandbox
 next `git commit`; rift's `.rift.json` (hooks), `.rift/plugins`, `.rift/agents`,
 `.rift/skills` and `.mcp.json` decide what the next run starts. The folders holding them
 (`.git`, `.rift`, `.vscode`) are bound over themselves, so they cannot be renamed away
-and replaced. A missing `.git/hooks/` or `.rift/` folder is created empty first (git
-shows no empty folders) so it can be bound. Not covered: a project in no repository gets
-no `.git`, so `git init` there plants one, and a missing `.rift.json` or `.mcp.json` is
-not created (an empty file would show in `git status` and in swarm patches); the hooks,
-plugins and MCP servers of one a command creates are still asked about (extend/trust.py).
+and replaced. A missing `.git/hooks/` is created empty first so it can be bound; nothing else
+is created in the project (seen: an empty `.rift/` and `.git` in /tmp moved the project
+root of every run below it). Not covered: a project in no repository gets
+no `.git`, so `git init` there plants one, and a missing `.rift.json`, `.mcp.json` or
+`.rift/plugins` is not created ahead; the hooks, plugins and MCP servers of one a command
+creates are still asked about before they run (extend/trust.py).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from rift.core.permissions.credentials import HOME_STORES
 PROJECT_FILES = (".git/config", ".rift.json", ".mcp.json", ".vscode/tasks.json")
 """Files bound read-only where they exist."""
 PROJECT_DIRS = (".git/hooks", ".rift/plugins", ".rift/agents", ".rift/skills")
-"""Folders bound read-only, created empty first when missing (`.git/hooks` only in a repo)."""
+"""Folders bound read-only where they exist (`.git/hooks` is created in a repository)."""
 
 
 def hidden_stores(home: Path, project: Path, own_dirs: Sequence[Path] = ()) -> list[list[str]]:
@@ -58,12 +59,8 @@ def read_only_names(project: Path) -> list[str]:
     top = Path(os.path.realpath(project))
     found: list[str] = []
     git = top / ".git"
-    for rel in PROJECT_DIRS:
-        path = top / rel
-        if rel.startswith(".git/") and not (git / "HEAD").exists():
-            continue
-        if not os.path.lexists(path):
-            _make(path)
+    if (git / "HEAD").exists() and not os.path.lexists(git / "hooks"):
+        _make(git / "hooks")  # inside git's own folder: nothing shows, nothing moves
     for rel in (*PROJECT_FILES, *PROJECT_DIRS):
         if _plain(top / rel, top):
             found.append(str(top / rel))
