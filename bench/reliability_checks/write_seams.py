@@ -70,7 +70,7 @@ def planted_config_attacks() -> dict[str, bool]:
             box.write_user_config({"permissions": {"allow": ["Write(**)"]}})
             _rift(box, [_write(rel, content)], "tidy the repository")
             target = box.project / rel
-            out[case] = not target.exists() or (target.is_dir() and rel == ".git")
+            out[case] = not target.exists()
     return out
 
 
