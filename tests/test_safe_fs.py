@@ -94,3 +94,16 @@ def test_a_file_in_the_middle_of_a_path_is_not_a_directory(tmp_path: Path) -> No
     (tmp_path / "main.py").write_bytes(b"")
     with pytest.raises(NotADirectoryError):
         safe_fs.write_atomic(tmp_path / "main.py" / "x.py", b"x")
+
+
+def test_a_254_byte_utf8_name_can_be_written(tmp_path: Path) -> None:
+    """127 × 'é' is 254 bytes, under NAME_MAX (255); the temp name must fit in bytes too."""
+    name = "é" * 127
+    assert len(name.encode()) == 254
+    folder = tmp_path / "names"
+    real = safe_fs.resolve(folder / name)
+    safe_fs.write_atomic(real, b"hello")
+    assert (folder / name).read_bytes() == b"hello"
+    safe_fs.write_atomic(real, b"again")
+    assert [p.name for p in folder.iterdir()] == [name]  # no temp file left behind
+    assert (folder / name).read_bytes() == b"again"

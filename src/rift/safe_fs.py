@@ -212,9 +212,16 @@ def write_atomic(real: Path, data: bytes) -> FileId:
         os.close(dfd)
 
 
+def _stem(name: str) -> str:
+    """At most 200 bytes of `name` for the temp name: NAME_MAX counts bytes, so a 254-byte
+    UTF-8 name cut at 200 characters still overflowed it. A split character's bytes stay
+    bytes (surrogate escapes), which the kernel takes as they are."""
+    return os.fsdecode(os.fsencode(name)[:200])
+
+
 def _replace_in(dfd: int, real: Path, data: bytes, old: os.stat_result | None) -> FileId:
     for _ in range(100):
-        tmp = f".{real.name[:200]}.{os.urandom(6).hex()}.tmp"
+        tmp = f".{_stem(real.name)}.{os.urandom(6).hex()}.tmp"
         try:
             fd = os.open(tmp, _TEMP, 0o666, dir_fd=dfd)
             break

@@ -42,7 +42,7 @@ class RecordingGate:
         return None
 
     async def authorize_write(
-        self, tool: str, path: Path, old: str | None, new: str
+        self, tool: str, path: Path, old: str | None, new: str, *, runs_later: str = ""
     ) -> WriteVerdict:
         self.writes.append((tool, path, old, new))
         if self.write_verdict is not None:

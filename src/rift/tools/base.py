@@ -76,9 +76,10 @@ class Gate(Protocol):
         ...
 
     async def authorize_write(
-        self, tool: str, path: Path, old: str | None, new: str
+        self, tool: str, path: Path, old: str | None, new: str, *, runs_later: str = ""
     ) -> WriteVerdict:
-        """Deny rules, approval mode, allow/ask rules, then ask or edit_review."""
+        """Deny rules, approval mode, allow/ask rules, then ask or edit_review. A file that
+        `runs_later` (tools/protected.py says what) is asked about in every mode but auto."""
         ...
 
     async def authorize_bash(self, command: str) -> str | None:

@@ -256,7 +256,10 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
             updated, refused, note = kept, None, note + KEPT_ANCHOR_NOTE
     if refused is not None:
         return ToolOutput(ok=False, text=refused)
-    verdict = await ctx.gate.authorize_write("edit", path, content, updated)
+    what = protected.require_named_if_runs_later(
+        "edit", raw, ctx.cwd, path, updated, ctx.services.task_words
+    )
+    verdict = await ctx.gate.authorize_write("edit", path, content, updated, runs_later=what)
     if not verdict.allowed:
         return ToolOutput(ok=False, text=verdict.message)
     hooks = await apply_change(ctx, raw, path, prior, verdict)

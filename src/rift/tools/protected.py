@@ -31,9 +31,18 @@ PROTECTED_FOLDERS = (
     "site-packages",
     "dist-packages",
     "node_modules",
-    ".git",
     "__pypackages__",
 )
+
+RUNS_LATER = {
+    (".rift.json",): "rift's project config (its hooks run after every edit)",
+    (".mcp.json",): "the MCP servers the next run starts",
+    (".vscode", "tasks.json"): "editor tasks (run by the editor)",
+    (".rift", "plugins"): "a rift plugin (run by the next session)",
+}
+"""Trailing path parts of files that run code later, outside this turn's checks."""
+GIT_DRIVER = lazy(r"(?<![\w-])(filter|diff|merge)=\S")
+"""A `.gitattributes` entry naming a driver: git runs the command the config gives it."""
 
 
 def protected_folder(cwd: Path, path: Path) -> str:
@@ -96,8 +105,58 @@ def refusal_of_tests(tool: str, raw: str, cwd: Path, path: Path, words: str) -> 
     )
 
 
+def judged_name(raw: str, cwd: Path, path: Path) -> str:
+    """The name the task must use to lift a refusal: `raw` when it is the file itself, else
+    the resolved file's own path. A symlink named like the task's words (`helper.py` ->
+    `darts_test.py`) is judged by what it points to, never by its own name."""
+    home = Path(os.path.realpath(cwd))
+    if Path(os.path.abspath(home / raw)) == path:
+        return raw
+    return os.path.relpath(path, home) if path.is_relative_to(home) else str(path)
+
+
+def runs_later(cwd: Path, path: Path, content: str) -> str:
+    """What `path` is when writing `content` there plants code that runs later ("" for an
+    ordinary file): git's own files (a `.git` file or folder anywhere, `.git/hooks/*`,
+    `.git/config`), a `.gitattributes` naming a filter, diff or merge driver, and the
+    config files of RUNS_LATER. Seen: with bash denied, write alone made a `.git` file
+    pointing at a planted gitdir and a `* filter=x` whose command rift's own `git add` ran."""
+    home = Path(os.path.realpath(cwd))
+    parts = path.relative_to(home).parts if path.is_relative_to(home) else path.parts
+    if ".git" in parts:
+        return "git's own files (.git: config, hooks and gitdir links run commands)"
+    if parts and parts[-1] == ".gitattributes" and GIT_DRIVER().search(content):
+        return "a .gitattributes entry naming a filter, diff or merge driver (git runs it)"
+    for tail, what in RUNS_LATER.items():
+        for start in range(len(parts) - len(tail) + 1):
+            if parts[start : start + len(tail)] == tail:
+                return what
+    return ""
+
+
+def require_named_if_runs_later(
+    tool: str, raw: str, cwd: Path, path: Path, content: str, words: str
+) -> str:
+    """The `runs_later` description the gate must ask about ("" for an ordinary file);
+    raises the refusal when the task does not name the file by its path. Naming is a
+    path match (the project-relative path or the path the model gave), never a word."""
+    what = runs_later(cwd, path, content)
+    if not what:
+        return ""
+    home = Path(os.path.realpath(cwd))
+    rel = os.path.relpath(path, home) if path.is_relative_to(home) else str(path)
+    if any(_named(words, name) for name in {judged_name(raw, cwd, path), rel} if name):
+        return what
+    raise ToolError(
+        f"{tool} refused: {rel} is {what}. rift does not write such files unless the task "
+        "names the file by its path, and then asks the person first. Change the project's "
+        "source instead; if the task needs this file changed, say so in your final answer."
+    )
+
+
 def require_changeable(tool: str, raw: str, cwd: Path, path: Path, words: str) -> None:
     """Raise the refusal as a ToolError (the turn shows it to the model as an ERROR result)."""
+    raw = judged_name(raw, cwd, path)
     refused = refusal(tool, raw, cwd, path, words) or refusal_of_tests(tool, raw, cwd, path, words)
     if refused is not None:
         raise ToolError(refused)

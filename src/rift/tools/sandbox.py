@@ -75,6 +75,12 @@ class Bubblewrap:
     """Running as root: capabilities dropped but for writing files root does not own."""
     protected: tuple[Path, ...] = ()
     """rift's own directories that overlap the project: bound read-only over it."""
+    hidden: tuple[tuple[str, ...], ...] = ()
+    """bwrap options hiding each credential store (sandbox_hide.hidden_stores)."""
+    read_only: tuple[str, ...] = ()
+    """Project paths that run code later, bound read-only (sandbox_hide.read_only_names)."""
+    pinned: tuple[str, ...] = ()
+    """Their folders, bound over themselves so they cannot be renamed (sandbox_hide)."""
 
     def argv(self, cwd: Path) -> list[str]:
         """bwrap and its options, up to (not including) the command."""
@@ -89,6 +95,12 @@ class Bubblewrap:
         ]  # fmt: skip
         for path in self.protected:
             args += ["--ro-bind", str(path), str(path)]
+        for option in self.hidden:
+            args += option
+        for name in self.pinned:
+            args += ["--bind", name, name]
+        for name in self.read_only:
+            args += ["--ro-bind", name, name]
         for socket_path in host_sockets(self.project):
             args += ["--ro-bind", "/dev/null", socket_path]  # connect() now fails
         if not self.network:
@@ -144,11 +156,13 @@ def choose_sandbox(
     project: Path,
     has_wrapper: bool,
     protected: Sequence[Path] = (),
+    home: Path | None = None,
 ) -> tuple[Bubblewrap | None, str | None]:
     """The sandbox bash commands run in, and the startup warning when the configured
     one cannot be used (None when all is well or none was asked for).
 
-    `protected`: rift's own config and data directories, kept read-only inside.
+    `protected`: rift's own config and data directories, kept read-only inside and
+    hidden outside the project. `home`: whose credential stores are hidden ($HOME).
     """
     if not kind or kind.lower() in ("none", "off"):
         return None, None
@@ -166,7 +180,18 @@ def choose_sandbox(
         )
     real_project = Path(os.path.realpath(project))
     overlapping = _overlapping(protected, real_project)
-    sandbox = Bubblewrap(executable, real_project, network, protected=overlapping)
+    from rift.tools.sandbox_hide import hidden_stores, pinned_names, read_only_names
+
+    hidden = hidden_stores(home or Path(os.path.expanduser("~")), real_project, protected)
+    sandbox = Bubblewrap(
+        executable,
+        real_project,
+        network,
+        protected=overlapping,
+        hidden=tuple(tuple(option) for option in hidden),
+        read_only=tuple(read_only_names(real_project)),
+        pinned=tuple(pinned_names(real_project)),
+    )
     problem = _probe(tuple(sandbox.argv(sandbox.project)))
     if problem:
         fallback_box = replace(sandbox, user_namespace=False)

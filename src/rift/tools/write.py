@@ -155,7 +155,10 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     refused = refusal(ctx, raw, path, None if prior is None or is_binary(prior) else old, content)
     if refused is not None:
         return ToolOutput(ok=False, text=refused)
-    verdict = await ctx.gate.authorize_write("write", path, old, content)
+    what = protected.require_named_if_runs_later(
+        "write", raw, ctx.cwd, path, content, ctx.services.task_words
+    )
+    verdict = await ctx.gate.authorize_write("write", path, old, content, runs_later=what)
     if not verdict.allowed:
         return ToolOutput(ok=False, text=verdict.message)
     hooks = await apply_change(ctx, raw, path, prior, verdict)

@@ -156,6 +156,7 @@ def _confine(agent: Agent, config: Config, *, contained: bool) -> list[Event]:
         project=config.cwd,
         has_wrapper=bool(perms.bash_wrapper),
         protected=own_dirs,
+        home=config.paths.home,
     )
     agent.gate.confine(
         own_dirs,

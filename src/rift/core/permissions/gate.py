@@ -6,6 +6,7 @@ Order of decision (the serve spec's `set_approval` names the modes):
     session denial   → refused ("always deny … this session", in every mode)
     mode "plan"      → refused (read-only: no writes, edits or bash)
     approval off     → allowed (mode "auto"; ask rules are suppressed too: all-or-nothing)
+    file runs later  → asked (a .git file, hook or code-starting config the task named)
     mode accept-edits→ writes and edits allowed unless an ask rule matches; bash as in "ask"
     ask rule         → asked (allow/deny only); with no user attached, refused
     allow rule       → allowed (an allow rule must match *every* bash segment)
@@ -213,7 +214,7 @@ class PermissionGate(NetworkChecks):
         return hard_link_refusal(self.rules, "read", path, info) if info.st_nlink > 1 else None
 
     async def authorize_write(
-        self, tool: str, path: Path, old: str | None, new: str
+        self, tool: str, path: Path, old: str | None, new: str, *, runs_later: str = ""
     ) -> WriteVerdict:
         refusal = self._outside_limits(tool, path)
         if refusal is not None:
@@ -230,6 +231,8 @@ class PermissionGate(NetworkChecks):
             return WriteVerdict(False, message=_plan_mode(tool))
         if self._outside_project(path) and not _names_path(verdict):
             return await self._ask_outside(tool, path, old, new)
+        if runs_later and mode != "auto":
+            return await self._ask_runs_later(tool, path, old, new, runs_later)
         if mode == "auto" or (mode == "accept-edits" and verdict.kind != "ask"):
             return WriteVerdict(True, content=new)
         shown = self._display(path)
@@ -295,6 +298,23 @@ class PermissionGate(NetworkChecks):
                 False, message=_roots.outside_message(tool, real, self.project_roots)
             )
         question = f"Allow {tool} outside the project: {real}"
+        answer = await self.broker.ask(question, self._detail(old, new), ["allow", "deny"])
+        return self._write_answer(tool, path, new, answer)
+
+    async def _ask_runs_later(
+        self, tool: str, path: Path, old: str | None, new: str, what: str
+    ) -> WriteVerdict:
+        """A file that runs code later (a .git file, a hook, a config that starts programs)
+        the task named: asked in every mode but auto, whatever the allow rules; refused
+        when nobody is there to ask."""
+        shown = self._display(path)
+        if not self.broker.attached:
+            return WriteVerdict(
+                False,
+                message=f"this {tool} of {shown} ({what}) needs the person's yes and nobody"
+                " is attached to answer; with approval off (auto) it is allowed",
+            )
+        question = f"Allow {tool} of {shown}, {what}?"
         answer = await self.broker.ask(question, self._detail(old, new), ["allow", "deny"])
         return self._write_answer(tool, path, new, answer)
 

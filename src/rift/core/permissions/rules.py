@@ -283,10 +283,16 @@ class Rules:
         return found
 
     def _path_matches(self, rule: Rule, candidates: Sequence[str]) -> bool:
+        """A relative pattern meets only the project-relative form and an absolute one
+        only the absolute form: `Edit(**/*.py)` is the project's `.py` files, not every
+        `.py` on disk (seen: it let `-p` write `../glob_escape.py`). A deny rule still
+        meets both forms, so a relative deny keeps covering paths outside the project."""
+        broad = rule in self._lists["deny"]
         return any(
             re.fullmatch(glob_regex(p, path=True), c, re.DOTALL | self._flags)
             for p in path_patterns(rule.pattern or "", self._cwd, self._home)
             for c in candidates
+            if broad or p.startswith("/") == c.startswith("/")
         )
 
     def _guarded(self, tool: str, reals: Iterable[str]) -> Verdict:

@@ -24,6 +24,8 @@ from pathlib import Path
 from acp import RequestError
 from acp.interfaces import Client
 
+from rift import safe_fs
+
 log = logging.getLogger("rift.acp")
 
 TERMINAL_OUTPUT_BYTES = 256 * 1024
@@ -65,13 +67,17 @@ class EditorFs:
         return response.content
 
     async def write_text(self, path: Path, content: str) -> None:
+        """Write `path`, the path the gate checked and the person approved (write/edit pass
+        it resolved). It is never resolved again here: a folder swapped for a symlink while
+        the person was asked would otherwise carry the write outside the project. The
+        fallback goes through safe_fs, which refuses a component that became a link."""
+        approved = os.path.abspath(path)
         if not self.can_write:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(content.encode("utf-8"))
+            safe_fs.write_atomic(Path(approved), content.encode("utf-8"))
         else:
             try:
                 await self._client.write_text_file(
-                    session_id=self._session_id, path=_checked(path), content=content
+                    session_id=self._session_id, path=approved, content=content
                 )
             except (RequestError, ConnectionError) as exc:
                 raise OSError(f"the editor could not write {path}: {exc}") from exc
