@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from tests.rift_bin import run_rift
@@ -73,7 +76,10 @@ def test_a_wrong_subcommand_is_one_line_of_usage(tmp_path: Path) -> None:
     assert done.stderr.strip() == "usage: rift github install [--force]"
 
 
-def test_install_refuses_outside_a_git_repository(tmp_path: Path) -> None:
+def test_install_refuses_outside_a_git_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))  # /tmp may be a repo
     done = run_rift(["github", "install"], tmp_path)
     assert done.returncode == 1
     assert done.stderr.strip().startswith("rift: not a git repository")
@@ -137,3 +143,52 @@ def test_ci_workflow_never_installs_the_unrelated_pypi_rift(tmp_path: Path) -> N
     assert "'rift'" not in spec
     assert "'rift-agent'" in spec or "git+https://" in spec
     assert "RIFT_PIP_SPEC" in done.stdout  # the next steps say how to change it
+
+
+def _installed_from_clone(tmp_path: Path) -> tuple[Path, str]:
+    """A site folder whose `rift-agent` metadata says it was installed (editable) from a
+    clone of github.com/acme/rift; the clone's HEAD is on its remote. (site, commit)"""
+    upstream = _git_repo(tmp_path / "upstream")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(
+        [*git, "-C", str(upstream), "commit", "-q", "--allow-empty", "-m", "x"], check=True
+    )
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(upstream), str(clone)], check=True)
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(clone),
+            "remote",
+            "set-url",
+            "origin",
+            "https://github.com/acme/rift.git",
+        ],
+        check=True,
+    )
+    commit = subprocess.run(
+        ["git", "-C", str(clone), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    info = tmp_path / "site" / "rift_agent-0.1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: rift-agent\nVersion: 0.1.0\n")
+    direct = {"url": clone.as_uri(), "dir_info": {"editable": True}}
+    (info / "direct_url.json").write_text(json.dumps(direct))
+    return tmp_path / "site", commit
+
+
+def test_ci_workflow_installs_rift_from_its_pushed_source_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site, commit = _installed_from_clone(tmp_path)
+    monkeypatch.setenv("PYTHONPATH", f"{site}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    project = _git_repo(tmp_path / "p")
+    done = run_rift(["github", "install"], project)
+    assert done.returncode == 0, done.stderr
+    step = next(
+        s for s in _load(project)["jobs"]["rift"]["steps"] if s.get("name") == "Install rift"
+    )
+    want = f"git+https://github.com/acme/rift.git@{commit}"
+    assert step["env"]["RIFT_PIP_SPEC"] == f"${{{{ vars.RIFT_PIP_SPEC || '{want}' }}}}"
+    assert want in done.stdout

@@ -119,8 +119,9 @@ class InstallError(Exception):
 
 
 def install_spec() -> str:
-    """What the workflow's `pip install` takes: this rift's own source at the commit it
-    was installed from when pip recorded one (PEP 610), else the distribution name."""
+    """What the workflow's `pip install` takes: this rift's own source at a pinned
+    commit when pip recorded where it came from (PEP 610 `direct_url.json`: a git URL,
+    or a clone whose commit is on its GitHub remote), else the distribution name."""
     import importlib.metadata
     import json
 
@@ -129,11 +130,54 @@ def install_spec() -> str:
         info = json.loads(raw or "{}")
     except (importlib.metadata.PackageNotFoundError, json.JSONDecodeError):
         return DISTRIBUTION
-    url, vcs = info.get("url"), info.get("vcs_info") or {}
+    url = info.get("url") if isinstance(info, dict) else None
+    vcs = info.get("vcs_info") if isinstance(info, dict) else None
     commit = vcs.get("commit_id") if isinstance(vcs, dict) else None
     if isinstance(url, str) and url.startswith("https://") and isinstance(commit, str):
         return f"git+{url}@{commit}"
+    if isinstance(url, str) and url.startswith("file://"):
+        from urllib.parse import unquote
+
+        return _clone_spec(Path(unquote(url.removeprefix("file://")))) or DISTRIBUTION
     return DISTRIBUTION
+
+
+def _git(cwd: Path, *args: str) -> str | None:
+    """One git answer (stripped stdout) in `cwd`, run with rift's protective settings;
+    None when git fails or is missing."""
+    import subprocess
+
+    from rift.child_env import child_environ
+    from rift.gitcmd import git_argv
+
+    try:
+        done = subprocess.run(
+            git_argv(*args),
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            env=child_environ(),
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def _clone_spec(clone: Path) -> str | None:
+    """`git+https://github.com/<owner>/<repo>@<commit>` for a clone whose HEAD is on its
+    `origin` at GitHub (a commit only local would fail the workflow's install)."""
+    origin = _git(clone, "remote", "get-url", "origin") or ""
+    if origin.startswith("git@github.com:"):
+        origin = "https://github.com/" + origin.removeprefix("git@github.com:")
+    head = _git(clone, "rev-parse", "HEAD")
+    if not origin.startswith("https://github.com/") or not head:
+        return None
+    if not _git(clone, "branch", "-r", "--contains", head):
+        return None
+    return f"git+{origin}@{head}"
 
 
 def workflow(spec: str) -> str:
@@ -142,11 +186,10 @@ def workflow(spec: str) -> str:
 
 
 def git_root(start: Path) -> Path | None:
-    """The working tree `start` is in (a folder holding `.git`), or None."""
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder
-    return None
+    """The top of the git working tree `start` is in, as git itself finds it
+    (`GIT_CEILING_DIRECTORIES` included), or None."""
+    top = _git(start, "rev-parse", "--show-toplevel")
+    return Path(top).resolve() if top else None
 
 
 def install(project: Path, *, force: bool = False, spec: str | None = None) -> Path:
