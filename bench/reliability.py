@@ -44,6 +44,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import reliability_checks.write_seams  # noqa: F401  (registers its attack families)
+from reliability_checks import net_seams  # noqa: F401  (registers its attack families)
 from reliability_checks.attacks import run_attacks
 from reliability_checks.bypass import run_bypass
 from reliability_checks.common import REPO, Report

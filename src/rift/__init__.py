@@ -5,4 +5,7 @@ imported by the front end that needs it, which keeps `rift --version` instant.
 """
 
 __version__ = "0.1.0"
-__all__ = ["__version__"]
+DISTRIBUTION = "rift-agent"
+"""The name pip knows this package by (pyproject's `name`). PyPI's `rift` is an
+unrelated project, so anything that installs or looks up rift uses this name."""
+__all__ = ["DISTRIBUTION", "__version__"]

@@ -51,3 +51,24 @@ def visible(text: str) -> str:
 def _escape(char: str) -> str:
     code = ord(char)
     return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
+_TERMINAL = lazy(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""As `_CONTROL`, less newline and tab: the layout of a multi-line report survives."""
+
+
+def terminal_safe(text: str) -> str:
+    """`text` for a terminal, with every control character but newline and tab escaped.
+
+    Why: a server's text (a model name, an error) printed raw can carry ESC sequences
+    that write the clipboard (OSC 52), clear the screen or retitle the window; written
+    as `\\x1b` they are shown, never obeyed."""
+    return _TERMINAL().sub(lambda m: _escape(m.group()), text)
+
+
+_USERINFO = lazy(r"(?<=://)[^/?#\s]*@")
+
+
+def without_credentials(text: str) -> str:
+    """`text` with the `user:password@` part of every URL in it removed."""
+    return _USERINFO().sub("", text)

@@ -8,14 +8,18 @@ The workflow is written for hostile input: it runs only for comments by the
 repository's owner, members and collaborators (anyone may comment on a public
 issue), the comment reaches the shell through an environment variable (never
 interpolated into the script, which would let a comment run commands), and the
-job's token may write contents and pull requests of this repository only.
+job's token may write contents and pull requests of this repository only. A pull
+request from a fork is refused before its code is checked out, and checkout keeps
+the token out of `.git/config` (`persist-credentials: false`): only the push step
+sees it. rift is installed by its own distribution name or its source at a pinned
+commit, never `rift`, which on PyPI is an unrelated project.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from rift.paths import atomic_write
+from rift import DISTRIBUTION, safe_fs
 
 WORKFLOW_PATH = Path(".github") / "workflows" / "rift.yml"
 TRIGGER = "/rift"
@@ -25,7 +29,8 @@ WORKFLOW = """\
 # rift runs the task headless (`rift -p`) against your own model server and pushes the
 # result: to the pull request's branch, or to a new branch with a pull request for an issue.
 # Secrets: RIFT_HOST (the model server URL the runner can reach), RIFT_MODEL (optional).
-# Variable: RIFT_PIP_SPEC (optional; what `pip install` takes for rift, default "rift").
+# Variable: RIFT_PIP_SPEC (optional; what `pip install` takes for rift, default
+# "__SPEC__"; never plain "rift", which on PyPI is an unrelated project).
 name: rift
 on:
   issue_comment:
@@ -46,19 +51,26 @@ jobs:
       - uses: actions/checkout@v4
         with:
           fetch-depth: 0
+          persist-credentials: false
       - uses: actions/setup-python@v5
         with:
           python-version: "3.12"
       - name: Install rift
         env:
-          RIFT_PIP_SPEC: ${{ vars.RIFT_PIP_SPEC || 'rift' }}
+          RIFT_PIP_SPEC: ${{ vars.RIFT_PIP_SPEC || '__SPEC__' }}
         run: python -m pip install "$RIFT_PIP_SPEC"
       - name: Check out the pull request's branch
         if: github.event.issue.pull_request
         env:
           GH_TOKEN: ${{ github.token }}
           NUMBER: ${{ github.event.issue.number }}
-        run: gh pr checkout "$NUMBER"
+        run: |
+          fork="$(gh pr view "$NUMBER" --json isCrossRepository -q .isCrossRepository)"
+          if [ "$fork" != "false" ]; then
+            echo "rift: #$NUMBER is from a fork; rift runs on this repository's branches only"
+            exit 1
+          fi
+          gh pr checkout "$NUMBER"
       - name: Run rift
         id: rift
         env:
@@ -79,14 +91,15 @@ jobs:
           git config user.email "rift@users.noreply.github.com"
           git add -A
           if git diff --cached --quiet; then exit 0; fi
+          remote="https://x-access-token:${GH_TOKEN}@github.com/${GITHUB_REPOSITORY}.git"
           if [ -n "$IS_PR" ]; then
             git commit -m "rift: changes for #$NUMBER"
-            git push
+            git push "$remote" "HEAD:$(git branch --show-current)"
           else
             branch="rift/issue-$NUMBER"
             git switch -c "$branch"
             git commit -m "rift: changes for #$NUMBER"
-            git push -u origin "$branch"
+            git push "$remote" "HEAD:refs/heads/$branch"
             gh pr create --fill --head "$branch" --body "For #$NUMBER, by rift."
           fi
       - name: Answer on the thread
@@ -98,26 +111,107 @@ jobs:
           touch "$RUNNER_TEMP/rift-answer.md"
           gh issue comment "$NUMBER" --body-file "$RUNNER_TEMP/rift-answer.md" \\
             || gh issue comment "$NUMBER" --body "rift finished with no answer; see the run's log."
-""".replace("__TRIGGER__", TRIGGER)
+"""
 
 
 class InstallError(Exception):
     """The workflow could not be written; the message is one line for the user."""
 
 
-def install(project: Path, *, force: bool = False) -> Path:
-    """Write the workflow into `project`; the path written.
+def install_spec() -> str:
+    """What the workflow's `pip install` takes: this rift's own source at a pinned
+    commit when pip recorded where it came from (PEP 610 `direct_url.json`: a git URL,
+    or a clone whose commit is on its GitHub remote), else the distribution name."""
+    import importlib.metadata
+    import json
+
+    try:
+        raw = importlib.metadata.distribution(DISTRIBUTION).read_text("direct_url.json")
+        info = json.loads(raw or "{}")
+    except (importlib.metadata.PackageNotFoundError, json.JSONDecodeError):
+        return DISTRIBUTION
+    url = info.get("url") if isinstance(info, dict) else None
+    vcs = info.get("vcs_info") if isinstance(info, dict) else None
+    commit = vcs.get("commit_id") if isinstance(vcs, dict) else None
+    if isinstance(url, str) and url.startswith("https://") and isinstance(commit, str):
+        return f"git+{url}@{commit}"
+    if isinstance(url, str) and url.startswith("file://"):
+        from urllib.parse import unquote
+
+        return _clone_spec(Path(unquote(url.removeprefix("file://")))) or DISTRIBUTION
+    return DISTRIBUTION
+
+
+def _git(cwd: Path, *args: str) -> str | None:
+    """One git answer (stripped stdout) in `cwd`, run with rift's protective settings;
+    None when git fails or is missing."""
+    import subprocess
+
+    from rift.child_env import child_environ
+    from rift.gitcmd import git_argv
+
+    try:
+        done = subprocess.run(
+            git_argv(*args),
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            env=child_environ(),
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def _clone_spec(clone: Path) -> str | None:
+    """`git+https://github.com/<owner>/<repo>@<commit>` for a clone whose HEAD is on its
+    `origin` at GitHub (a commit only local would fail the workflow's install)."""
+    origin = _git(clone, "remote", "get-url", "origin") or ""
+    if origin.startswith("git@github.com:"):
+        origin = "https://github.com/" + origin.removeprefix("git@github.com:")
+    head = _git(clone, "rev-parse", "HEAD")
+    if not origin.startswith("https://github.com/") or not head:
+        return None
+    if not _git(clone, "branch", "-r", "--contains", head):
+        return None
+    return f"git+{origin}@{head}"
+
+
+def workflow(spec: str) -> str:
+    """The workflow text, installing rift with `spec`."""
+    return WORKFLOW.replace("__TRIGGER__", TRIGGER).replace("__SPEC__", spec)
+
+
+def git_root(start: Path) -> Path | None:
+    """The top of the git working tree `start` is in, as git itself finds it
+    (`GIT_CEILING_DIRECTORIES` included), or None."""
+    top = _git(start, "rev-parse", "--show-toplevel")
+    return Path(top).resolve() if top else None
+
+
+def install(project: Path, *, force: bool = False, spec: str | None = None) -> Path:
+    """Write the workflow into `project`'s repository; the path written.
 
     An existing file is kept unless `force`: it may be the user's own edit of an
-    earlier install, and a silent overwrite would lose it."""
-    target = project / WORKFLOW_PATH
-    if target.exists() and not force:
-        raise InstallError(f"{WORKFLOW_PATH} exists; pass --force to replace it")
+    earlier install, and a silent overwrite would lose it. A `.github` or
+    `.github/workflows` that is a link out of the repository is refused: the file is
+    for this repository, and a committed link must not aim the write elsewhere."""
+    root = git_root(project.resolve())
+    if root is None:
+        raise InstallError("not a git repository; run `rift github install` inside one")
+    target = root / WORKFLOW_PATH
     if target.is_symlink():
         raise InstallError(f"{WORKFLOW_PATH} is a symlink; refusing to write through it")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(target, WORKFLOW.encode("utf-8"))
-    target.chmod(0o644)  # a file for the repository, not one of rift's private files
+    real = safe_fs.resolve(target)
+    if not real.is_relative_to(root):
+        raise InstallError(f"{WORKFLOW_PATH} leads outside the project (to {real}); not written")
+    if target.exists() and not force:
+        raise InstallError(f"{WORKFLOW_PATH} exists; pass --force to replace it")
+    safe_fs.write_atomic(real, workflow(spec or install_spec()).encode("utf-8"))
+    real.chmod(0o644)  # a file for the repository, not one of rift's private files
     return target
 
 
@@ -128,12 +222,16 @@ def main(argv: list[str], cwd: Path) -> int:
     if not argv or argv[0] != "install" or any(a not in ("--force",) for a in argv[1:]):
         print("usage: rift github install [--force]", file=sys.stderr)
         return 2
+    spec = install_spec()
     try:
-        path = install(cwd, force="--force" in argv[1:])
+        path = install(cwd, force="--force" in argv[1:], spec=spec)
     except (InstallError, OSError) as exc:
         print(f"rift: {exc}", file=sys.stderr)
         return 1
-    print(f"wrote {path.relative_to(cwd)}")
-    print("next: add the RIFT_HOST secret (and RIFT_MODEL) in the repository's settings,")
+    shown = path.relative_to(cwd) if path.is_relative_to(cwd) else path
+    print(f"wrote {shown} (installs rift with: pip install {spec})")
+    print("next: add the RIFT_HOST secret (and RIFT_MODEL) in the repository's settings;")
+    print("  to install rift another way, set the repository variable RIFT_PIP_SPEC")
+    print('  (e.g. "git+https://github.com/<owner>/<repo>@<commit>" for a fork of rift);')
     print(f'then comment "{TRIGGER} <task>" on an issue or pull request')
     return 0

@@ -54,6 +54,12 @@ POOL_IDLE_S = 30.0
 RETRY_BACKOFF_S: tuple[float, ...] = (0.4, 0.8)
 """Sleeps between the 3 attempts of `send_with_retry`."""
 ERROR_BODY_CHARS = 600
+ERROR_BODY_CAP = 64 * 1024
+"""The most read of an error body: its message is shown in one line, and a server
+that answers 500 with 256 MiB must not take rift's memory with it."""
+JSON_BODY_CAP = 4 * 1024 * 1024
+"""The most read of a whole JSON answer (model lists, `/props`, `/api/show`): the
+largest real model list seen is about 1 MiB; past this the answer is refused."""
 
 __all__ = [
     "Client",
@@ -240,10 +246,23 @@ def _base_of(request: Request) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
+async def read_capped(response: Response, cap: int) -> tuple[bytes, bool]:
+    """At most `cap` bytes of the body, and whether there was more. The rest is left
+    unread (the caller closes the response, which drops the connection)."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > cap:
+            return b"".join(chunks)[:cap], True
+    return b"".join(chunks), False
+
+
 async def _raise_for_status(response: Response) -> None:
     """Close a non-2xx response and raise ServerHTTPError with the server's message."""
     try:
-        body = await response.aread()
+        body, _ = await read_capped(response, ERROR_BODY_CAP)
     except TransportError:
         body = b""
     finally:
@@ -387,13 +406,18 @@ async def request_json(
         request = json_request(client, method, url, json_body, headers)
     response = await send_with_retry(client, request, base_url=base_url, backoff=backoff)
     try:
-        body = await response.aread()
+        body, more = await read_capped(response, JSON_BODY_CAP)
     except ReadTimedOut as exc:
         raise ReadIdleTimeout(exc.seconds) from exc
     except TransportError as exc:
         raise StreamError(f"the model server closed the connection mid-answer: {exc}") from exc
     finally:
         await response.aclose()
+    if more:
+        raise StreamError(
+            f"the model server's answer to {method} {urlsplit(url).path} is larger than"
+            f" {JSON_BODY_CAP >> 20} MiB; not read"
+        )
     try:
         return json.loads(body)
     except ValueError as exc:

@@ -24,6 +24,7 @@ import tempfile
 import urllib.parse
 from pathlib import Path
 
+from rift import DISTRIBUTION
 from rift.errors import ModelNotUsable
 from rift.record import record
 
@@ -100,7 +101,7 @@ def _installed_from() -> str | None:
     import importlib.metadata  # ~12 ms of imports, for an error hint only
 
     try:
-        raw = importlib.metadata.distribution("rift").read_text("direct_url.json")
+        raw = importlib.metadata.distribution(DISTRIBUTION).read_text("direct_url.json")
     except importlib.metadata.PackageNotFoundError:
         return None
     try:

@@ -48,6 +48,11 @@ def root_of(base_url: str) -> str:
     return base_url.rstrip("/").removesuffix("/v1")
 
 
+MAX_SLOTS = 64
+"""The most slots believed from `/props`: rift keeps state per slot, and a server
+claiming 10,000,000 of them once cost 488 MiB. No real server runs more."""
+
+
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
@@ -66,7 +71,7 @@ def parse_props(data: Any) -> LlamaProps | None:
     build = data.get("build_info")
     return LlamaProps(
         n_ctx=_int(settings.get("n_ctx")),
-        total_slots=_int(data.get("total_slots")),
+        total_slots=min(slots, MAX_SLOTS) if (slots := _int(data.get("total_slots"))) else None,
         vision=vision,
         chat_template=template if isinstance(template, str) else "",
         build=build if isinstance(build, str) else "",

@@ -17,6 +17,7 @@ same code a turn uses), so what it reports is what a turn would see.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from typing import Literal
 
@@ -36,9 +37,14 @@ from rift.models.base import (
 from rift.models.http import Client, make_client
 from rift.models.server_info import LlamaProps
 from rift.record import field, record, replace
+from rift.text import terminal_safe, without_credentials
 
 Status = Literal["ok", "warn", "fail", "info"]
 CONNECT_TIMEOUT_S = 3.0
+DEADLINE_S = 30.0
+"""The whole of `rift doctor` gives up after this (env RIFT_DOCTOR_DEADLINE_S): a server
+that trickles a byte every 2 s is never idle long enough for the read timeout."""
+DEADLINE_ENV = "RIFT_DOCTOR_DEADLINE_S"
 BRIEF_TIMEOUT_S = 3.0
 """The quick checks after a server switch give up after this: a slow host is not nagged."""
 PROBE_TOOL = {
@@ -100,7 +106,9 @@ class Report:
             lines.append(f"{problems} problem(s), {warnings} warning(s)")
         else:
             lines.append(f"rift can use this server ({warnings} warning(s))")
-        return "\n".join(lines)
+        # Server text (model names, errors) and the user's URL are in these lines: no
+        # password from the URL, and no terminal escape sequence, reaches the screen.
+        return terminal_safe(without_credentials("\n".join(lines)))
 
 
 @record
@@ -113,15 +121,43 @@ class _Server:
     ollama_openai: bool
 
 
-async def run_doctor(config: Config) -> Report:
-    """Check the configured host and model; never raises for a server's failure."""
+def deadline_s(environ: dict[str, str] | None = None) -> float:
+    """The overall deadline: `RIFT_DOCTOR_DEADLINE_S` when it is a positive number."""
+    raw = (os.environ if environ is None else environ).get(DEADLINE_ENV, "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return DEADLINE_S
+    return value if value > 0 else DEADLINE_S
+
+
+async def run_doctor(config: Config, deadline: float | None = None) -> Report:
+    """Check the configured host and model within `deadline` seconds (default
+    `deadline_s()`); never raises for a server's failure."""
     route = registry.resolve(config.model, config)
     if route.provider_kind == registry.EMBEDDED:
         report = Report(target=f"model {route.addressable} (in-process)")
         report.add("server", "info", "the embedded model runs inside rift: no server to check")
         return report
-    route, _ = await registry.detect_protocol(route, replace(config, host_explicit=True))
     report = Report(target=f"model {route.wire_model} at {route.base_url}")
+    limit = deadline_s() if deadline is None else deadline
+    try:
+        async with asyncio.timeout(limit):
+            await _checks(report, config, route)
+    except TimeoutError:
+        report.add(
+            "deadline",
+            "fail",
+            f"the server did not finish answering within {limit:g} s",
+            f"check that the server is not overloaded or stalled; {DEADLINE_ENV} sets the limit",
+        )
+    return report
+
+
+async def _checks(report: Report, config: Config, route: registry.Route) -> None:
+    """`run_doctor`'s checks, adding to `report` as each finishes."""
+    route, _ = await registry.detect_protocol(route, replace(config, host_explicit=True))
+    report.target = f"model {route.wire_model} at {route.base_url}"
     tls = route.base_url.startswith("https:")
     client = make_client(config.read_timeout, connect_timeout=CONNECT_TIMEOUT_S, tls=tls)
     provider = registry.make_provider(route, config.read_timeout, client=client)
@@ -130,7 +166,6 @@ async def run_doctor(config: Config) -> Report:
     finally:
         await provider.aclose()
         await client.aclose()
-    return report
 
 
 async def brief_check(config: Config, route: registry.Route, info: ModelInfo) -> list[Check]:
