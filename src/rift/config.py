@@ -184,6 +184,16 @@ def load_config(
     )
 
 
+def unreadable_config_files(env: Mapping[str, str], cwd: Path) -> list[str]:
+    """The warnings (line and column, as at start-up) for a user or project config that
+    exists but does not read as a JSON object. A reload that sees one keeps the settings in
+    force: loading would drop that file's layer, deny rules included (issue 44)."""
+    problems: list[str] = []
+    for path in (Paths.from_env(env).user_config, cwd / PROJECT_FILE):
+        read_json_file(path, problems)
+    return problems
+
+
 def _editor(configured: Any, env: Mapping[str, str]) -> str | None:
     """The user config's "editor", else $VISUAL, else $EDITOR (what `/config edit` runs)."""
     if isinstance(configured, str) and configured.strip():
