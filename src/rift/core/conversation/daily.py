@@ -156,10 +156,10 @@ class Daily:
     def rename_session(self, name: str = "") -> bool:
         """`/save NAME`: this session is saved as `NAME.json` and continues there (a
         rename: the old file goes); `--resume` and `/sessions` find it by that name."""
-        import re
+        from rift.core.sessions.named import clean_name
 
         agent = self._agent
-        clean = re.sub(r"[^\w.-]+", "-", name).strip("-.")
+        clean = clean_name(name)
         if not clean:
             agent.emit(Warning("usage: /save <name>"))
             return False
