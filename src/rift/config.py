@@ -142,6 +142,7 @@ def load_config(
         if max_iterations and max_iterations > 0
         else DEFAULT_MAX_ITERATIONS,
         models=dict(merger.models),
+        model_vision=dict(merger.model_vision),
         providers=dict(merger.providers),
         builtin_keys={
             name: env[var].strip()

@@ -144,6 +144,9 @@ class Config:
     max_iterations: int = DEFAULT_MAX_ITERATIONS
     models: Mapping[str, str] = field(default_factory=dict)
     """Role map, e.g. {"fast": "qwen2.5-coder:7b"}."""
+    model_vision: Mapping[str, bool] = field(default_factory=dict)
+    """Model name → it takes images, from `model_settings.<name>.vision`; used where the
+    server does not say (a plain `/v1/models` entry: vLLM, LM Studio)."""
     providers: Mapping[str, ProviderConfig] = field(default_factory=dict)
     builtin_keys: Mapping[str, str] = field(default_factory=dict)
     """API keys of the built-in providers (`openai`, `anthropic`), from the environment

@@ -324,7 +324,17 @@ async def connect(name: str, config: Config) -> tuple[Route, Provider, Preflight
         raise
     if detected:
         checked = replace(checked, note="; ".join(n for n in (detected, checked.note) if n))
-    return route, provider, checked
+    return route, provider, _with_vision_setting(checked, route, config)
+
+
+def _with_vision_setting(checked: Preflight, route: Route, config: Config) -> Preflight:
+    """The user's `model_settings.<name>.vision` where the server did not say (issue 44)."""
+    info = checked.info
+    said = config.model_vision.get(route.addressable, config.model_vision.get(route.wire_model))
+    if info.vision_stated or said is None:
+        return checked
+    capabilities = info.capabilities | {"vision"} if said else info.capabilities - {"vision"}
+    return replace(checked, info=replace(info, capabilities=capabilities))
 
 
 def discovery_providers(config: Config, current_addressable: str) -> list[str]:
