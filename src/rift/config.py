@@ -133,6 +133,7 @@ def load_config(
     return Config(
         host=normalize_base_url(str(values.get("host") or DEFAULT_HOST)),
         host_explicit=host_explicit,
+        model_explicit="model" in values,
         model=str(values.get("model") or DEFAULT_MODEL),
         num_ctx=num_ctx if num_ctx and num_ctx > 0 else DEFAULT_NUM_CTX,
         num_ctx_explicit=num_ctx_explicit and bool(num_ctx and num_ctx > 0),

@@ -136,6 +136,9 @@ class Config:
     host_explicit: bool = False
     """True when any layer named a host (the embedded fallback only applies when none did)."""
     model: str = DEFAULT_MODEL
+    model_explicit: bool = False
+    """True when a flag, RIFT_MODEL or a config file named the model; otherwise a server
+    that serves exactly one model gets that one (issue 44)."""
     num_ctx: int = DEFAULT_NUM_CTX
     num_ctx_explicit: bool = False
     """True when a flag or config file set num_ctx (providers may then not adopt a larger one)."""
