@@ -347,3 +347,53 @@ def test_parse_swarm_line() -> None:
     ]:
         with pytest.raises(SwarmError, match=problem):
             parse_swarm(bad, "m")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3",
+        "python",
+        "python3.12",
+        "/usr/bin/python3",
+        "node",
+        "bash",
+        "sh",
+        "ruby",
+        "python3 -u",
+        "env python3",
+        "FOO=1 node",
+    ],
+)
+def test_a_bare_interpreter_is_no_test_command(command: str) -> None:
+    """Issue 44: a bare interpreter reads an empty stdin and exits 0, a false green."""
+    from rift.swarm.testjudge import bare_interpreter
+
+    assert bare_interpreter(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 check_calc.py",
+        "python -m pytest",
+        "node test.js",
+        "bash -c 'make test'",
+        "pytest",
+        "npm test",
+        "go test ./...",
+        "cargo test",
+        "sh run_tests.sh",
+    ],
+)
+def test_a_real_test_command_is_not_a_bare_interpreter(command: str) -> None:
+    from rift.swarm.testjudge import bare_interpreter
+
+    assert not bare_interpreter(command)
+
+
+def test_parse_swarm_keeps_a_quoted_test_command_whole() -> None:
+    from rift.swarm.work import parse_swarm
+
+    options = parse_swarm("fix calc --test-cmd 'python3 check_calc.py'", "m")
+    assert (options.task, options.test_cmd) == ("fix calc", "python3 check_calc.py")

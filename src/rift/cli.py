@@ -79,7 +79,11 @@ def build_parser() -> "argparse.ArgumentParser":  # quoted: importing __future__
         action="store_true",
         help="resume the most recent session",
     )
-    add("--resume", metavar="FILE", help="resume a specific session file")
+    add(
+        "--resume",
+        metavar="NAME",
+        help="resume a session by the name /save gave it, or a session file",
+    )
     add("--approve", action="store_true", help="force approval mode on")
     add(
         "--trust-project",
@@ -238,7 +242,15 @@ def _run(args: "argparse.Namespace") -> tuple[int, bool]:
     from rift.logs import log_to_file  # logging is imported by the core anyway
 
     log_to_file(config.paths.log_file)
-    resume = Path(args.resume).expanduser().resolve() if args.resume else None
+    resume = None
+    if args.resume:
+        from rift.core.sessions.named import resolve_resume
+
+        try:
+            resume = resolve_resume(args.resume, config.paths.sessions_dir, config.cwd)
+        except LookupError as exc:
+            print(f"rift: {exc}", file=sys.stderr)
+            return 2, False
     if not args.serve and args.prompt is None:
         from rift.frontends import tui  # paints its first frame before loading the core
 

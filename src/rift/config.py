@@ -133,6 +133,7 @@ def load_config(
     return Config(
         host=normalize_base_url(str(values.get("host") or DEFAULT_HOST)),
         host_explicit=host_explicit,
+        model_explicit="model" in values,
         model=str(values.get("model") or DEFAULT_MODEL),
         num_ctx=num_ctx if num_ctx and num_ctx > 0 else DEFAULT_NUM_CTX,
         num_ctx_explicit=num_ctx_explicit and bool(num_ctx and num_ctx > 0),
@@ -142,6 +143,7 @@ def load_config(
         if max_iterations and max_iterations > 0
         else DEFAULT_MAX_ITERATIONS,
         models=dict(merger.models),
+        model_vision=dict(merger.model_vision),
         providers=dict(merger.providers),
         builtin_keys={
             name: env[var].strip()
@@ -182,6 +184,16 @@ def load_config(
         warnings=tuple(warnings),
         untrusted_servers=untrusted,
     )
+
+
+def unreadable_config_files(env: Mapping[str, str], cwd: Path) -> list[str]:
+    """The warnings (line and column, as at start-up) for a user or project config that
+    exists but does not read as a JSON object. A reload that sees one keeps the settings in
+    force: loading would drop that file's layer, deny rules included (issue 44)."""
+    problems: list[str] = []
+    for path in (Paths.from_env(env).user_config, cwd / PROJECT_FILE):
+        read_json_file(path, problems)
+    return problems
 
 
 def _editor(configured: Any, env: Mapping[str, str]) -> str | None:

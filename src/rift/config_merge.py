@@ -157,6 +157,7 @@ class Merger:
         self.project_hooks: list[str] = []
         self.pricing: dict[str, Price] = dict(BUILTIN_PRICING)
         self.warnings: list[str] = []
+        self.model_vision: dict[str, bool] = {}
         self.project_host: str | None = None
         """The project file's `host`, held back until `project_servers` decides."""
         self.project_search_url: str | None = None
@@ -180,6 +181,9 @@ class Merger:
                 self.values[key] = data[key]
         if isinstance(data.get("models"), dict):
             self.models.update({k: v for k, v in data["models"].items() if isinstance(v, str)})
+        for name, settings in _dict(data.get("model_settings")).items():
+            if isinstance(_dict(settings).get("vision"), bool):
+                self.model_vision[name] = settings["vision"]
 
     def _permission_lists(self, perms: dict[str, Any], where: str) -> None:
         ask = _str_list(perms.get("ask"))

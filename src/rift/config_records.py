@@ -136,6 +136,9 @@ class Config:
     host_explicit: bool = False
     """True when any layer named a host (the embedded fallback only applies when none did)."""
     model: str = DEFAULT_MODEL
+    model_explicit: bool = False
+    """True when a flag, RIFT_MODEL or a config file named the model; otherwise a server
+    that serves exactly one model gets that one (issue 44)."""
     num_ctx: int = DEFAULT_NUM_CTX
     num_ctx_explicit: bool = False
     """True when a flag or config file set num_ctx (providers may then not adopt a larger one)."""
@@ -144,6 +147,9 @@ class Config:
     max_iterations: int = DEFAULT_MAX_ITERATIONS
     models: Mapping[str, str] = field(default_factory=dict)
     """Role map, e.g. {"fast": "qwen2.5-coder:7b"}."""
+    model_vision: Mapping[str, bool] = field(default_factory=dict)
+    """Model name → it takes images, from `model_settings.<name>.vision`; used where the
+    server does not say (a plain `/v1/models` entry: vLLM, LM Studio)."""
     providers: Mapping[str, ProviderConfig] = field(default_factory=dict)
     builtin_keys: Mapping[str, str] = field(default_factory=dict)
     """API keys of the built-in providers (`openai`, `anthropic`), from the environment

@@ -187,3 +187,23 @@ def test_mcp_and_lsp_say_what_runs(fake_server, serve) -> None:
     session.send({"cmd": "lsp"})
     assert _info(session, "no language server").startswith("no language server running")
     assert session.close() == 0
+
+
+def test_a_typo_in_the_user_config_reload_keeps_the_deny_rules(fake_server, serve) -> None:
+    """Issue 44: one trailing comma, then `/config reload`, said "settings reloaded" with no
+    warning and dropped the user's deny rules. It must fail closed: the warning startup gives
+    (line and column), the rules in force kept, and no "reloaded"."""
+    config = Path(os.environ["XDG_CONFIG_HOME"]) / "rift" / "config.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(json.dumps({"permissions": {"deny": ["Bash(curl *)"]}}))
+    session = serve(fake_server({}))
+    config.write_text('{"permissions": {"deny": ["Bash(curl *)"],}}')
+    session.send({"cmd": "config", "args": "reload"})
+    events = session.barrier()
+    warnings = [e["text"] for e in events if e.get("event") == "warning"]
+    infos = [e["text"] for e in events if e.get("event") == "info"]
+    assert any(str(config) in w and "line 1, column" in w for w in warnings), events
+    assert not any("reloaded" in text for text in infos), infos
+    session.send({"cmd": "permissions", "args": ""})
+    assert "deny: Bash(curl *)" in _info(session, "permission rules")
+    assert session.close() == 0

@@ -312,6 +312,37 @@ def test_attached_image_is_not_sent_to_a_model_without_vision(harness: Any) -> N
     assert "does not report vision: 1 image not sent" in run.stderr
 
 
+UNDECLARED = {"name": "fake-model", "context_length": 32768}
+"""A plain `/v1/models` entry (vLLM, LM Studio): no capabilities, no modalities."""
+
+
+def test_vision_setting_sends_images_to_a_plain_v1_models_entry(harness: Any) -> None:
+    """Issue 44: an entry that declares nothing never got an image, and no setting could say
+    the model sees. `model_settings.<name>.vision: true` in the user config does."""
+    (harness.project / "shot.png").write_bytes(PNG)
+    harness.write_config({"model_settings": {"fake-model": {"vision": True}}})
+    server = harness.server([{"content": "seen"}], models=[UNDECLARED], wire="openai")
+    run = harness.run("look", server, "--attach", "shot.png", openai=True)
+    assert run.code == 0, run.describe()
+    text, image = server.chat_requests()[0]["messages"][-1]["content"]
+    assert text["text"].startswith("look")
+    encoded = base64.b64encode(PNG).decode()
+    assert image["image_url"]["url"] == f"data:image/png;base64,{encoded}"
+    assert "not sent" not in run.stderr
+
+
+def test_the_servers_word_on_vision_outranks_the_setting(harness: Any) -> None:
+    """llama.cpp's /props says the model has no projector: no image, whatever the setting."""
+    (harness.project / "shot.png").write_bytes(PNG)
+    harness.write_config({"model_settings": {"fake-model": {"vision": True}}})
+    props = {"default_generation_settings": {"n_ctx": 32768}, "modalities": {"vision": False}}
+    server = harness.server([{"content": "ok"}], models=[UNDECLARED], wire="openai", props=props)
+    run = harness.run("look", server, "--attach", "shot.png", openai=True)
+    assert run.code == 0, run.describe()
+    assert isinstance(server.chat_requests()[0]["messages"][-1]["content"], str)
+    assert "does not report vision: 1 image not sent" in run.stderr
+
+
 def test_anthropic_gets_image_blocks(harness: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
     (harness.project / "shot.png").write_bytes(PNG)

@@ -261,3 +261,21 @@ def test_a_small_models_repeated_block_is_cut_and_the_user_told(harness: Any) ->
     assert run.code == 0, run.describe()
     assert "began repeating itself; rift stopped the reply" in run.stderr
     assert run.session()["messages"][-1]["content"].count(CSV_BLOCK) == 1
+
+
+def test_a_new_file_in_python_312_syntax_is_written_on_any_python(harness: Any) -> None:
+    """Issue 44: `type X = int` is Python 3.12; rift on 3.11 must still accept it."""
+    step = write("alias.py", "type Number = int | float\n\n\ndef f[T](x: T) -> T:\n    return x\n")
+    run = harness.run("create alias.py", harness.server([step, {"content": "done"}]))
+    assert run.code == 0, run.describe()
+    assert (harness.project / "alias.py").exists(), results(run)
+    assert results(run)[0].startswith("Wrote") or "alias.py" in results(run)[0]
+
+
+@pytest.mark.parametrize("source", ['print "x"\n', 'exec "x = 1"\n', "if 1 <> 2:\n    pass\n"])
+def test_a_new_python2_file_is_refused(harness: Any, source: str) -> None:
+    """Issue 44: tree-sitter-python also parses Python 2 statements; no Python 3 does."""
+    step = write("old.py", source)
+    run = harness.run("create old.py", harness.server([step, {"content": "done"}]))
+    assert not (harness.project / "old.py").exists()
+    assert "would no longer parse as Python" in results(run)[0]

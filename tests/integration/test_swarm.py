@@ -432,3 +432,13 @@ def test_undo_of_a_merge_leaves_the_tree_and_the_index_as_before(harness: Any, s
     assert git(project, "diff", "--cached", "--name-only") == "notes.txt\n"
     client.close_stdin()
     assert client.proc.wait(timeout=20) == 0
+
+
+def test_a_bare_interpreter_test_command_is_refused(harness: Any) -> None:
+    """Issue 44: `--test-cmd python3` would run an interpreter on an empty stdin: exit 0."""
+    make_repo(harness.project)
+    run = swarm(harness, harness.server([]), "--judge", "tests", "--test-cmd", "python3")
+    assert run.returncode == 2
+    [line] = run.stderr.strip().splitlines()
+    assert "bare interpreter" in line and "Traceback" not in run.stderr
+    assert worktree_paths(harness.project) == [str(harness.project)]

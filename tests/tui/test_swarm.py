@@ -160,3 +160,26 @@ def test_the_board_keeps_to_its_candidates_and_stops_a_cancelled_race() -> None:
     board.started(SubagentStarted("2-m", "m", "task"))  # lagged behind the cancel
     assert board.entrants["2-m"].state == STOPPED
     assert not board.stop()
+
+
+def test_swarm_unquoted_test_cmd_runs_no_bare_interpreter(tui: Any, project: Path) -> None:
+    """Issue 44: `/swarm … --test-cmd python3 check_calc.py` unquoted gave the tests judge a
+    bare `python3`, which reads an empty stdin and exits 0: every candidate "passed". The
+    race is refused before any worktree is made, saying to quote the command."""
+    (project / "calc.py").write_text(ORIGINAL)
+    (project / "check_calc.py").write_text("from calc import add\nassert add(1, 2) == 3\n")
+    _git(project, "init", "-q")
+    _git(project, "add", "-A")
+    _git(project, "commit", "-qm", "initial")
+    app, _ = tui([{"content": "never asked"}])
+
+    async def scenario(pilot: Pilot[Any]) -> None:
+        await connected(pilot)
+        await send(pilot, "/swarm implement add --test-cmd python3 check_calc.py")
+        await until(pilot, lambda: "bare interpreter" in transcript_text(app), "the refusal")
+        assert "quote" in transcript_text(app)
+        await until(pilot, lambda: not app.driver.busy, "the race to end")
+
+    drive(app, scenario)
+    assert _git(project, "worktree", "list").count("\n") == 1
+    assert not (project / ".rift/worktrees").exists()

@@ -392,7 +392,12 @@ class AnthropicProvider:
             capabilities.add("thinking")
         window = (entry or {}).get("max_input_tokens")
         context = window if isinstance(window, int) and window > 0 else CONTEXT_LENGTH
-        return ModelInfo(name=model, capabilities=frozenset(capabilities), context_length=context)
+        return ModelInfo(
+            name=model,
+            capabilities=frozenset(capabilities),
+            context_length=context,
+            vision_stated=True,
+        )
 
     async def stream_chat(self, request: ChatRequest) -> AsyncIterator[ModelEvent]:
         http_request = json_request(

@@ -150,6 +150,10 @@ class ModelInfo:
     """The window the server serves this model with, where it says (else its maximum)."""
     slots: int | None = None
     """Requests the server runs at once (llama.cpp's `-np`), where it says."""
+    vision_stated: bool = False
+    """The server said whether the model takes images (llama.cpp's `/props` modalities,
+    Ollama's capabilities, an entry's declared capabilities or input modalities). When
+    False the user's `model_settings.<name>.vision` decides (registry.py)."""
 
 
 @record

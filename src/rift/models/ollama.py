@@ -238,7 +238,12 @@ class OllamaProvider:
                 if key.endswith(".context_length") and isinstance(value, int) and value > 0:
                     context_length = value
                     break
-        return ModelInfo(name=model, capabilities=capabilities, context_length=context_length)
+        return ModelInfo(
+            name=model,
+            capabilities=capabilities,
+            context_length=context_length,
+            vision_stated=isinstance(raw_caps, list),
+        )
 
     async def _open(self, body: dict[str, Any]) -> Response:
         """Open the stream; a server that refuses a graded `think` gets one retry with

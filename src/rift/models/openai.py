@@ -199,6 +199,15 @@ def _capabilities(entry: dict[str, Any]) -> frozenset[str]:
     return frozenset(found)
 
 
+def _states_vision(entry: dict[str, Any]) -> bool:
+    """Whether the entry says what the model takes in: a capabilities list (llama.cpp's
+    "multimodal") or OpenRouter-style input modalities. A plain vLLM or LM Studio entry
+    says neither, so the user's `vision` setting decides."""
+    arch = entry.get("architecture")
+    modalities = arch.get("input_modalities") if isinstance(arch, dict) else None
+    return isinstance(entry.get("capabilities"), list) or isinstance(modalities, list)
+
+
 class OpenAIProvider:
     """A client for one OpenAI-compatible server; `base_url` ends with `/v1`."""
 
@@ -266,7 +275,10 @@ class OpenAIProvider:
             ModelInfo(name=model, capabilities=frozenset({"tools", "thinking"}))
             if entry is None
             else ModelInfo(
-                name=model, capabilities=_capabilities(entry), context_length=_context_length(entry)
+                name=model,
+                capabilities=_capabilities(entry),
+                context_length=_context_length(entry),
+                vision_stated=_states_vision(entry),
             )
         )
         if props is None:
@@ -280,6 +292,7 @@ class OpenAIProvider:
             capabilities=frozenset(capabilities),
             context_length=props.n_ctx or info.context_length,
             slots=props.total_slots,
+            vision_stated=True,
         )
 
     async def _open(self, body: dict[str, Any]) -> Response:

@@ -249,6 +249,32 @@ def make_provider(
     return cls.connect(route.base_url, route.api_key, read_timeout, client, cache_dir)
 
 
+async def served_models(name: str, config: Config) -> tuple[str, list[str]]:
+    """The base URL of the server behind `name`'s route and the models it lists ([] when
+    it cannot be asked)."""
+    route, _ = await detect_protocol(resolve(name, config), config)
+    provider = make_provider(route, PROBE_TIMEOUT_S)
+    try:
+        return route.base_url, await provider.list_models()
+    except ModelError:
+        return route.base_url, []
+    finally:
+        await provider.aclose()
+
+
+def only_model(names: list[str], base_url: str) -> tuple[str | None, str]:
+    """With no model named: the one model a server serves and the line that says it is
+    used, or None and the line that lists the choice (issue 44)."""
+    if len(names) == 1:
+        return names[0], f"using model {names[0]}, the only one {base_url} serves"
+    if not names:
+        return None, f"{base_url} serves no model: load one on the server"
+    return None, (
+        f"no model named, and {base_url} serves {len(names)}: {', '.join(names)};"
+        ' pick one with --model NAME or "model" in the config'
+    )
+
+
 async def _not_found(provider: Provider, route: Route, exc: ServerHTTPError) -> ModelNotUsable:
     """The refusal for a missing model, listing what the server does have."""
     message = f"model '{route.addressable}' not usable: {exc.message}"
@@ -324,7 +350,17 @@ async def connect(name: str, config: Config) -> tuple[Route, Provider, Preflight
         raise
     if detected:
         checked = replace(checked, note="; ".join(n for n in (detected, checked.note) if n))
-    return route, provider, checked
+    return route, provider, _with_vision_setting(checked, route, config)
+
+
+def _with_vision_setting(checked: Preflight, route: Route, config: Config) -> Preflight:
+    """The user's `model_settings.<name>.vision` where the server did not say (issue 44)."""
+    info = checked.info
+    said = config.model_vision.get(route.addressable, config.model_vision.get(route.wire_model))
+    if info.vision_stated or said is None:
+        return checked
+    capabilities = info.capabilities | {"vision"} if said else info.capabilities - {"vision"}
+    return replace(checked, info=replace(info, capabilities=capabilities))
 
 
 def discovery_providers(config: Config, current_addressable: str) -> list[str]:

@@ -115,6 +115,12 @@ async def race(
                 "the tests judge found no test command (pytest, npm test, go test, cargo test):"
                 " pass --test-cmd CMD"
             )
+    if TESTS in judges and test_command and testjudge.bare_interpreter(test_command):
+        raise SwarmError(
+            f"the tests judge will not run {test_command!r}: a bare interpreter reads nothing"
+            " and exits 0, so every candidate would pass; quote the whole command, e.g."
+            " --test-cmd 'python3 check_calc.py'"
+        )
     exclude_race_files(root)
     lock = worktrees.RaceLock(root)
     lock.acquire()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import time
 from collections.abc import Sequence
@@ -74,6 +75,28 @@ def detect_command(cwd: Path, root: Path) -> str | None:
     if _has_python_tests(cwd):
         return _pytest(root)
     return None
+
+
+_INTERPRETER = re.compile(
+    r"(python|pypy|py|node|nodejs|deno|bun|bash|sh|dash|zsh|ksh|fish|ruby|irb|perl|php|lua"
+    r"|luajit|julia|R|Rscript|ghci|tclsh|osascript|pwsh)[\d.]*"
+)
+"""An interpreter's name, versioned or not (`python3.12`, `lua5.4`)."""
+
+
+def bare_interpreter(command: str) -> bool:
+    """Whether `command` starts an interpreter with nothing to run (`python3`, `env node`,
+    `bash -l`): it reads the empty stdin the judge gives it and exits 0, a false green
+    (issue 44: an unquoted `--test-cmd python3 check_calc.py` kept only `python3`)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    while words and (("=" in words[0] and not words[0].startswith("=")) or words[0] == "env"):
+        words = words[1:]  # `env`, `VAR=value` before the program
+    if not words or not _INTERPRETER.fullmatch(Path(words[0]).name):
+        return False
+    return all(word.startswith("-") for word in words[1:])
 
 
 def _python_configured(cwd: Path) -> bool:

@@ -15,6 +15,9 @@ unparseable. Judged by the wrong parser it refused valid files (issue 32): a new
   installed for outline; a grammar that knows every current version) get the
   last word. Indentation stays the interpreter's: tree-sitter accepts a body
   indented deeper than its first line, the damage this guard exists for.
+  The grammar also knows Python 2 (`print "x"`, `exec "code"`, `<>`), which no
+  Python 3 accepts, so a tree holding one of those is refused (issue 44): a file
+  must be valid for some Python 3 grammar.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import json
 import warnings
 from pathlib import Path
+from typing import Any
 
 _JSONC_NAMES = frozenset(
     {"devcontainer.json", ".devcontainer.json", ".eslintrc.json", "argv.json", ".swcrc"}
@@ -120,14 +124,31 @@ def check_python(text: str, name: str) -> None:
         raise SyntaxError(str(exc) or type(exc).__name__) from exc
 
 
+# Python 2 only: tree-sitter-python parses these, no Python 3 does.
+_PY2_NODES = frozenset({"print_statement", "exec_statement", "<>"})
+
+
 def _newer_python(text: str) -> bool:
-    """Whether tree-sitter-python parses `text` without an error node."""
+    """Whether tree-sitter-python parses `text` as Python 3: no ERROR or MISSING
+    node (`has_error` covers both) and no Python 2 statement or operator."""
     from rift.tools._outline import _parser
 
     parser = _parser("python")
     if parser is None:
         return False
     try:
-        return not parser.parse(text.encode("utf-8", "surrogatepass")).root_node.has_error
+        root = parser.parse(text.encode("utf-8", "surrogatepass")).root_node
     except (ValueError, RecursionError):
         return False
+    return not root.has_error and not _holds_python2(root)
+
+
+def _holds_python2(root: Any) -> bool:
+    """Whether any node under `root` is a Python 2 statement or the `<>` operator."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in _PY2_NODES:
+            return True
+        stack.extend(node.children)
+    return False

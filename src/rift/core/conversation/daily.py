@@ -156,10 +156,10 @@ class Daily:
     def rename_session(self, name: str = "") -> bool:
         """`/save NAME`: this session is saved as `NAME.json` and continues there (a
         rename: the old file goes); `--resume` and `/sessions` find it by that name."""
-        import re
+        from rift.core.sessions.named import clean_name
 
         agent = self._agent
-        clean = re.sub(r"[^\w.-]+", "-", name).strip("-.")
+        clean = clean_name(name)
         if not clean:
             agent.emit(Warning("usage: /save <name>"))
             return False
@@ -306,7 +306,7 @@ class Daily:
         """`/config`: the merged settings and where each came from; `/config reload`
         reads the files again and applies them; `/config edit` (the TUI opens the
         editor itself) names the user config file, created with a skeleton if missing."""
-        from rift.config import ensure_user_config, load_config
+        from rift.config import ensure_user_config, load_config, unreadable_config_files
         from rift.config_sources import settings_sources
 
         agent = self._agent
@@ -322,6 +322,11 @@ class Daily:
             return True
         if argument == "reload":
             if self._refused_busy():
+                return False
+            if problems := unreadable_config_files(os.environ, agent.config.cwd):
+                for problem in problems:  # fail closed: the running settings stay whole
+                    agent.emit(Warning(problem.replace("; ignoring that file", "")))
+                agent.emit(Warning("config not reloaded: the settings in force are kept"))
                 return False
             try:
                 fresh = load_config(os.environ, agent.config.cwd)

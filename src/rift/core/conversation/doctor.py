@@ -224,12 +224,21 @@ async def _diagnose(
     elapsed_ms = (time.monotonic() - started) * 1000
     server = await _identify(route, client)
     report.add("server", "ok", f"{server.kind} answered in {elapsed_ms:.0f} ms")
+    picked = route.wire_model not in names and not config.model_explicit and bool(names)
+    if picked:
+        chosen, said = registry.only_model(names, route.base_url)  # none named (issue 44)
+        if chosen is None:
+            report.add("model", "fail", said)
+            return
+        route = replace(route, wire_model=chosen, addressable=chosen)
+        report.add("model", "ok", said)
     if route.wire_model not in names:
         listing = ", ".join(names[:8]) or "(none)"
         fix = f"run rift with -m {names[0]}" if names else "load a model on the server"
         report.add("model", "fail", f"'{route.wire_model}' is not served; models: {listing}", fix)
         return
-    report.add("model", "ok", f"'{route.wire_model}' is served ({len(names)} model(s))")
+    if not picked:
+        report.add("model", "ok", f"'{route.wire_model}' is served ({len(names)} model(s))")
     try:
         info = await provider.show(route.wire_model)
     except ModelError as exc:

@@ -23,12 +23,12 @@ from rift.core.conversation.owner import Conversation
 from rift.core.conversation.runtime import Agent, ModelBinding, bind_model
 from rift.core.permissions.rules import read_allowed
 from rift.core.sessions.store import SessionStore, load_session
-from rift.errors import ModelError, ServerUnreachable
+from rift.errors import ModelError, ModelNotUsable, ServerUnreachable
 from rift.events import Event, History, Info, Warning
 from rift.extend.loader import Extensions
 from rift.extend.skills import discover_skills
-from rift.models.registry import EMBEDDED, resolve
-from rift.record import field, record
+from rift.models.registry import EMBEDDED, only_model, resolve, served_models
+from rift.record import field, record, replace
 from rift.tools.sandbox import choose_sandbox
 
 REFUSAL_PROBE_S = 1.0
@@ -80,7 +80,7 @@ async def start_agent(
 ) -> Started:
     """Preflight the configured model and open the session; raises ModelError on failure."""
     try:
-        binding, fallback = await _bind_or_fall_back(config)
+        binding, fallback, config = await _bind_or_fall_back(config)
     except ModelError as exc:
         if config.untrusted_servers is None:
             raise
@@ -175,7 +175,7 @@ def _readable(config: Config) -> Callable[[Path], bool]:
     return read_allowed(config.permissions, cwd=config.cwd, home=config.paths.home)
 
 
-async def _bind_or_fall_back(config: Config) -> tuple[ModelBinding, list[Event]]:
+async def _bind_or_fall_back(config: Config) -> tuple[ModelBinding, list[Event], Config]:
     """The configured model or, when no host was named anywhere and nothing answers at the
     default one, the embedded model (`rift[local]`), so a fresh install works on its own.
 
@@ -187,7 +187,7 @@ async def _bind_or_fall_back(config: Config) -> tuple[ModelBinding, list[Event]]
     try:
         if refused:  # one refused connect says it: not the 1.2 s of a connect's retries
             raise ServerUnreachable(config.host, "connection refused")
-        return await bind_model(config.model, config), []
+        return await _bind_named_or_only(config)
     except ServerUnreachable as exc:
         if not may_fall_back:
             raise
@@ -202,7 +202,26 @@ async def _bind_or_fall_back(config: Config) -> tuple[ModelBinding, list[Event]]
         " (small and slow on CPU; fine for small single-file tasks). For a real server start"
         ' Ollama there, or pass --host URL, set RIFT_HOST, or set "host" in the config'
     )
-    return binding, [Info(note)]
+    return binding, [Info(note)], config
+
+
+async def _bind_named_or_only(config: Config) -> tuple[ModelBinding, list[Event], Config]:
+    """The configured model; with none named anywhere and the default not served, the
+    server's only model, said in one line (issue 44). Several: a ModelNotUsable that lists
+    them and says how to pick."""
+    try:
+        return await bind_model(config.model, config), [], config
+    except ModelNotUsable:
+        if config.model_explicit or resolve(config.model, config).provider_name is not None:
+            raise
+        base_url, names = await served_models(config.model, config)
+        if not names or config.model in names:
+            raise
+    chosen, line = only_model(names, base_url)
+    if chosen is None:
+        raise ModelNotUsable(line)
+    config = replace(config, model=chosen)
+    return await bind_model(chosen, config), [Info(line)], config
 
 
 async def _refused(url: str) -> bool:
