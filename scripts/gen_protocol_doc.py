@@ -250,6 +250,7 @@ EVENT_GROUPS: dict[str, tuple[str, ...]] = {
         "edit_diff",
         "plan",
         "done",
+        "prefill_progress",
     ),
     "Interaction": ("ask", "edit_review", "edit_review_closed"),
     "Session and status": (
