@@ -233,6 +233,13 @@ COMMAND_DOCS: dict[str, tuple[str, str]] = {
         'args?: string (default "")',
         "Additive. The running language servers and the last diagnostics per file, as info.",
     ),
+    "roles": (
+        'args?: string ("" or "ROLE MODEL")',
+        "Additive. No args: one info listing each model role (main, the config's `models`, "
+        "personas with a model), its server and whether that server serves it (served, not "
+        "served, unreachable). `ROLE MODEL` points a role at a model for this session (info); "
+        "`main MODEL` is a live switch (model_changed).",
+    ),
     "config": (
         'args?: string ("" or "reload")',
         "Additive. Each setting with the layer it came from, as info; reload re-reads the config "

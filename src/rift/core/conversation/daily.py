@@ -51,6 +51,7 @@ class Daily:
             self, text: str, attachments: Attachments | None = None
         ) -> Literal[True] | Refusal: ...
         def _refused_busy(self, text: str = ...) -> bool: ...
+        def set_model(self, name: str) -> Literal[True] | Refusal: ...
         def show_worktrees(self, _argument: str = "") -> bool: ...
         def _rewind(self, n: int) -> bool: ...
         def _save(self) -> None: ...
@@ -76,12 +77,18 @@ class Daily:
             "mcp": self.show_mcp,
             "lsp": self.show_lsp,
             "worktrees": self.show_worktrees,
+            "roles": self._roles,
         }
         handler = handlers.get(name)
         if handler is None:
             self._agent.emit(Warning(f"unknown command /{name}", code="bad_command"))
             return False
         return handler(argument.strip())
+
+    def _roles(self, argument: str) -> bool:
+        from rift.core.conversation.roles import roles_command  # on first use
+
+        return roles_command(self._agent, argument, self._spawn, self.set_model)
 
     # ------------------------------------------------------------ the turn
 
