@@ -233,6 +233,13 @@ COMMAND_DOCS: dict[str, tuple[str, str]] = {
         'args?: string (default "")',
         "Additive. The running language servers and the last diagnostics per file, as info.",
     ),
+    "restart": (
+        'args?: string (default "")',
+        "Additive. Stops the MCP servers, plugins, language servers and background tasks and "
+        "starts them again from the config files as they are now; the conversation, session, "
+        "undo journal, approval and model stay. Acked with info and a fresh context. "
+        "Rejected with a warning mid-turn.",
+    ),
     "roles": (
         'args?: string ("" or "ROLE MODEL")',
         "Additive. No args: one info listing each model role (main, the config's `models`, "

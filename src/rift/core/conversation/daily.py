@@ -15,6 +15,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from rift.core.conversation.roles import roles_command
 from rift.core.sessions.store import SessionStore, prompt_text, save_session
 from rift.events import Info, SessionChanged, Warning
 from rift.models.base import ChatRequest, ContentDelta, Message
@@ -77,7 +78,8 @@ class Daily:
             "mcp": self.show_mcp,
             "lsp": self.show_lsp,
             "worktrees": self.show_worktrees,
-            "roles": self._roles,
+            "roles": lambda arg: roles_command(self._agent, arg, self._spawn, self.set_model),
+            "restart": self._restart,
         }
         handler = handlers.get(name)
         if handler is None:
@@ -85,10 +87,18 @@ class Daily:
             return False
         return handler(argument.strip())
 
-    def _roles(self, argument: str) -> bool:
-        from rift.core.conversation.roles import roles_command  # on first use
+    def _restart(self, _argument: str = "") -> bool:
+        """`/restart` (restart.py): extensions and settings anew, as work; conversation kept."""
+        from rift.core.conversation.restart import rebuild  # on first use
 
-        return roles_command(self._agent, argument, self._spawn, self.set_model)
+        async def run() -> None:
+            self._save()
+            self._agent = await rebuild(self._agent) or self._agent
+
+        if self._refused_busy():
+            return False
+        self._start(run(), "restart")
+        return True
 
     # ------------------------------------------------------------ the turn
 
@@ -406,7 +416,7 @@ class Daily:
         agent.config = fresh
         for problem in rules.warnings:
             agent.emit(Warning(problem))
-        agent.emit(Info("settings reloaded (MCP servers and plugins apply at the next start)"))
+        agent.emit(Info("settings reloaded (MCP servers and plugins apply after /restart)"))
 
 
 def _edit_user_rules(path: Path, action: str, kind: str, rule: str) -> bool:
