@@ -233,6 +233,20 @@ COMMAND_DOCS: dict[str, tuple[str, str]] = {
         'args?: string (default "")',
         "Additive. The running language servers and the last diagnostics per file, as info.",
     ),
+    "restart": (
+        'args?: string (default "")',
+        "Additive. Stops the MCP servers, plugins, language servers and background tasks and "
+        "starts them again from the config files as they are now; the conversation, session, "
+        "undo journal, approval and model stay. Acked with info and a fresh context. "
+        "Rejected with a warning mid-turn.",
+    ),
+    "roles": (
+        'args?: string ("" or "ROLE MODEL")',
+        "Additive. No args: one info listing each model role (main, the config's `models`, "
+        "personas with a model), its server and whether that server serves it (served, not "
+        "served, unreachable). `ROLE MODEL` points a role at a model for this session (info); "
+        "`main MODEL` is a live switch (model_changed).",
+    ),
     "config": (
         'args?: string ("" or "reload")',
         "Additive. Each setting with the layer it came from, as info; reload re-reads the config "
@@ -250,6 +264,7 @@ EVENT_GROUPS: dict[str, tuple[str, ...]] = {
         "edit_diff",
         "plan",
         "done",
+        "prefill_progress",
     ),
     "Interaction": ("ask", "edit_review", "edit_review_closed"),
     "Session and status": (

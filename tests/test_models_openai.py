@@ -252,3 +252,64 @@ def test_show_with_empty_model_list_assumes_tools() -> None:
     with FakeModelServer({"models": []}) as server:
         info = run(show(server.v1_url, "anything"))
     assert info == ModelInfo("anything", frozenset({"tools", "thinking"}), None)
+
+
+# ------------------------------------------- thinking control per model family
+
+
+def _sent(model: str, think: Any, temperature: float | None = 0.2) -> dict[str, Any]:
+    """The body the fake server received for one request, bookkeeping keys removed."""
+    request = ChatRequest(model, USER, think=think, temperature=temperature)
+    with FakeModelServer({}) as server:
+        run(collect(server.v1_url, request))
+        body = server.chat_requests()[0]
+    return {k: v for k, v in body.items() if not k.startswith("_") and k != "messages"}
+
+
+BASE = {"model": "", "stream": True, "stream_options": {"include_usage": True}}
+
+
+@pytest.mark.parametrize(
+    ("model", "think", "expected"),
+    [
+        # Qwen3 hybrids: the template switch; sampling left to the server while thinking
+        ("Qwen3-30B-A3B", False,
+         {"temperature": 0.2, "chat_template_kwargs": {"enable_thinking": False}}),
+        ("unsloth/Qwen3-8B-GGUF", True, {"chat_template_kwargs": {"enable_thinking": True}}),
+        ("qwen3:32b", "high", {"chat_template_kwargs": {"enable_thinking": True}}),
+        ("qwen3:32b", None, {}),
+        # gpt-oss: always thinks; effort in both places; "off" is its lowest level
+        ("ggml-org/gpt-oss-20b", False,
+         {"temperature": 0.2, "reasoning_effort": "low",
+          "chat_template_kwargs": {"reasoning_effort": "low"}}),
+        ("gpt-oss-120b", "max",
+         {"temperature": 0.2, "reasoning_effort": "high",
+          "chat_template_kwargs": {"reasoning_effort": "high"}}),
+        ("gpt-oss-120b", "medium",
+         {"temperature": 0.2, "reasoning_effort": "medium",
+          "chat_template_kwargs": {"reasoning_effort": "medium"}}),
+        ("gpt-oss-120b", None, {"temperature": 0.2}),
+        # Qwen3-Coder does not think: nothing to switch
+        ("Qwen3-Coder-30B-A3B-Instruct", False, {"temperature": 0.2}),
+        # DeepSeek-R1: always thinks, sampling is the server's
+        ("deepseek-r1-distill-qwen-32b", True, {}),
+        # an unknown model: the switch and the effort, sampling kept (as before)
+        ("fake-model", "low",
+         {"temperature": 0.2, "reasoning_effort": "low",
+          "chat_template_kwargs": {"enable_thinking": True}}),
+        ("fake-model", False,
+         {"temperature": 0.2, "chat_template_kwargs": {"enable_thinking": False}}),
+    ],
+)  # fmt: skip
+def test_thinking_control_is_the_model_familys(model: str, think: Any, expected: Any) -> None:
+    assert _sent(model, think) == {**BASE, "model": model, **expected}
+
+
+def test_openai_reasoning_models_never_get_a_temperature() -> None:
+    """o-series and gpt-5 answer 400 to any temperature but 1; OpenAI itself also
+    refuses chat_template_kwargs (the hosted URL never gets them)."""
+    assert _sent("o3-mini", "minimal") == {
+        **BASE, "model": "o3-mini", "reasoning_effort": "minimal"
+    }  # fmt: skip
+    assert _sent("gpt-5", None) == {**BASE, "model": "gpt-5"}
+    assert _sent("gpt-4o", None)["temperature"] == 0.2

@@ -39,7 +39,10 @@ def build_parser() -> "argparse.ArgumentParser":  # quoted: importing __future__
         formatter_class=lambda prog: argparse.HelpFormatter(prog, width=_help_width()),
     )
     add = parser.add_argument
-    parser.epilog = "rift doctor [--host URL] [-m MODEL]: check the server, say what to change"
+    parser.epilog = (
+        "rift doctor [--host URL] [-m MODEL]: check the server, say what to change."
+        " rift update: how this copy was installed and the command that updates it"
+    )
     add("-V", "--version", action="store_true", help="print the version and exit")
     add("--host", help="model server URL (env RIFT_HOST; a URL ending in /v1 is OpenAI-compatible)")
     add("-m", "--model", help="model name, or provider/model (env RIFT_MODEL)")
@@ -166,6 +169,10 @@ def _main(argv: list[str] | None) -> tuple[int, bool]:
         return swarm_cli.run(words, start_candidate), True
     if words[:1] == ["doctor"]:
         return _doctor(words[1:]), False
+    if words[:1] == ["update"]:
+        from rift import update  # says how to update; runs nothing
+
+        return update.main(words[1:]), False
     if words[:1] == ["github"]:
         from pathlib import Path
 

@@ -210,10 +210,33 @@ def run_tour(root: Path) -> dict[str, list[dict[str, Any]]]:
             second.kill()
     finally:
         server.stop()
+    third = _prefill_tour(project, env)
     seen: dict[str, list[dict[str, Any]]] = {}
-    for event in first.events + second.events:
+    for event in first.events + second.events + third.events:
         seen.setdefault(event["event"], []).append(event)
     return seen
+
+
+def _prefill_tour(project: Path, env: dict[str, str]) -> ServeSession:
+    """A llama.cpp-like server (OpenAI wire, `/props`) that reports reading the prompt."""
+    script = {
+        "wire": "openai",
+        "props": {"default_generation_settings": {"n_ctx": 32768}, "total_slots": 1},
+        "turns": [{"prompt_progress": [[2048, 4096, 1024, 500]], "content": "read"}],
+    }
+    server = FakeModelServer(script).start()
+    try:
+        session = ServeSession(["--host", f"{server.url}/v1", "-m", "fake-model"], project, env)
+        try:
+            session.read_until("context")
+            session.prompt("golden prefill")
+            session.read_until("done")
+            assert session.close() == 0
+        finally:
+            session.kill()
+    finally:
+        server.stop()
+    return session
 
 
 @pytest.fixture(scope="module")

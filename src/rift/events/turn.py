@@ -156,6 +156,29 @@ class Plan(Event):
         _set(self, "items", items)
 
 
+class PrefillProgress(Event):
+    """The model server is reading a long prompt (additive; llama.cpp's `prompt_progress`,
+    sent only by servers that report it): `processed` of `total` prompt tokens are in its
+    cache, `cached` of them reused from an earlier request. `tokens_per_sec` is the
+    server's reading speed so far over the tokens it had to read (0.0 when unknown).
+    A face may show a progress line; the first `content` or `thinking` ends the read."""
+
+    name: ClassVar[str] = "prefill_progress"
+    __slots__ = ("processed", "total", "cached", "tokens_per_sec")
+    processed: int
+    total: int
+    cached: int
+    tokens_per_sec: float
+
+    def __init__(
+        self, processed: int, total: int, cached: int = 0, tokens_per_sec: float = 0.0
+    ) -> None:
+        _set(self, "processed", processed)
+        _set(self, "total", total)
+        _set(self, "cached", cached)
+        _set(self, "tokens_per_sec", tokens_per_sec)
+
+
 class TurnStats(Record):
     __slots__ = (
         "iterations",

@@ -89,8 +89,17 @@ class PromptProgress:
     yet, but no silence either."""
 
     processed: int
+    """Prompt tokens in the server's cache so far, the `cached` ones included."""
     total: int
     cached: int = 0
+    time_ms: int = 0
+    """Milliseconds the server has spent reading this prompt (0 when it did not say)."""
+
+    @property
+    def tokens_per_sec(self) -> float:
+        """Reading speed over the tokens really read (the cached ones cost nothing)."""
+        read = self.processed - self.cached
+        return round(read * 1000 / self.time_ms, 1) if read > 0 and self.time_ms > 0 else 0.0
 
 
 @record

@@ -51,7 +51,7 @@ from rift.models.http import (
 )
 from rift.models.openai_stream import StreamState, parse_payload, sse_payload
 from rift.models.server_info import llama_props
-from rift.models.thinking import openai_effort
+from rift.models.thinking_profiles import drops_sampling, effort_level, profile_for
 from rift.record import replace
 
 OPENAI_API_URL = "https://api.openai.com"
@@ -141,7 +141,9 @@ def chat_body(request: ChatRequest, template_kwargs: bool = True) -> dict[str, A
     """The `/chat/completions` body; `DROPPABLE_KEYS` go if a server rejects them.
 
     `template_kwargs` False leaves out `chat_template_kwargs`, which only
-    self-hosted servers (vLLM, SGLang) understand.
+    self-hosted servers (llama.cpp, vLLM, SGLang) understand. The thinking switch,
+    the effort and whether sampling is sent follow the model's row in
+    thinking_profiles.py.
     """
     body: dict[str, Any] = {
         "model": request.model,
@@ -151,15 +153,23 @@ def chat_body(request: ChatRequest, template_kwargs: bool = True) -> dict[str, A
     }
     if request.tools:
         body["tools"] = request.tools
-    if request.temperature is not None:
+    profile = profile_for(request.model)
+    thinking = request.think is not False  # None: the model's default, which thinks
+    if request.temperature is not None and not drops_sampling(profile, thinking):
         body["temperature"] = request.temperature
     if request.num_predict is not None:
         body["max_tokens"] = request.num_predict
-    effort = openai_effort(request.think)
+    wanted = request.think if isinstance(request.think, str) else None
+    effort = effort_level(profile, wanted, thinking_off=not thinking)
     if effort is not None:
         body["reasoning_effort"] = effort
-    if template_kwargs and request.think is not None:
-        body["chat_template_kwargs"] = {"enable_thinking": request.think is not False}
+    template: dict[str, Any] = {}
+    if profile.switch and request.think is not None:
+        template["enable_thinking"] = thinking
+    if profile.effort_in_template and effort is not None:
+        template["reasoning_effort"] = effort
+    if template_kwargs and template:
+        body["chat_template_kwargs"] = template
     if request.slot is not None:
         body["id_slot"] = request.slot
     return body

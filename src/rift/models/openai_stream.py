@@ -65,6 +65,7 @@ class StreamState:
                     processed=int(progress.get("processed") or 0),
                     total=int(progress.get("total") or 0),
                     cached=int(progress.get("cache") or 0),
+                    time_ms=int(progress.get("time_ms") or 0),
                 )
             )
         usage = data.get("usage")

@@ -136,8 +136,8 @@ class OpenAIWire:
         self._serial = 0
         self.progress = bool(body.get("return_progress"))
 
-    def prompt_progress(self, processed: int, total: int, cached: int) -> bytes:
-        progress = {"total": total, "cache": cached, "processed": processed, "time_ms": 1}
+    def prompt_progress(self, processed: int, total: int, cached: int, time_ms: int = 1) -> bytes:
+        progress = {"total": total, "cache": cached, "processed": processed, "time_ms": time_ms}
         data = {"id": "chatcmpl-fake", "choices": [], "prompt_progress": progress}
         return ("data: " + dumps(data) + "\n\n").encode()
 

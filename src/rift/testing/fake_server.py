@@ -59,9 +59,10 @@ TURN fields (all optional)::
     tool_calls        [{"id"?, "name", "arguments": object or raw string}];
                       OpenAI format splits each call's arguments over two chunks,
                       Ollama format sends one line per call (no id unless given)
-    prompt_progress   OpenAI: [[processed, total, cached], ...]: llama.cpp's
+    prompt_progress   OpenAI: [[processed, total, cached, time_ms?], ...]: llama.cpp's
                       `prompt_progress` chunks (sent first, when the request asked
-                      for `return_progress`), one every chunk_delay
+                      for `return_progress`), one every chunk_delay; time_ms
+                      (the server's reading time so far) defaults to 1
     usage             {"prompt_tokens", "output_tokens", "eval_duration_s"};
                       defaults: body size / 4, number of chunks, 1 ms per chunk
     finish_reason     OpenAI finish reason (default "tool_calls" or "stop")

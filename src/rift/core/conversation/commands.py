@@ -118,6 +118,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
        faces=EVERYWHERE),
     _c("lsp", "", "language servers and the last diagnostics", method="command", wire="lsp",
        faces=EVERYWHERE),
+    _c("roles", "[ROLE MODEL]", "the model roles, their servers and whether each is served;"
+       " or point one at a model", method="command", wire="roles", faces=EVERYWHERE),
+    _c("restart", "", "restart MCP servers, plugins and skills from the current config;"
+       " the conversation stays", idle_only=True, method="command", wire="restart",
+       faces=EVERYWHERE),
     _c("config", "[reload|edit]", "the settings and their sources; reload or edit the file",
        method="command", wire="config", faces=EVERYWHERE),
 )  # fmt: skip

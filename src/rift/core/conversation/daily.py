@@ -15,6 +15,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from rift.core.conversation.roles import roles_command
 from rift.core.sessions.store import SessionStore, prompt_text, save_session
 from rift.events import Info, SessionChanged, Warning
 from rift.models.base import ChatRequest, ContentDelta, Message
@@ -51,6 +52,7 @@ class Daily:
             self, text: str, attachments: Attachments | None = None
         ) -> Literal[True] | Refusal: ...
         def _refused_busy(self, text: str = ...) -> bool: ...
+        def set_model(self, name: str) -> Literal[True] | Refusal: ...
         def show_worktrees(self, _argument: str = "") -> bool: ...
         def _rewind(self, n: int) -> bool: ...
         def _save(self) -> None: ...
@@ -76,12 +78,27 @@ class Daily:
             "mcp": self.show_mcp,
             "lsp": self.show_lsp,
             "worktrees": self.show_worktrees,
+            "roles": lambda arg: roles_command(self._agent, arg, self._spawn, self.set_model),
+            "restart": self._restart,
         }
         handler = handlers.get(name)
         if handler is None:
             self._agent.emit(Warning(f"unknown command /{name}", code="bad_command"))
             return False
         return handler(argument.strip())
+
+    def _restart(self, _argument: str = "") -> bool:
+        """`/restart` (restart.py): extensions and settings anew, as work; conversation kept."""
+        from rift.core.conversation.restart import rebuild  # on first use
+
+        async def run() -> None:
+            self._save()
+            self._agent = await rebuild(self._agent) or self._agent
+
+        if self._refused_busy():
+            return False
+        self._start(run(), "restart")
+        return True
 
     # ------------------------------------------------------------ the turn
 
@@ -404,7 +421,7 @@ class Daily:
         agent.config = fresh
         for problem in rules.warnings:
             agent.emit(Warning(problem))
-        agent.emit(Info("settings reloaded (MCP servers and plugins apply at the next start)"))
+        agent.emit(Info("settings reloaded (MCP servers and plugins apply after /restart)"))
 
 
 def _edit_user_rules(path: Path, action: str, kind: str, rule: str) -> bool:

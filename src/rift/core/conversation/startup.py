@@ -15,9 +15,8 @@ from pathlib import Path
 from socket import SOCK_STREAM
 from urllib.parse import urlsplit
 
-from rift import child_env
 from rift.config import Config
-from rift.core.conversation.lsp import LspService
+from rift.core.conversation.confine import confine_agent, readable_paths
 from rift.core.conversation.ollama_window import check_ollama_v1
 from rift.core.conversation.owner import Conversation
 from rift.core.conversation.runtime import Agent, ModelBinding, bind_model
@@ -29,7 +28,6 @@ from rift.extend.loader import Extensions
 from rift.extend.skills import discover_skills
 from rift.models.registry import EMBEDDED, only_model, resolve, served_models
 from rift.record import field, record, replace
-from rift.tools.sandbox import choose_sandbox
 
 REFUSAL_PROBE_S = 1.0
 """How long the default host's port may take to accept or refuse before the usual connect."""
@@ -114,7 +112,7 @@ async def start_agent(
         sorted(
             {
                 **extensions.skills,
-                **discover_skills(config.cwd, config.paths.config_dir, _readable(config)),
+                **discover_skills(config.cwd, config.paths.config_dir, readable_paths(config)),
             }.items()
         )
     )
@@ -129,7 +127,7 @@ async def start_agent(
         slot=options.slot,
     )
     agent.approval.enabled = True if approve is None else approve
-    notices += _confine(agent, config, contained=options.contained)
+    notices += confine_agent(agent, config, contained=options.contained)
     extensions.attach(agent, attached=options.attached)
     notices += extensions.notices
     if not options.attached:
@@ -140,39 +138,6 @@ async def start_agent(
     gc.freeze()
     gc.enable()  # the fast paths paused it for their imports (cli._main)
     return Started(agent=agent, session_path=path, resumed=resumed, notices=notices)
-
-
-def _confine(agent: Agent, config: Config, *, contained: bool) -> list[Event]:
-    """The limits every child and every write meets: no API keys in children's
-    environments, the sandbox, the writable roots, undo held to the same limits, language
-    servers in the sandbox. The notices it met (an unusable sandbox)."""
-    perms = config.permissions
-    keys = [*config.builtin_keys.values(), *(p.api_key for p in config.providers.values())]
-    child_env.configure(keys, pass_keys=perms.pass_api_keys)  # rift/child_env.py
-    own_dirs = (config.paths.config_dir, config.paths.data_dir)
-    agent.ctx.sandbox, problem = choose_sandbox(
-        perms.sandbox,
-        network=perms.sandbox_network,
-        project=config.cwd,
-        has_wrapper=bool(perms.bash_wrapper),
-        protected=own_dirs,
-        home=config.paths.home,
-    )
-    agent.gate.confine(
-        own_dirs,
-        sandboxed=agent.ctx.sandbox is not None,
-        added=perms.additional_directories,
-        contained=contained,
-    )
-    agent.journal.guard = agent.gate.restore_limits  # undo meets a write's fixed limits
-    lsp = agent.ctx.services.diagnostics  # conversation/lsp.py: language servers run project code
-    if isinstance(lsp, LspService):
-        lsp.sandbox = agent.ctx.sandbox
-    return [Warning(problem)] if problem else []
-
-
-def _readable(config: Config) -> Callable[[Path], bool]:
-    return read_allowed(config.permissions, cwd=config.cwd, home=config.paths.home)
 
 
 async def _bind_or_fall_back(config: Config) -> tuple[ModelBinding, list[Event], Config]:

@@ -24,7 +24,7 @@ from typing import Any
 from rift.core.loop import hardening
 from rift.core.loop.textcalls import ContentGate, Kind
 from rift.errors import StreamError
-from rift.events import Content, Event, Info, Thinking, Warning
+from rift.events import Content, Event, Info, PrefillProgress, Thinking, Warning
 from rift.models import repetition
 from rift.models.base import (
     ChatRequest,
@@ -130,7 +130,9 @@ class _Collector:
         self._watch(kind, text)
 
     def _progress(self, event: PromptProgress) -> None:
-        """A note now and then while a long prompt is read, so a quiet wait is explained."""
+        """Every reading as `prefill_progress`, and a note now and then while a long prompt
+        is read, so a quiet wait is explained."""
+        self.emit(PrefillProgress(event.processed, event.total, event.cached, event.tokens_per_sec))
         now = time.monotonic()
         if event.processed >= event.total or now - self.started < PROGRESS_AFTER_S:
             return

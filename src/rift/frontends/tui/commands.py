@@ -238,9 +238,12 @@ async def _tokens(app: CommandHost, arg: str) -> None:
 async def _stats(app: CommandHost, arg: str) -> None:
     t = app.driver.totals
     conversation = app.driver.conversation
+    rate = t.prefill_tokens_per_sec
+    prefill = f"{rate:,.1f} tok/s (last long prompt)" if rate else "not reported by this server"
     app.say(
         f"turns: {t.turns} · tools: {t.tools} ({t.tool_failures} failed)\n"
         f"tokens: {t.prompt_tokens} prompt · {t.output_tokens} output · {t.rate:.1f} tok/s\n"
+        f"prompt reading (prefill): {prefill}\n"
         f"model: {conversation.model if conversation else '(offline)'}\n"
         f"session: {conversation.session_path if conversation else '-'}"
     )

@@ -45,6 +45,8 @@ class Totals:
     seconds: float = 0.0
     cost_usd: float = 0.0
     """Estimated, each turn priced at the model it ran on (models/pricing.py)."""
+    prefill_tokens_per_sec: float = 0.0
+    """The server's prompt-reading speed at its last `prefill_progress` (0: never said)."""
 
     def add_turn(self, stats: TurnStats, cost_usd: float = 0.0) -> None:
         self.turns += 1

@@ -9,7 +9,11 @@ turn these strings into styled Rich text.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from rift.events import PrefillProgress
 
 GAUGE_AMBER = 60
 GAUGE_RED = 84
@@ -103,3 +107,14 @@ def host_problem(url: str) -> str | None:
     if port == 0:
         return f"invalid host URL {url!r}: port 0"
     return None
+
+
+def prefill_line(event: PrefillProgress) -> str:
+    """`reading the prompt 45% · 1,842 of 4,096 tokens (512 cached) · 1,790 tok/s`."""
+    percent = 100 * event.processed // event.total if event.total > 0 else 0
+    cached = f" ({event.cached:,} cached)" if event.cached else ""
+    speed = f" · {event.tokens_per_sec:,.0f} tok/s" if event.tokens_per_sec else ""
+    return (
+        f"reading the prompt {percent}% · {event.processed:,} of {event.total:,} tokens"
+        f"{cached}{speed}"
+    )

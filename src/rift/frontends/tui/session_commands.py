@@ -57,6 +57,9 @@ def _saved(app: CommandHost, key: str, value: object) -> None:
 
 async def model(app: CommandHost, arg: str) -> None:
     name = arg.strip()
+    if len(name.split()) == 2 and app.driver.conversation is not None:
+        app.driver.conversation.command("roles", name)  # `/model ROLE NAME`: see /roles
+        return
     if not name:
         names, current = await _model_names(app)
         if not names:

@@ -33,6 +33,7 @@ from rift.events import (
     Iteration,
     ModelChanged,
     Plan,
+    PrefillProgress,
     SessionChanged,
     SubagentActivity,
     SubagentFinished,
@@ -46,7 +47,7 @@ from rift.events import (
     ToolStart,
     Warning,
 )
-from rift.frontends.tui.format import RateMeter, rate_to_show
+from rift.frontends.tui.format import RateMeter, prefill_line, rate_to_show
 from rift.frontends.tui.screens.picker import PickerScreen
 from rift.frontends.tui.screens.review import ReviewScreen
 from rift.frontends.tui.screens.swarm import SwarmScreen
@@ -90,6 +91,7 @@ class EventView:
             SessionChanged: self._session_changed,
             Warning: self._warning,
             Iteration: self._iteration,
+            PrefillProgress: self._prefill,
             SubagentStarted: self._subagent_started,
             SubagentActivity: self._subagent_activity,
             SubagentFinished: self._subagent_finished,
@@ -181,6 +183,12 @@ class EventView:
             self.app.restore_prompt()
         self.app.refresh_diff()
         self.app.send_next()
+
+    def _prefill(self, event: PrefillProgress) -> None:
+        """A progress line while the server reads a long prompt; its speed for /stats."""
+        self.app.set_phase(prefill_line(event))
+        if event.tokens_per_sec:
+            self.app.driver.totals.prefill_tokens_per_sec = event.tokens_per_sec
 
     def _iteration(self, event: Iteration) -> None:
         if event.n > 1:

@@ -1,0 +1,81 @@
+"""`/restart`: the session's extensions and settings anew, the conversation kept.
+
+`/config reload` applies rules and hooks at once, but MCP servers, plugins and
+skills are started once per agent; this rebuilds the agent around the same
+conversation: the config files are read again (the model, host, context and
+temperature in force stay, as they may come from flags or live switches), the old
+MCP servers, plugins, language servers and background tasks are stopped, and new
+ones start from the fresh config. The messages, the session file, the undo journal,
+approval, this session's grants and the model binding carry over.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from rift.events import Info, Warning
+from rift.record import replace
+
+if TYPE_CHECKING:
+    from rift.core.conversation.runtime import Agent
+
+
+async def rebuild(old: Agent) -> Agent | None:
+    """A new agent on the same conversation, or None (and a warning) when the config
+    files cannot be read: the running agent then stays as it was."""
+    from rift.config import load_config
+    from rift.core.conversation.confine import confine_agent, readable_paths
+    from rift.core.conversation.runtime import Agent
+    from rift.extend.loader import Extensions
+    from rift.extend.skills import discover_skills
+
+    running = old.config
+    try:
+        fresh = load_config(os.environ, running.cwd)
+    except Exception as exc:  # a broken file: say so, keep what runs
+        old.emit(Warning(f"restart failed, nothing was stopped: {exc}"))
+        return None
+    config = replace(
+        fresh,
+        host=running.host,
+        host_explicit=running.host_explicit,
+        model=running.model,
+        num_ctx=running.num_ctx,
+        num_ctx_explicit=running.num_ctx_explicit,
+        temperature=running.temperature,
+    )
+    on_finished = old.tasks.on_finished
+    await old.tasks.shutdown()
+    await old.lsp.aclose()
+    if old.extensions is not None:
+        await old.extensions.aclose()
+    extensions = Extensions.load(config, readable_paths(config))
+    found = discover_skills(config.cwd, config.paths.config_dir, readable_paths(config))
+    agent = Agent(
+        config=config,
+        binding=old.binding,
+        emit=old.emit,
+        messages=old.messages,
+        attached=old.attached,
+        approval=old.approval,
+        journal=old.journal,
+        meter=old.meter,
+        skills=dict(sorted({**extensions.skills, **found}.items())),
+        extensions=extensions,
+        slot=old.slot,
+    )
+    agent.gate.rules = agent.gate.rules.with_session_of(old.gate.rules)
+    notices = confine_agent(agent, config, contained=False)
+    extensions.attach(agent, attached=old.attached)
+    agent.tasks.on_finished = on_finished
+    for event in [*(Warning(w) for w in config.warnings), *notices, *extensions.notices]:
+        agent.emit(event)
+    agent.emit(
+        Info(
+            f"restarted: {len(config.mcp)} MCP server(s), {len(agent.skills)} skill(s) and"
+            " plugins from the current config; the conversation continues"
+        )
+    )
+    agent.emit(agent.context_gauge())
+    return agent

@@ -1,0 +1,95 @@
+"""How each family of reasoning model takes the thinking switch, effort and sampling, on
+an OpenAI-compatible server (llama.cpp, vLLM, SGLang, LM Studio, OpenAI itself).
+
+One table, read top to bottom, first match wins (matched on the lower-cased model
+name as the server knows it, so `unsloth/Qwen3-30B-A3B-GGUF` and `ggml-org/gpt-oss-20b`
+both match). A model no row names gets `DEFAULT`: the switch and the effort both sent,
+sampling kept, which is what rift did before the table and what unknown servers ignore.
+
+Where each row comes from:
+
+- gpt-oss (OpenAI's model card, harmony format): reasoning is always on, in three
+  levels (low, medium, high) carried by the system message. vLLM and newer llama.cpp
+  servers take `reasoning_effort`; older llama.cpp servers only through
+  `chat_template_kwargs.reasoning_effort`, so both are sent. "Off" is the lowest level.
+- Qwen3 hybrids and QwQ (Qwen's model cards): `enable_thinking` in the chat template;
+  in thinking mode "DO NOT use greedy decoding": temperature 0.6, top_p 0.95, top_k 20.
+  rift's low default temperature is therefore left out while the model thinks, so the
+  server's own defaults (the GGUF's, generation_config.json's, the user's flags) apply.
+  Qwen3-Coder does not think at all: it gets nothing.
+- DeepSeek-R1 (its model card: temperature 0.6, no system-prompt tricks; the API's
+  `deepseek-reasoner` ignores sampling): always thinks; sampling left to the server.
+- OpenAI's o-series and gpt-5 (the API's reference): `reasoning_effort`, and a
+  `temperature` other than 1 is a 400 ("Only the default (1) value is supported").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from rift.record import record
+
+SAMPLING_KEYS = ("temperature", "top_p", "top_k", "min_p")
+"""The sampling fields a profile may leave out of a request."""
+DropSampling = Literal["never", "thinking", "always"]
+
+
+@record
+class ThinkingProfile:
+    """What one family of models takes."""
+
+    pattern: str
+    """A regular expression searched in the lower-cased model name."""
+    switch: bool = True
+    """The chat template reads `enable_thinking` (Qwen3's switch)."""
+    efforts: tuple[str, ...] = ()
+    """The `reasoning_effort` levels the model knows, lowest first; () sends none."""
+    always_thinks: bool = False
+    """Thinking cannot be switched off: "off" asks for the lowest effort instead."""
+    effort_in_template: bool = False
+    """The effort also goes in `chat_template_kwargs` (gpt-oss on older llama.cpp)."""
+    drop_sampling: DropSampling = "never"
+    """When the request must leave `SAMPLING_KEYS` to the server."""
+
+
+_OPENAI_EFFORTS = ("minimal", "low", "medium", "high")
+DEFAULT = ThinkingProfile("", efforts=_OPENAI_EFFORTS)
+
+PROFILES: tuple[ThinkingProfile, ...] = (
+    ThinkingProfile(r"gpt-oss", switch=False, efforts=("low", "medium", "high"),
+                    always_thinks=True, effort_in_template=True),
+    ThinkingProfile(r"qwen3[\w.-]*coder", switch=False),
+    ThinkingProfile(r"qwen3|qwq", drop_sampling="thinking"),
+    ThinkingProfile(r"deepseek-r1|deepseek-reasoner", switch=False, always_thinks=True,
+                    drop_sampling="always"),
+    ThinkingProfile(r"(^|/)(o[134](-|$)|gpt-5)", switch=False, efforts=_OPENAI_EFFORTS,
+                    drop_sampling="always"),
+)  # fmt: skip
+
+
+def profile_for(model: str) -> ThinkingProfile:
+    """The first row whose pattern the model name contains; `DEFAULT` when none does."""
+    name = model.lower()
+    return next((p for p in PROFILES if re.search(p.pattern, name)), DEFAULT)
+
+
+def effort_level(profile: ThinkingProfile, wanted: str | None, thinking_off: bool) -> str | None:
+    """The `reasoning_effort` to send: the wanted level, or the nearest the model knows
+    (rift's levels run minimal … max); the lowest for "off" on a model that always thinks."""
+    if not profile.efforts:
+        return None
+    if thinking_off:
+        return profile.efforts[0] if profile.always_thinks else None
+    if wanted is None:
+        return None
+    if wanted in profile.efforts:
+        return wanted
+    return profile.efforts[0] if wanted == "minimal" else profile.efforts[-1]
+
+
+def drops_sampling(profile: ThinkingProfile, thinking: bool) -> bool:
+    """Whether this request leaves sampling to the server."""
+    if profile.drop_sampling == "always":
+        return True
+    return profile.drop_sampling == "thinking" and thinking
