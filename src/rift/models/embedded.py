@@ -358,7 +358,16 @@ def _generate(runtime: Backend, job: _Job, put: Any, stop: threading.Event) -> N
         produced,
         seconds,
     )
-    put("usage", Usage(prompt_tokens=len(prompt), output_tokens=produced, eval_duration_s=seconds))
+    reused = int(getattr(runtime, "reused", 0))  # cyllama counts what its cache held
+    usage = Usage(
+        prompt_tokens=len(prompt),
+        output_tokens=produced,
+        eval_duration_s=seconds,
+        prefill_tokens=len(prompt) - reused,
+        prefill_s=(first or time.monotonic()) - started,
+        cached_tokens=reused,
+    )
+    put("usage", usage)
     put("done", reason)
 
 
