@@ -4,6 +4,7 @@ re-prefill everything when earlier history changes) then reuses all of it."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -52,7 +53,7 @@ def test_each_request_of_a_five_step_turn_extends_the_previous(harness: Any, mod
 
 
 def _assert_prefix_extensions(requests: list[list[str]]) -> None:
-    for n, (before, after) in enumerate(zip(requests, requests[1:], strict=False), 2):
+    for n, (before, after) in enumerate(itertools.pairwise(requests), 2):
         assert len(after) > len(before), f"request {n} is not longer than request {n - 1}"
         changed = [i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b]
         assert not changed, (
