@@ -85,3 +85,21 @@ def test_apply_nudge_and_greedy_retry_keep_the_history_a_prefix(harness: Any) ->
     requests = [_messages(r) for r in server.chat_requests()]
     assert len(requests) == 5
     _assert_prefix_extensions(requests)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="core/loop/turn.py Turn._step sends the last round with_tools=False and _query then"
+    " sends no tool schemas: the rendered prompt's head (system + tools) changes, so the"
+    " server re-reads everything; the lead owns the fix (issue 45)",
+)
+def test_the_last_round_keeps_the_tool_list(harness: Any) -> None:
+    """At --max-iterations the wrap-up request must still carry the same tool schemas
+    (the template renders them into the prompt's head); only the answer changes."""
+    (harness.project / "app.py").write_text("print('helo')\n" + "x = 1\n" * 40)
+    server = harness.server(FIVE_STEPS)
+    run = harness.run("fix the greeting in app.py", server, "--max-iterations", "5", openai=True)
+    assert run.code == 0, run.describe()
+    tools = [json.dumps(r.get("tools"), sort_keys=True) for r in server.chat_requests()]
+    assert len(tools) == 5
+    assert len(set(tools)) == 1, "a request changed the tool list"
