@@ -99,7 +99,7 @@ def test_the_last_round_keeps_the_tool_list(harness: Any) -> None:
     (harness.project / "app.py").write_text("print('helo')\n" + "x = 1\n" * 40)
     server = harness.server(FIVE_STEPS)
     run = harness.run("fix the greeting in app.py", server, "--max-iterations", "5", openai=True)
-    assert run.code == 0, run.describe()
+    assert run.result["outcome"] == "wrapped", run.describe()
     tools = [json.dumps(r.get("tools"), sort_keys=True) for r in server.chat_requests()]
     assert len(tools) == 5
     assert len(set(tools)) == 1, "a request changed the tool list"
