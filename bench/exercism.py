@@ -37,6 +37,7 @@ import shutil
 import stat
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -229,8 +230,30 @@ def attempt(
         timed_out=sum(r["timed_out"] for r in runs),
         damaged=len(hurt),
         damaged_files=sorted(hurt),
+        timing=sum_timing(runs),
         runs=runs,
     )
+
+
+def sum_timing(runs: list[dict[str, Any]]) -> dict[str, int] | None:
+    """The tries' figures of where rift's time went, summed; None when a try has none
+    (aider reports no such figures, so its columns stay blank)."""
+    if not runs or any(r.get("timing") is None for r in runs):
+        return None
+    return {key: sum(r["timing"][key] for r in runs) for key in ag.TIMING}
+
+
+def timing_total(
+    key: str, scale: float = 1, fmt: str = "{:,.0f}"
+) -> Callable[[list[dict[str, Any]]], str]:
+    """A summary cell of one timing figure; "-" for an agent without them (aider)."""
+
+    def cell(rows: list[dict[str, Any]]) -> str:
+        if not rows or any(r.get("timing") is None for r in rows):
+            return "-"
+        return fmt.format(sum(r["timing"][key] for r in rows) / scale)
+
+    return cell
 
 
 # -------------------------------------------------------------------- table
@@ -245,6 +268,12 @@ ROWS: list[side_table.Row] = [
     ("requests/exercise", side_table.per_task("llm_calls")),
     ("prompt tokens", side_table.total("prompt_tokens")),
     ("tries timed out", side_table.total("timed_out")),
+    ("prefill s", timing_total("prefill_ms", 1000, "{:,.1f}")),
+    ("prefill tokens", timing_total("prefill_tokens")),
+    ("cached prompt tokens", timing_total("cached_tokens")),
+    ("decode s", timing_total("decode_ms", 1000, "{:,.1f}")),
+    ("decode tokens", timing_total("decode_tokens")),
+    ("tool s", timing_total("tool_ms", 1000, "{:,.1f}")),
 ]
 
 

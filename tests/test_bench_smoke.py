@@ -286,6 +286,9 @@ def test_exercism_runs_the_aider_method_against_the_fake_server(tmp_path: Path) 
     assert add_one["damaged_files"] == [".docs/instructions.md"]
     assert (greet["pass1"], greet["pass2"], greet["tries"], greet["damaged"]) == (True, True, 1, 0)
     assert add_one["llm_calls"] + greet["llm_calls"] == len(requests)
+    # where rift's time went, summed over the tries from its JSON stats (issue 45)
+    assert add_one["timing"]["requests"] + greet["timing"]["requests"] == len(requests)
+    assert all(r["timing"]["decode_tokens"] > 0 and r["timing"]["tool_ms"] >= 0 for r in rows)
     assert all(r["prompt_tokens"] > 0 and r["secs"] > 0 for r in rows)
     first = json.dumps(requests[0])
     assert "Counting." in first and "Return the value plus one." in first
@@ -294,7 +297,8 @@ def test_exercism_runs_the_aider_method_against_the_fake_server(tmp_path: Path) 
     assert "AssertionError: 1 != 2" in retry  # the restored test's failure, fed back
     table = save.read_text()
     assert table == run.stdout
-    for label in ("pass@1", "pass@2", "files damaged", "model requests", "prompt tokens"):
+    labels = ("pass@1", "pass@2", "files damaged", "model requests", "prompt tokens")
+    for label in (*labels, "prefill s", "cached prompt tokens", "decode s", "tool s"):
         assert label in table
     summary = {
         line.split()[0]: line.split()[-1] for line in table.splitlines() if line.startswith("pass@")

@@ -72,7 +72,7 @@ def test_streams_thinking_content_tool_calls_and_usage() -> None:
         ContentDelta("lo"),
         ToolCall(id=None, name="read", arguments={"path": "a.py"}),
         ToolCall(id="c2", name="bash", arguments={"cmd": "ls"}, raw_arguments='{"cmd": "ls"}'),
-        Usage(prompt_tokens=11, output_tokens=4, eval_duration_s=0.5),
+        Usage(prompt_tokens=11, output_tokens=4, eval_duration_s=0.5, prefill_tokens=11),
         StreamDone("stop"),
     ]
 

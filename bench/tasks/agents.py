@@ -73,6 +73,8 @@ class Run:
     prompt_tokens: int = 0
     output_tokens: int = 0
     llm_calls: int = 0
+    timing: dict[str, int] | None = None
+    """Where rift's time went (its JSON stats' TIMING keys); None for aider."""
 
     def totals(self) -> dict[str, int]:
         return {
@@ -146,6 +148,27 @@ def rift_stats(out: Path) -> dict[str, int]:
     }
 
 
+TIMING = (
+    "requests",
+    "prefill_tokens",
+    "prefill_ms",
+    "decode_tokens",
+    "decode_ms",
+    "cached_tokens",
+    "tool_ms",
+)
+"""rift's per-turn figures of where the time went (`-p --output-format json` stats)."""
+
+
+def rift_timing(out: Path) -> dict[str, int] | None:
+    """TIMING from the last JSON result rift printed to `out`; None when there is none."""
+    try:
+        stats = json.loads(out.read_text(encoding="utf-8").strip().splitlines()[-1])["stats"]
+        return {key: int(stats.get(key, 0)) for key in TIMING}
+    except (OSError, IndexError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
 def run(
     agent: str,
     prompt: str,
@@ -168,7 +191,8 @@ def run(
         started = time.perf_counter()
         rc, timed_out = run_group([*cmd, *(["-c"] if again else [])], repo, env, setup.timeout, log)
         secs = time.perf_counter() - started
-        return Run(rc, timed_out, secs, **rift_stats(log.with_suffix(".out")))
+        out = log.with_suffix(".out")
+        return Run(rc, timed_out, secs, **rift_stats(out), timing=rift_timing(out))
     if not setup.server_url:
         raise RuntimeError(f"{agent} needs a running model server")
     with RecordingProxy(setup.server_url, timeout=setup.timeout) as proxy:
@@ -187,7 +211,8 @@ def run(
         totals = proxy.totals()
     if agent == "aider":
         forget_aider_files(repo)
-    return Run(rc, timed_out, secs, **totals)
+        return Run(rc, timed_out, secs, **totals)
+    return Run(rc, timed_out, secs, **totals, timing=rift_timing(log.with_suffix(".out")))
 
 
 def aider_env(home: Path) -> dict[str, str]:

@@ -187,6 +187,13 @@ class TurnStats(Record):
         "output_tokens",
         "duration_ms",
         "tokens_per_sec",
+        "requests",
+        "prefill_tokens",
+        "prefill_ms",
+        "decode_tokens",
+        "decode_ms",
+        "cached_tokens",
+        "tool_ms",
     )
     iterations: int
     prompt_tokens: int
@@ -194,6 +201,18 @@ class TurnStats(Record):
     output_tokens: int
     duration_ms: int
     tokens_per_sec: float
+    # Additive, where the turn's time went (0 when the server did not say; core/loop/timings.py):
+    requests: int
+    """Model requests that reported usage."""
+    prefill_tokens: int
+    """Prompt tokens the server evaluated (cache misses), summed over requests."""
+    prefill_ms: int
+    decode_tokens: int
+    decode_ms: int
+    cached_tokens: int
+    """Prompt tokens taken from the server's cache, summed over requests."""
+    tool_ms: int
+    """Wall time of the turn's tool runs."""
 
     def __init__(
         self,
@@ -203,6 +222,13 @@ class TurnStats(Record):
         output_tokens: int = 0,
         duration_ms: int = 0,
         tokens_per_sec: float = 0.0,
+        requests: int = 0,
+        prefill_tokens: int = 0,
+        prefill_ms: int = 0,
+        decode_tokens: int = 0,
+        decode_ms: int = 0,
+        cached_tokens: int = 0,
+        tool_ms: int = 0,
     ) -> None:
         _set(self, "iterations", iterations)
         _set(self, "prompt_tokens", prompt_tokens)
@@ -210,6 +236,13 @@ class TurnStats(Record):
         _set(self, "output_tokens", output_tokens)
         _set(self, "duration_ms", duration_ms)
         _set(self, "tokens_per_sec", tokens_per_sec)
+        _set(self, "requests", requests)
+        _set(self, "prefill_tokens", prefill_tokens)
+        _set(self, "prefill_ms", prefill_ms)
+        _set(self, "decode_tokens", decode_tokens)
+        _set(self, "decode_ms", decode_ms)
+        _set(self, "cached_tokens", cached_tokens)
+        _set(self, "tool_ms", tool_ms)
 
 
 class Done(Event):

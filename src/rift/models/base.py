@@ -81,6 +81,12 @@ class Usage:
     output_tokens: int = 0
     eval_duration_s: float = 0.0
     """Seconds the server spent generating; 0 when it did not say (tok/s is then client-side)."""
+    prefill_tokens: int = 0
+    """Prompt tokens the server evaluated (not found in its cache); 0 when it did not say."""
+    prefill_s: float = 0.0
+    """Seconds it spent evaluating them; 0 when it did not say."""
+    cached_tokens: int = 0
+    """Prompt tokens it took from its cache instead; 0 when none or not said."""
 
 
 @record

@@ -321,6 +321,8 @@ def _generate(runtime: Backend, job: _Job, put: Any, stop: threading.Event) -> N
     if job.whole:  # a file of at most 20 lines: a reply past this is a runaway, not the file
         max_tokens = min(max_tokens, WHOLE_FILE_MAX_TOKENS)
     temperature = 0.2 if request.temperature is None else request.temperature
+    if hasattr(runtime, "speculative"):  # cyllama: prompt lookup for text copied from the prompt
+        runtime.speculative = job.whole or bool(_COPYING & _tool_names(request.tools))
     pieces = runtime.stream(
         prompt, max_tokens, temperature, schema, _opening(runtime, messages, tools, prompt)
     )
@@ -358,8 +360,24 @@ def _generate(runtime: Backend, job: _Job, put: Any, stop: threading.Event) -> N
         produced,
         seconds,
     )
-    put("usage", Usage(prompt_tokens=len(prompt), output_tokens=produced, eval_duration_s=seconds))
+    reused = int(getattr(runtime, "reused", 0))  # cyllama counts what its cache held
+    usage = Usage(
+        prompt_tokens=len(prompt),
+        output_tokens=produced,
+        eval_duration_s=seconds,
+        prefill_tokens=len(prompt) - reused,
+        prefill_s=(first or time.monotonic()) - started,
+        cached_tokens=reused,
+    )
+    put("usage", usage)
     put("done", reason)
+
+
+_COPYING = {"edit", "write"}  # their arguments mostly repeat text already in the prompt
+
+
+def _tool_names(tools: list[dict[str, Any]]) -> set[str]:
+    return {str(t.get("function", {}).get("name", "")) for t in tools if isinstance(t, dict)}
 
 
 def _opening(

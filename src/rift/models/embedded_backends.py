@@ -264,6 +264,12 @@ class Cyllama:
         """The tokens whose keys and values the context holds, in order."""
         self.reused = 0
         """Prompt tokens the last call found in the cache (for tests and the debug log)."""
+        self.speculative = False
+        """Decode by prompt lookup (models/embedded_lookup.py): same output, fewer steps."""
+        self.seed: int | None = None
+        """The sampler's seed; None: the clock's (a fixed one makes runs comparable)."""
+        self.drafted = self.accepted = 0
+        """Tokens prompt lookup guessed and the sampler confirmed, over this runtime's life."""
         template = self.model.get_default_chat_template()
         if not template:
             raise ModelNotUsable(f"{path.name} has no chat template")
@@ -324,7 +330,7 @@ class Cyllama:
         chain.add_top_p(TOP_P, 1)
         chain.add_min_p(MIN_P, 1)
         chain.add_temp(temperature)
-        chain.add_dist(int(time.time()) & 0x7FFFFFFF)
+        chain.add_dist(self.seed if self.seed is not None else int(time.time()) & 0x7FFFFFFF)
         return chain
 
     def _prefill(self, prompt: list[int], keep: int) -> None:
@@ -361,6 +367,16 @@ class Cyllama:
         self._prefill(prompt, keep)
         sampler = self._sampler(temperature, schema)
         decoder = Pieces(self.vocab)
+        if self.speculative:
+            from rift.models.embedded_lookup import speculate
+
+            for piece in speculate(self, sampler, decoder.decode, prompt, max_tokens):
+                if piece:
+                    yield piece
+            tail = decoder.flush()
+            if tail:
+                yield tail
+            return
         for _ in range(max_tokens):
             token = sampler.sample(self.ctx, -1)
             if self.vocab.is_eog(token):

@@ -155,16 +155,25 @@ def _events_of(data: dict[str, Any]) -> list[ModelEvent]:
             if call is not None:
                 events.append(call)
     if data.get("done") is True:
-        duration = data.get("eval_duration")
+        prompt = int(data.get("prompt_eval_count") or 0)
         events.append(
             Usage(
-                prompt_tokens=int(data.get("prompt_eval_count") or 0),
+                prompt_tokens=prompt,
                 output_tokens=int(data.get("eval_count") or 0),
-                eval_duration_s=float(duration) / 1e9 if isinstance(duration, int | float) else 0.0,
+                eval_duration_s=_seconds(data.get("eval_duration")),
+                prefill_tokens=prompt,  # Ollama counts only the tokens it evaluated
+                prefill_s=_seconds(data.get("prompt_eval_duration")),
             )
         )
         events.append(StreamDone(str(data.get("done_reason") or "stop")))
     return events
+
+
+def _seconds(nanoseconds: object) -> float:
+    """Ollama's durations are nanoseconds; 0 when absent or not a number."""
+    if isinstance(nanoseconds, bool) or not isinstance(nanoseconds, int | float):
+        return 0.0
+    return float(nanoseconds) / 1e9
 
 
 class OllamaProvider:

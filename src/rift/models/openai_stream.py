@@ -68,11 +68,12 @@ class StreamState:
                     time_ms=int(progress.get("time_ms") or 0),
                 )
             )
-        usage = data.get("usage")
-        if isinstance(usage, dict):
-            self.usage = Usage(
-                prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                output_tokens=int(usage.get("completion_tokens") or 0),
+        usage, timings = data.get("usage"), data.get("timings")
+        if isinstance(usage, dict) or isinstance(timings, dict):
+            self.usage = _merge_usage(
+                usage if isinstance(usage, dict) else {},
+                timings if isinstance(timings, dict) else {},
+                self.usage or Usage(),
             )
         choices = data.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
@@ -145,3 +146,30 @@ def parse_payload(payload: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise StreamError(f"malformed line from the model server: {payload[:200]}")
     return data
+
+
+def _merge_usage(usage: dict[str, Any], timings: dict[str, Any], seen: Usage) -> Usage:
+    """The request's counts from the OpenAI `usage` object and llama-server's `timings`
+    (`prompt_n`, `prompt_ms`, `predicted_n`, `predicted_ms`, `cache_n`), which may come
+    in different chunks: what a chunk does not carry keeps what an earlier one said."""
+    details = usage.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    prefill, cache = _num(timings, "prompt_n"), _num(timings, "cache_n")
+    return Usage(
+        prompt_tokens=int(_num(usage, "prompt_tokens") or seen.prompt_tokens or prefill + cache),
+        output_tokens=int(
+            _num(usage, "completion_tokens") or seen.output_tokens or _num(timings, "predicted_n")
+        ),
+        eval_duration_s=_num(timings, "predicted_ms") / 1000 or seen.eval_duration_s,
+        prefill_tokens=int(prefill) or seen.prefill_tokens,
+        prefill_s=_num(timings, "prompt_ms") / 1000 or seen.prefill_s,
+        cached_tokens=int(cache or _num({"n": cached}, "n")) or seen.cached_tokens,
+    )
+
+
+def _num(data: dict[str, Any], key: str) -> float:
+    """A non-negative number the server sent under `key`, 0 when absent or not a number."""
+    value = data.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    return max(float(value), 0.0)

@@ -119,6 +119,9 @@ class OllamaWire:
             "eval_count": usage["output_tokens"],
             "eval_duration": int(usage["eval_duration_s"] * 1e9),
         }
+        timings = turn.get("timings")
+        if isinstance(timings, dict) and "prompt_ms" in timings:
+            final["prompt_eval_duration"] = int(float(timings["prompt_ms"]) * 1e6)
         return [(dumps(final) + "\n").encode()]
 
 
@@ -167,19 +170,17 @@ class OpenAIWire:
     def end(self, turn: dict[str, Any], usage: dict[str, Any]) -> list[bytes]:
         reason = turn.get("finish_reason") or ("tool_calls" if turn.get("tool_calls") else "stop")
         lines = [self._delta("{}", dumps(reason))]
+        last: dict[str, Any] = {"id": "chatcmpl-fake", "choices": []}
         if self._usage:
-            counts = {
+            last["usage"] = {
                 "prompt_tokens": usage["prompt_tokens"],
                 "completion_tokens": usage["output_tokens"],
                 "total_tokens": usage["prompt_tokens"] + usage["output_tokens"],
             }
-            lines.append(
-                (
-                    "data: "
-                    + dumps({"id": "chatcmpl-fake", "choices": [], "usage": counts})
-                    + "\n\n"
-                ).encode()
-            )
+        if isinstance(turn.get("timings"), dict):  # llama-server: on the final chunk
+            last["timings"] = turn["timings"]
+        if len(last) > 2:
+            lines.append(("data: " + dumps(last) + "\n\n").encode())
         if not turn.get("omit_done"):
             lines.append(b"data: [DONE]\n\n")
         return lines

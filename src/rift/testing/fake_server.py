@@ -65,6 +65,10 @@ TURN fields (all optional)::
                       (the server's reading time so far) defaults to 1
     usage             {"prompt_tokens", "output_tokens", "eval_duration_s"};
                       defaults: body size / 4, number of chunks, 1 ms per chunk
+    timings           OpenAI: llama-server's `timings` object ({"prompt_n",
+                      "prompt_ms", "predicted_n", "predicted_ms", "cache_n"}),
+                      sent verbatim on the final chunk
+                      (Ollama: its `prompt_ms` becomes `prompt_eval_duration`)
     finish_reason     OpenAI finish reason (default "tool_calls" or "stop")
     status            answer with this HTTP status instead of a stream ...
     error             ... and this message (default "scripted failure")

@@ -22,6 +22,7 @@ import time
 from typing import Literal
 
 from rift.config import Config
+from rift.core.conversation.speculation import speculation_advice
 from rift.core.loop import hardening
 from rift.errors import ModelError, ServerHTTPError, ServerUnreachable
 from rift.models import registry, server_info
@@ -247,6 +248,10 @@ async def _diagnose(
     _context(report, config, route, info, server)
     await _tool_probe(report, config, route, provider, server)
     _features(report, route, info, server)
+    if server.props is not None:  # llama.cpp's server: is it drafting tokens?
+        advice = await speculation_advice(client, route.base_url)
+        if advice is not None:
+            report.add("speculation", *advice)
 
 
 async def _identify(route: registry.Route, client: Client) -> _Server:

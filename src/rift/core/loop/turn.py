@@ -26,6 +26,7 @@ from rift.core.loop import aftercheck, hardening, preread, salvage, wholefile
 from rift.core.loop.busy import retry_busy
 from rift.core.loop.reply import Reply, assistant_message, stream_reply
 from rift.core.loop.setup import EDIT_DIFF_LINES, RESULT_OUTPUT_CAP, TurnSetup
+from rift.core.loop.timings import TurnClock
 from rift.core.permissions.hunks import changed_lines, diff_region, preview_diff
 from rift.errors import ToolError
 from rift.events import (
@@ -70,6 +71,7 @@ class Turn:
         self._refusals_at_start = 0
         self._iterations = self._prompt_tokens = self._billed = self._output = 0
         self._gen_seconds = 0.0
+        self._clock = TurnClock()
         self._repeats = hardening.RepeatGuard()
         self._failures = 0
         self._changed = self._nudged = self._stuck_nudge_due = self._greedy = False
@@ -302,6 +304,7 @@ class Turn:
         self._billed += usage.prompt_tokens
         self._output += usage.output_tokens
         self._gen_seconds += seconds
+        self._clock.add_usage(usage)
         self.s.meter.update(usage.prompt_tokens, unscaled)
         if self.s.detect_truncation and truncation_suspected(usage.prompt_tokens, self.s.num_ctx):
             self.counters["truncations"] += 1
@@ -319,7 +322,9 @@ class Turn:
         args = call.arguments if call.arguments is not None else {"raw": call.raw_arguments}
         call_id = call.id or ""
         self.emit(ToolStart(tool=name, args=args, id=call_id))
+        tool_started = time.monotonic()
         output = await self._run_tool(name, call)
+        self._clock.add_tool_seconds(time.monotonic() - tool_started)
         text = scrub(output.text if output.ok else f"ERROR: {output.text}")
         self._close_call(call, text)
         self.emit(
@@ -406,5 +411,6 @@ class Turn:
             output_tokens=self._output,
             duration_ms=int((time.monotonic() - started) * 1000),
             tokens_per_sec=round(self._output / seconds, 2) if seconds > 0 else 0.0,
+            **self._clock.figures(),
         )
         return self.stats

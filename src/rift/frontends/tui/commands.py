@@ -244,6 +244,7 @@ async def _stats(app: CommandHost, arg: str) -> None:
         f"turns: {t.turns} · tools: {t.tools} ({t.tool_failures} failed)\n"
         f"tokens: {t.prompt_tokens} prompt · {t.output_tokens} output · {t.rate:.1f} tok/s\n"
         f"prompt reading (prefill): {prefill}\n"
+        f"{t.time_line()}\n"
         f"model: {conversation.model if conversation else '(offline)'}\n"
         f"session: {conversation.session_path if conversation else '-'}"
     )

@@ -24,11 +24,23 @@ from typing import TYPE_CHECKING
 from rift.config import Config
 from rift.errors import ModelError
 from rift.frontends.tui.swarmboard import SwarmBoard
-from rift.record import record, replace
+from rift.record import field, record, replace
 
 if TYPE_CHECKING:
     from rift.core import Conversation, Started, TaskRegistry
     from rift.events import Done, Event, TurnStats
+
+
+TIMING_FIGURES = (
+    "requests",
+    "prefill_tokens",
+    "prefill_ms",
+    "decode_tokens",
+    "decode_ms",
+    "cached_tokens",
+    "tool_ms",
+)
+"""TurnStats' additive figures of where a turn's time went (core/loop/timings.py)."""
 
 
 @record(frozen=False, slots=False)
@@ -47,6 +59,8 @@ class Totals:
     """Estimated, each turn priced at the model it ran on (models/pricing.py)."""
     prefill_tokens_per_sec: float = 0.0
     """The server's prompt-reading speed at its last `prefill_progress` (0: never said)."""
+    timing: dict[str, int] = field(default_factory=dict)
+    """Where the time went (TurnStats' requests, prefill_*, decode_*, cached_tokens, tool_ms)."""
 
     def add_turn(self, stats: TurnStats, cost_usd: float = 0.0) -> None:
         self.turns += 1
@@ -55,6 +69,18 @@ class Totals:
         self.output_tokens += stats.output_tokens
         self.seconds += stats.duration_ms / 1000
         self.cost_usd += cost_usd
+        for name in TIMING_FIGURES:
+            self.timing[name] = self.timing.get(name, 0) + int(getattr(stats, name, 0))
+
+    def time_line(self) -> str:
+        """One line of where the session's model and tool seconds went (/stats)."""
+        get = self.timing.get
+        return (
+            f"time: prefill {get('prefill_tokens', 0)} tok in {get('prefill_ms', 0) / 1000:.1f} s"
+            f" ({get('cached_tokens', 0)} cached) · decode {get('decode_tokens', 0)} tok in"
+            f" {get('decode_ms', 0) / 1000:.1f} s · tools {get('tool_ms', 0) / 1000:.1f} s"
+            f" · {get('requests', 0)} requests"
+        )
 
     @property
     def rate(self) -> float:
