@@ -17,8 +17,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
-import subprocess
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
@@ -115,6 +113,8 @@ def python_for(root: Path) -> str:
 def has_pytest(python: str, root: Path) -> bool:
     """`python` can import pytest (else a plain unittest run judges: Exercism's and many
     projects' tests are unittest classes, which both runners run)."""
+    import subprocess  # on first use: a turn that changes nothing never probes
+
     try:
         probe = subprocess.run(
             [python, "-c", "import pytest"], cwd=root, capture_output=True, timeout=20
@@ -136,6 +136,8 @@ def pytest_command(root: Path, files: Iterable[Path] = ()) -> str:
 
 def project_command(root: Path) -> str | None:
     """The whole project's test command, or None when nothing says how it is tested."""
+    import shutil  # on first use (tests/test_startup_imports.py: FIRST_USE)
+
     if python_configured(root):
         return pytest_command(root)
     if (root / "Cargo.toml").is_file() and shutil.which("cargo"):

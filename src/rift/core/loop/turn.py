@@ -55,7 +55,7 @@ from rift.events import (
     Warning,
 )
 from rift.models import repetition
-from rift.models.base import ChatRequest, Message, ToolCall, Usage
+from rift.models.base import PREREAD_ID, ChatRequest, Message, ToolCall, Usage
 from rift.record import record
 from rift.text import scrub
 from rift.tools import canonical_name
@@ -81,6 +81,12 @@ def parts_for(profile: LoopProfile) -> list[Part]:
     if profile.whole_file_lines:
         parts.append(WholeFile(profile.whole_file_lines))  # last: it answers after the checks
     return parts
+
+
+def _own(call: ToolCall) -> bool:
+    """A call rift makes itself (a preread, a check): no part judges it, and it changes
+    nothing the model did."""
+    return (call.id or "").startswith(("rift_", PREREAD_ID))
 
 
 @record(frozen=False)
@@ -272,7 +278,7 @@ class Turn:
             self.emit(EditDiff(output.edit.path, added, removed, diff, region))
         if output.plan is not None:
             self.emit(Plan(items=list(output.plan)))
-        own = call_id.startswith("rift_") or call_id.startswith("preread_")
+        own = _own(call)
         label = f"rift:{name}" if own else name
         self.tool_log.append((label, output.ok, describe_call(name, args).summary[:TARGET_CHARS]))
         tool = self.s.tools.get(name)
@@ -341,7 +347,7 @@ class Turn:
 
     async def _authorized_run(self, name: str, call: ToolCall) -> ToolOutput:
         tool = self.s.tools[name]
-        refusal = await self.parts.before_tool(self, call, tool)
+        refusal = None if _own(call) else await self.parts.before_tool(self, call, tool)
         if refusal is not None:
             return ToolOutput(False, refusal)
         refusal = self.s.ctx.gate.authorize_tool(name, plan_safe=tool.plan_safe)
