@@ -189,7 +189,8 @@ TWO_FER = "def two_fer(name):\n    pass\n"
 TWO_FER_TEST = (
     "import unittest\n\nfrom two_fer import two_fer\n\n\n"
     "class TwoFerTest(unittest.TestCase):\n"
-    "    def test_name(self):\n        self.assertEqual(two_fer('Alice'), 'One for Alice, one for me.')\n"
+    "    def test_name(self):\n"
+    "        self.assertEqual(two_fer('Alice'), 'One for Alice, one for me.')\n"
 )
 SOLVED = 'def two_fer(name="you"):\n    return f"One for {name}, one for me."\n'
 SMALL_SERVER = {

@@ -226,7 +226,9 @@ def test_an_edit_wrapped_in_tool_response_tags_is_unwrapped(proj: Path, small: T
     assert (proj / "c.py").read_text() == "X = 10\nY = 2\n"
 
 
-def test_a_successful_change_does_not_claim_the_task_is_done(proj: Path, small: ToolContext) -> None:
+def test_a_successful_change_does_not_claim_the_task_is_done(
+    proj: Path, small: ToolContext
+) -> None:
     """Only the project's checks may say the task is done (core/loop/parts/checks.py): the
     tool's own result no longer tells a small model to give its final answer."""
     (proj / "c.py").write_text("X = 1\n")

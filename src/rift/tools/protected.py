@@ -24,7 +24,6 @@ import re
 from pathlib import Path
 
 from rift.errors import ToolError
-from rift.patterns import lazy
 
 PROTECTED_FOLDERS = (
     "build",
