@@ -1,4 +1,4 @@
-"""The whole-file edit format's pieces (core/wholefile.py, models/embedded_calls.py), pure.
+"""The whole-file edit format's pieces (core/loop/parts/wholefile.py, models/embedded_calls.py).
 
 End to end it runs with the real embedded model (tests/embedded/test_embedded_rename.py
 and the tiny tier of bench/tasks).
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rift.core.loop import wholefile
+from rift.core.loop.parts import wholefile
 from rift.models.base import ContentDelta, Message, ToolCall
 from rift.models.embedded import _ReplyAssembler
 from rift.models.embedded_calls import step_tools
@@ -20,15 +20,25 @@ TOOLS = [
 ]
 
 
-def test_the_format_is_chosen_for_one_small_named_file_and_a_change(tmp_path: Path) -> None:
+def test_the_target_is_chosen_by_the_file_never_by_the_tasks_words(tmp_path: Path) -> None:
+    """Which file is asked for whole depends on its size and the project's layout: the
+    task's wording (English or not) plays no part (the format is the profile's)."""
     (tmp_path / "stats.py").write_text("def max_of(items):\n    return min(items)\n")
-    (tmp_path / "big.py").write_text("x = 1\n" * 60)
-    fix = "max_of in stats.py returns the smallest item. Fix it."
-    assert wholefile.target(fix, ["stats.py"], tmp_path) == "stats.py"
-    assert wholefile.target("What does max_of in stats.py do?", ["stats.py"], tmp_path) == ""
-    assert wholefile.target("Fix big.py", ["big.py"], tmp_path) == ""  # edit suits it better
-    assert wholefile.target("Fix a.py and stats.py", ["a.py", "stats.py"], tmp_path) == ""
-    assert wholefile.target(fix, [], tmp_path) == ""
+    (tmp_path / "big.py").write_text("x = 1\n" * 400)
+    assert wholefile.fits(tmp_path, "stats.py", 150)
+    assert not wholefile.fits(tmp_path, "big.py", 150)  # edit suits it better
+    assert not wholefile.fits(tmp_path, "missing.py", 150)
+    (tmp_path / "link.py").symlink_to(tmp_path / "stats.py")
+    assert not wholefile.fits(tmp_path, "link.py", 150)
+
+
+def test_a_lone_source_file_beside_its_tests_is_the_target(tmp_path: Path) -> None:
+    (tmp_path / "two_fer.py").write_text("def two_fer(name):\n    pass\n")
+    assert wholefile.lone_source(tmp_path) == ""  # no tests beside it: not an exercise
+    (tmp_path / "two_fer_test.py").write_text("import two_fer\n")
+    assert wholefile.lone_source(tmp_path) == "two_fer.py"
+    (tmp_path / "other.py").write_text("x = 1\n")
+    assert wholefile.lone_source(tmp_path) == ""  # two sources: which one is unknown
 
 
 def test_the_request_binds_only_the_next_step() -> None:

@@ -14,6 +14,7 @@ from typing import Any
 from tooldoubles import RecordingGate
 
 from rift.core.context.budget import TokenMeter
+from rift.core.loop.profile import LoopProfile
 from rift.core.loop.setup import TurnSetup
 from rift.core.loop.turn import Turn
 from rift.events import Event, Iteration, ToolResult, ToolStart
@@ -42,7 +43,7 @@ def run_turn(proj: Path, ctx: ToolContext, server: Any, preread: bool) -> list[E
             ctx=ctx,
             meter=TokenMeter(),
             max_iterations=6,
-            preread=preread,
+            profile=LoopProfile(preread=preread),
         )
         await Turn(setup, [{"role": "system", "content": "sys"}], events.append).run(TASK)
         await provider.aclose()

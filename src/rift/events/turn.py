@@ -251,15 +251,18 @@ class Done(Event):
     `outcome` and `reason` are additive: how the turn ended (one of `OUTCOMES`)
     and, unless it was answered, why in words, so front ends never parse
     warning text to learn it. `cost_usd` (additive) is the turn's estimated cost
-    at the config's `pricing` rates; 0.0 for local or unpriced models.
+    at the config's `pricing` rates; 0.0 for local or unpriced models. `checks`
+    (additive) is the project's checks as the turn left them, when they ran
+    (`{command, passed, failed, failing, ok}`, core/checks/results.py), else null.
     """
 
     name: ClassVar[str] = "done"
-    __slots__ = ("stats", "outcome", "reason", "cost_usd")
+    __slots__ = ("stats", "outcome", "reason", "cost_usd", "checks")
     stats: TurnStats
     outcome: str
     reason: str
     cost_usd: float
+    checks: dict[str, object] | None
 
     def __init__(
         self,
@@ -267,11 +270,13 @@ class Done(Event):
         outcome: str = "answered",
         reason: str = "",
         cost_usd: float = 0.0,
+        checks: dict[str, object] | None = None,
     ) -> None:
         _set(self, "stats", TurnStats() if stats is None else stats)
         _set(self, "outcome", outcome)
         _set(self, "reason", reason)
         _set(self, "cost_usd", cost_usd)
+        _set(self, "checks", checks)
 
 
 OUTCOMES = ("answered", "stopped", "cancelled", "wrapped", "error")

@@ -43,6 +43,8 @@ EXIT_OK, EXIT_TURN_FAILED, EXIT_STARTUP, EXIT_STOPPED, EXIT_WRAPPED, EXIT_CANCEL
     4,
     130,
 )
+EXIT_CHECKS_FAIL = 5
+"""Answered, but the project's checks still fail (core/loop/parts/checks.py)."""
 EXIT_CODES = {
     "answered": EXIT_OK,
     "error": EXIT_TURN_FAILED,
@@ -52,7 +54,8 @@ EXIT_CODES = {
 }
 """The exit status says how the turn ended (`done.outcome`): 0 only when the model
 answered; a script can tell a failure (1), a stopped turn (3, e.g. repeated tool
-failures) and a cut-off one (4, the iteration budget ran out) apart."""
+failures) and a cut-off one (4, the iteration budget ran out) apart; 5 is an answered turn
+whose project checks still fail."""
 
 SUMMARY_CHARS = 120
 """A tool call's summary on stderr is cut here (a long command would wrap many lines)."""
@@ -139,8 +142,12 @@ async def _run(
         "session": str(conversation.session_path),
         "outcome": done.outcome,
         "reason": done.reason,
+        "checks": done.checks,
     }
-    return EXIT_CODES.get(done.outcome, EXIT_TURN_FAILED), result
+    code = EXIT_CODES.get(done.outcome, EXIT_TURN_FAILED)
+    if code == EXIT_OK and done.checks is not None and not done.checks.get("ok"):
+        code = EXIT_CHECKS_FAIL
+    return code, result
 
 
 def _uncancel() -> None:

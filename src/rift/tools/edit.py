@@ -155,7 +155,7 @@ def refusal(
     raw: str, path: Path, content: str, new: str, updated: str, small: bool = False
 ) -> str | None:
     """Why this edit must not be applied (tools/guard.py), as advice; None when it may.
-    `small`: the model is a small one (`ctx.services.small_model`), held to more rules."""
+    `small`: strict rules (`ctx.services.edit_rules`, a small model's) apply."""
     problem = guard.content_problem(new, content, "edit", path, small)
     if problem is not None:
         return problem
@@ -231,7 +231,9 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     if not old:
         raise ToolError("old_string is empty; use write to create a file")
     path = safe_fs.resolve(ctx.resolve(raw))  # checked, read, written and journaled as is
-    protected.require_changeable("edit", raw, ctx.cwd, path, ctx.services.task_words)
+    protected.require_changeable(
+        "edit", raw, ctx.cwd, path, ctx.services.task_words, ctx.services.locked_tests
+    )
     prior = _readable_prior(ctx, raw, path)
     content = prior.decode("utf-8", errors="replace")
     fs = ctx.services.files  # the editor's buffer may hold unsaved changes (ACP)
@@ -245,7 +247,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
             "old_string and new_string are identical; nothing to change."
             + guard.trace_hint(ctx.services.task_words, content)
         )
-    small = ctx.services.small_model
+    small = ctx.services.edit_rules.strict
     old, new = unwrapped(content, old, new, small or guard.proves_debris(path))
     old, new = unnumbered(content, old, new)
     updated, count = replace(raw, content, old, new, replace_all)
@@ -266,7 +268,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     text = f"Edited {raw} ({count} replacement{'' if count == 1 else 's'}){note}"
     code = path.suffix in (".py", ".pyi")
     undone = leftovers.leftover_note(raw, content, verdict.content, old, new) if code else ""
-    text += undone or (guard.DONE_HINT if small else "")
+    text += undone
     if verdict.partial:
         text += PARTIAL_NOTE.format(path=raw)
     return ToolOutput(

@@ -263,11 +263,6 @@ def syntax_refusal(tool: str, raw: str, path: Path, error: str) -> str:
     )
 
 
-DONE_HINT = " If that was the whole task, give your final answer now."
-"""Appended to a small model's successful write or edit: left to itself, the 1.5B model
-went on after a right edit and wrote the edit's own result text over the file."""
-
-
 # ------------------------------------------------------------- dead code
 
 _ENDS_BLOCK = ("Return", "Raise", "Break", "Continue")
@@ -392,10 +387,6 @@ def project_relative(cwd: Path, raw: str, overwrite: bool = False) -> tuple[str,
         f" (note: paths are relative to the project folder {cwd.name}/, so {raw} means {fixed};"
         f" write {fixed} next time)"
     )
-
-
-def is_tiny(text: str) -> bool:
-    return text.count("\n") <= TINY_FILE_LINES
 
 
 _CLAIMED_CALL = lazy(r"(?<![\w.])([A-Za-z_]\w*)\(([^()\n]{0,60})\)")

@@ -9,10 +9,12 @@ build output, because the example's stats.py was missing). write and edit
 refuse such a path with a sentence that says where to look instead; a task
 that names the folder or the file ("fix build/gen.py") lifts the refusal.
 
-An existing test file is held the same way: a small model whose fix fails a test
-rewrites the test (seen: the 1.5B model edited darts_test.py after "The tests are
-correct; do not change them"). It may change only when the task names the file or asks
-for tests to be written or changed ("add a test for parse", "fix the test").
+A test file the project's checks judge the change by is held while it judges
+(`ToolServices.locked_tests`, set by core/loop/parts/checks.py): a small model whose
+fix fails a test rewrites the test (seen: the 1.5B model edited darts_test.py after
+"The tests are correct; do not change them"). Which files are held is a fact of the
+run, never read from the task's words: a task to write or fix tests changes them
+before any check has judged with them.
 """
 
 from __future__ import annotations
@@ -56,10 +58,13 @@ def protected_folder(cwd: Path, path: Path) -> str:
 
 
 def named_in(words: str, raw: str, folder: str) -> bool:
-    """The task names the file or the folder itself (as a word, `build/` or `.venv`)."""
+    """The task names the file or the folder as a path (`build/gen.py`, `build/`, `.venv`):
+    a path is the same in every language, while a bare `build` is an English word (the
+    `/init` prompt's "build" lifted the protection)."""
     if raw and raw in words:
         return True
-    return re.search(rf"(?<![\w.-]){re.escape(folder)}(?![\w-])", words) is not None
+    spelled = folder + "/" if folder.isalpha() else folder
+    return re.search(rf"(?<![\w.-]){re.escape(spelled)}(?![\w-])", words) is not None
 
 
 def refusal(tool: str, raw: str, cwd: Path, path: Path, words: str) -> str | None:
@@ -76,32 +81,23 @@ def refusal(tool: str, raw: str, cwd: Path, path: Path, words: str) -> str | Non
     )
 
 
-TEST_FILE = lazy(r"(^test_.*|.*_test|.*\.(test|spec))\.[A-Za-z0-9]+$|^conftest\.py$")
-TESTS_ASKED = lazy(
-    r"\b(add|write|update|fix|change|correct|extend|edit|modify|adjust|rename|remove|delete"
-    r"|rewrite|create)\b[^.!?\n]{0,40}?\b(unit )?tests?\b(?! (output|errors?|failures?|results?))",
-    re.IGNORECASE,
-)
-
-
 def _named(words: str, name: str) -> bool:
-    """`name` in the task's own words, not only in test output pasted into it (a pytest
-    node id `x_test.py::t`, a traceback's `x_test.py:25` or `"…/x_test.py", line 25`)."""
+    """`name` (a path) in the task's own words, not only in test output pasted into it (a
+    pytest node id `x_test.py::t`, a traceback's `x_test.py:25` or `"…/x_test.py", line 25`)."""
     pattern = rf"(?<![\w.-]){re.escape(name)}(?!::|:\d|[\"'\w])"
     return re.search(pattern, words) is not None
 
 
-def refusal_of_tests(tool: str, raw: str, cwd: Path, path: Path, words: str) -> str | None:
-    """Why `tool` may not change the existing test file `path` (None when it may)."""
-    if not TEST_FILE().match(path.name) or not path.is_file():
-        return None
-    if TESTS_ASKED().search(words) or any(_named(words, name) for name in {raw, path.name} if name):
+def refusal_of_tests(tool: str, cwd: Path, path: Path, locked: frozenset[Path]) -> str | None:
+    """Why `tool` may not change the test file `path` (None when it may): the checks judge
+    by it (`locked`: resolved paths)."""
+    if path.resolve() not in locked:
         return None
     shown = os.path.relpath(path, cwd) if path.is_relative_to(cwd) else str(path)
     return (
-        f"{tool} refused: {shown} is a test file and the task does not ask to change tests;"
-        " make the code under test pass them instead. If a test itself is wrong, say so in"
-        " your final answer."
+        f"{tool} refused: {shown} holds the tests rift checks this change with; make the "
+        "code under test pass them instead. If a test itself is wrong, say so in your final "
+        "answer."
     )
 
 
@@ -154,9 +150,11 @@ def require_named_if_runs_later(
     )
 
 
-def require_changeable(tool: str, raw: str, cwd: Path, path: Path, words: str) -> None:
+def require_changeable(
+    tool: str, raw: str, cwd: Path, path: Path, words: str, locked: frozenset[Path] = frozenset()
+) -> None:
     """Raise the refusal as a ToolError (the turn shows it to the model as an ERROR result)."""
     raw = judged_name(raw, cwd, path)
-    refused = refusal(tool, raw, cwd, path, words) or refusal_of_tests(tool, raw, cwd, path, words)
+    refused = refusal(tool, raw, cwd, path, words) or refusal_of_tests(tool, cwd, path, locked)
     if refused is not None:
         raise ToolError(refused)

@@ -77,6 +77,19 @@ class Skill(Protocol):
     def body(self) -> str: ...
 
 
+@record
+class EditRules:
+    """How strictly write and edit hold the model, chosen by its profile when the model is
+    bound (core/loop/profile.py): tools never ask what kind of model they serve."""
+
+    strict: bool = False
+    """The small-model rules: no whole rewrite of a longer existing file, no unchanged
+    write, no dropped definition, no dead code, debris stripped (tools/guard.py)."""
+    rewrite_lines: int = 20
+    """Under `strict`, an existing file of at most this many lines may be written whole
+    (the whole-file format's limit; 20 is tools/guard.py's TINY_FILE_LINES)."""
+
+
 @record(frozen=False, slots=False)
 class ToolServices:
     """What the session lends its tools; every field is optional."""
@@ -92,11 +105,13 @@ class ToolServices:
     skills: Mapping[str, Skill] = field(default_factory=dict)
     grep_backend: str | None = None
     """"rg" or "python": pins grep's engine (tests run both); None picks rg when present."""
-    small_model: bool = False
-    """The model is a small one (the embedded model): write and edit hold it to more rules."""
+    edit_rules: EditRules = field(default_factory=EditRules)
     task_words: str = ""
-    """The words of the current task: a protected folder it names may be edited
-    (tools/protected.py)."""
+    """The words of the current task: a protected path it names may be edited
+    (tools/protected.py); a path match, never a decision over its words."""
+    locked_tests: frozenset[Path] = frozenset()
+    """Test files the project's checks judge by (core/loop/parts/checks.py): not changed
+    while they judge, so a change cannot pass by rewriting its judge."""
 
     def without_subagents(self) -> ToolServices:
         """The services a sub-agent gets: the same, but it cannot delegate further."""

@@ -97,7 +97,7 @@ def _same_code(new: str, old: str) -> bool:
 def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: str) -> str | None:
     """Why this whole-file write must not happen (tools/guard.py), as advice; None if it may.
 
-    On a small model (`ctx.services.small_model`, the embedded one) an existing
+    Under strict rules (`ctx.services.edit_rules`, a small model's) an existing
     file longer than a few lines is changed with edit: every file a 1.5B model
     damaged on the task bench came from a whole-file write (the read output
     written back, fences, lost lines), while its edits were right. Rewriting a
@@ -105,7 +105,8 @@ def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: st
     model also writes a file back unchanged and calls the task done; that write
     is refused too, so it learns that nothing happened.
     """
-    small = ctx.services.small_model
+    rules = ctx.services.edit_rules
+    small = rules.strict
     problem = guard.content_problem(content, old or "", "write", path, small)
     if problem is not None:
         return problem
@@ -120,7 +121,7 @@ def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: st
             "spacing differ), so nothing would change. Make the change the task asks for; "
             "for an existing file, use edit." + guard.trace_hint(ctx.services.task_words, old)
         )
-    if small and old is not None and content != old and not guard.is_tiny(old):
+    if small and old is not None and content != old and old.count("\n") > rules.rewrite_lines:
         return (
             f"write refused: {raw} already exists ({old.count(chr(10))} lines), and write would "
             "replace all of it. Use edit instead: old_string = the exact lines to change, copied "
@@ -142,13 +143,15 @@ def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: st
 
 
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    small = ctx.services.small_model  # its `repo/x.py` means x.py (guard.py)
+    small = ctx.services.edit_rules.strict  # its `repo/x.py` means x.py (guard.py)
     raw, note = guard.project_relative(ctx.cwd, require_str(args, "path"), overwrite=not small)
     content = require_str(args, "content")
     path = safe_fs.resolve(ctx.resolve(raw))
-    protected.require_changeable("write", raw, ctx.cwd, path, ctx.services.task_words)
+    protected.require_changeable(
+        "write", raw, ctx.cwd, path, ctx.services.task_words, ctx.services.locked_tests
+    )
     prior = snapshot(path, raw)
-    content = guard.strip_debris(content, path, ctx.services.small_model)
+    content = guard.strip_debris(content, path, small)
     # A binary prior still reaches the gate decoded: its NUL bytes tell the gate
     # to ask plainly ("overwriting a binary file") instead of showing a diff.
     old = None if prior is None else prior.decode("utf-8", errors="replace")
@@ -165,7 +168,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     size = len(verdict.content.encode("utf-8"))
     text = f"Wrote {size} bytes to {raw}{note}"
     undone = leftovers.leftover_note(raw, old, verdict.content) if path.suffix == ".py" else ""
-    text += undone or (guard.DONE_HINT if ctx.services.small_model else "")
+    text += undone
     if verdict.partial:
         text += PARTIAL_NOTE.format(path=raw)
     return ToolOutput(

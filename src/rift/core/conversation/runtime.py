@@ -21,6 +21,7 @@ from rift.core.context.prompt import build_system_prompt, user_base_prompt
 from rift.core.conversation.lsp import LspService
 from rift.core.conversation.refusal import Refusal
 from rift.core.conversation.tasks import TaskRegistry
+from rift.core.loop.profile import profile_for
 from rift.core.loop.setup import TurnSetup
 from rift.core.loop.subagents import SubagentRunner
 from rift.core.permissions.gate import Approval, PermissionGate
@@ -48,6 +49,7 @@ from rift.record import field, record
 from rift.text import scrub
 from rift.tools import builtin_tools, tool
 from rift.tools.base import Tool, ToolContext
+from rift.tools.services import EditRules
 
 if TYPE_CHECKING:
     from rift.core.loop.turn import Turn
@@ -163,8 +165,12 @@ class Agent:
         small = self.binding.route.small
         search = bool(self.config.search_url)
         self.tools = builtin_tools(search=search, only=SMALL_TOOLSET if small else None)
+        profile = profile_for(small)
+        self.ctx.services.edit_rules = EditRules(
+            strict=profile.strict_edits,
+            rewrite_lines=max(profile.whole_file_lines, EditRules().rewrite_lines),
+        )
         if small:
-            self.ctx.services.small_model = True  # write steers to edit (tools/write.py)
             return
         self.tools["task"] = tool("task")
         if self.skills:
@@ -235,7 +241,7 @@ class Agent:
             lean_schema=self.config.tool_schema == "lean",
             detect_truncation=b.route.traits.reports_truncation,
             headless=not self.attached,
-            preread=b.route.small,
+            profile=profile_for(b.route.small),
             slots=slots,
             slot=self.slot if slots and self.slot < slots else None,
         )
@@ -277,7 +283,14 @@ class Agent:
         cost = estimated_cost_usd(
             self.config, self.model, stats.billed_prompt_tokens, stats.output_tokens
         )
-        done = Done(stats=stats, outcome=outcome, reason=reason, cost_usd=cost)
+        checks = turn.checks
+        done = Done(
+            stats=stats,
+            outcome=outcome,
+            reason=reason,
+            cost_usd=cost,
+            checks=None if checks is None else checks.as_json(),
+        )
         return TurnEnd(done=done, cancelled=turn.cancelled, turn=turn, prompt=text)
 
     def trace(self, end: TurnEnd) -> None:

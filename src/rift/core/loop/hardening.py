@@ -19,26 +19,6 @@ from rift.patterns import lazy
 
 _TEMPLATE_TOKEN = lazy(r"<\|[^<>|\n]{0,48}\|>")
 _FENCE = lazy(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```$", re.DOTALL)
-_ACTION_WORDS_SOURCE = (
-    r"\b(fix|add|implement|change|create|write|refactor|rename|update|remove|delete|make|"
-    r"edit|modify|replace|insert|move|convert|correct|patch|build)\b"
-)
-_ACTION_WORDS = lazy(_ACTION_WORDS_SOURCE, re.IGNORECASE)
-_QUESTION_START = lazy(
-    r"(what|why|how|where|which|who|when|whose|does|do|is|are|can|could|should|would|will|"
-    r"did|was|were|has|have|explain|describe|tell me)\b",
-    re.IGNORECASE,
-)
-_POLITE_REQUEST = lazy(
-    r"(please\s+)?(can|could|would|will)\s+you\s+(please\s+)?" + _ACTION_WORDS_SOURCE,
-    re.IGNORECASE,
-)
-_CHAT_ONLY = lazy(
-    r"do not use any tools|don't use any tools|without (using )?tools|in a code block|"
-    r"in the chat|just (tell|show|explain)|explain\b",
-    re.IGNORECASE,
-)
-
 APPLY_NUDGE = (
     "[system] You have not changed any project files this turn. If the task needs a change, "
     "make it now with the tools (edit, write or bash) instead of describing it; otherwise "
@@ -101,29 +81,6 @@ def _as_call(item: Any, known: Collection[str]) -> ToolCall | None:
     if not isinstance(name, str) or name not in known or not isinstance(args, dict):
         return None
     return ToolCall(id=None, name=name, arguments=args)
-
-
-def wants_apply_nudge(prompt: str, reply: str) -> bool:
-    """A reply that only shows code (or answers an actionable prompt) without changing files.
-
-    A question ("why does this fail?", "how do I add X") wants an answer, not an edit,
-    whatever words it uses.
-    """
-    if _CHAT_ONLY().search(prompt) or is_question(prompt):
-        return False
-    return "```" in reply or bool(_ACTION_WORDS().search(prompt))
-
-
-def is_question(prompt: str) -> bool:
-    """The prompt asks something rather than asking for something to be done.
-
-    "Can you fix the parser?" is a request in a question's clothes, so a polite
-    "can/could/would/will you <action>" does not count as a question.
-    """
-    text = prompt.strip()
-    if _POLITE_REQUEST().match(text):
-        return False
-    return text.endswith("?") or bool(_QUESTION_START().match(text))
 
 
 class RepeatGuard:

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from rift.core.context.budget import TokenMeter
+from rift.core.loop.profile import LoopProfile
 from rift.models.base import Provider, Reasoning
-from rift.record import record
+from rift.record import field, record
 from rift.tools.base import Tool, ToolContext
 
 EDIT_DIFF_LINES = 80
@@ -39,8 +40,8 @@ class TurnSetup:
     detect_truncation: bool = False
     headless: bool = False
     """Nobody is watching: a turn that never calls a tool gets one greedy retry."""
-    preread: bool = False
-    """Read the files the task names before the model's first step (core/loop/preread.py)."""
+    profile: LoopProfile = field(default_factory=LoopProfile)
+    """What the loop does for this model (core/loop/profile.py): its parts, rounds, formats."""
     slots: int | None = None
     """Requests the server runs at once (llama.cpp's `-np`), where it says; sub-agents
     are capped to it (core/loop/subagents.py)."""
