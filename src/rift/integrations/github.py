@@ -143,27 +143,19 @@ def install_spec() -> str:
 
 
 def _git(cwd: Path, *args: str) -> str | None:
-    """One git answer (stripped stdout) in `cwd`, run with rift's protective settings;
-    None when git fails or is missing."""
+    """One git answer (stripped stdout) in `cwd`, run through rift's one git door
+    (gitcmd.run_git: protective settings, no credentials); None when git fails or is
+    missing."""
     import subprocess
 
-    from rift.child_env import child_environ
-    from rift.gitcmd import git_argv
+    from rift.errors import RiftError
+    from rift.gitcmd import run_git
 
     try:
-        done = subprocess.run(
-            git_argv(*args),
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            env=child_environ(),
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
+        done = run_git(cwd, *args, timeout=10)
+    except (OSError, subprocess.SubprocessError, RiftError):
         return None
-    return done.stdout.strip() if done.returncode == 0 else None
+    return done.stdout.decode("utf-8", "replace").strip() if done.returncode == 0 else None
 
 
 def _clone_spec(clone: Path) -> str | None:
