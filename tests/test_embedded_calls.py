@@ -299,8 +299,13 @@ def test_a_new_task_lifts_the_block() -> None:
     assert blocked_tool(messages) == ""
 
 
-def test_a_task_asking_for_a_change_cannot_be_answered_before_a_look() -> None:
-    task: list[Message] = [*TASK[:1], {"role": "user", "content": "Change TIMEOUT to 30."}]
+@pytest.mark.parametrize(
+    "prompt",
+    ["Change TIMEOUT to 30.", "Setze TIMEOUT auf 30.", "What does calc.py do?", "把 TIMEOUT 改 30"],
+)
+def test_no_task_is_answered_before_a_look_whatever_its_words(prompt: str) -> None:
+    """The same rule in every language: no English verb decides it any more."""
+    task: list[Message] = [*TASK[:1], {"role": "user", "content": prompt}]
     assert not final_admitted(task)
     schema = tool_choice_schema(step_tools(SMALL, task), final_admitted(task))
     assert FINAL_ANSWER not in [b["properties"]["name"]["const"] for b in schema["anyOf"]]
@@ -312,27 +317,11 @@ def test_a_task_asking_for_a_change_cannot_be_answered_before_a_look() -> None:
     )
 
 
-@pytest.mark.parametrize(
-    "prompt", ["What does calc.py do?", "Without using any tool, say hello in one short sentence."]
-)
-def test_a_question_or_a_no_tools_request_may_be_answered_at_once(prompt: str) -> None:
-    assert final_admitted([*TASK[:1], {"role": "user", "content": prompt}])
-
-
 def test_with_no_tool_left_the_final_answer_stays() -> None:
     assert (
         tool_choice_schema([], final=False)["anyOf"][0]["properties"]["name"]["const"]
         == FINAL_ANSWER
     )
-
-
-def test_a_task_phrased_with_give_is_a_change_request() -> None:
-    """ "Give the parameter a default" asks for an edit: no final answer on step one."""
-    from rift.models.embedded_calls import final_admitted
-
-    task = [{"role": "user", "content": "Give the parameter `n` of repeat() a default of 1"}]
-    assert not final_admitted(task)
-    assert final_admitted([{"role": "user", "content": "What does repeat() return?"}])
 
 
 def test_after_rifts_own_read_the_model_may_edit_at_once_but_not_answer() -> None:

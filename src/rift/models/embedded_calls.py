@@ -129,33 +129,16 @@ def step_tools(tools: list[dict[str, Any]], messages: Sequence[Message]) -> list
     return admitted
 
 
-_ACTION = re.compile(
-    r"\b(fix|add|change|rename|remove|delete|replace|update|set|make|create|write|edit|"
-    r"correct|insert|move|convert|implement|refactor|give|append|extend)\b",
-    re.IGNORECASE,
-)
-_CHAT = re.compile(r"without (using )?(any )?tools?|do not use|don't use|just (say|tell)", re.I)
-
-
 def final_admitted(messages: Sequence[Message]) -> bool:
-    """Whether this step may end the turn with a final answer.
+    """Whether this step may end the turn with a final answer: once the model has looked
+    (one of its own calls came back) since the task arrived.
 
-    Not on the first step of a task that asks for a change: asked to change a
-    constant, the 1.5B model answered "Changed TIMEOUT from 10 to 30" at once,
-    having touched nothing. A question, or a task that says to use no tools, may
-    still be answered straight away.
+    Asked to change a constant, the 1.5B model answered "Changed TIMEOUT from 10 to 30"
+    at once, having touched nothing. The rule is the same for every task and every
+    language (it once read English verbs in the task to tell a change from a question):
+    a question costs one look first, which a coding agent takes anyway.
     """
-    if _answered_since_task(messages, by_model=True):
-        return True
-    task = next(
-        (
-            m.get("content", "")
-            for m in reversed(messages)
-            if m["role"] == "user" and not m.get("content", "").startswith("[system]")
-        ),
-        "",
-    )
-    return not _ACTION.search(task) or bool(_CHAT.search(task))
+    return _answered_since_task(messages, by_model=True)
 
 
 def blocked_tool(messages: Sequence[Message]) -> str:
