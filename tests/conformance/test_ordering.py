@@ -129,6 +129,7 @@ def test_every_turn_ends_with_one_done_then_context(fake_server, serve) -> None:
         "outcome": "error",
         "reason": "400: scripted failure",
         "cost_usd": 0.0,
+        "checks": None,
     }
     assert session.close() == 0
 

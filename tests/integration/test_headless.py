@@ -38,6 +38,7 @@ def test_json_output_files_and_session(harness: Any) -> None:
         "estimated_cost_usd",
         "session",
         "outcome",
+        "checks",
         "reason",
     }
     assert result["estimated_cost_usd"] == 0  # a model on the default host costs nothing

@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from rift.core.loop.reply import Reply
     from rift.core.loop.turn import Turn
 
-_CODE_BLOCK = re.compile(r"```[^\n]*\n(?:[^\n]*\n){2,}?[^\n]*```", re.DOTALL)
-"""A fenced block of at least three lines: code shown, not a one-word aside."""
+_CODE_BLOCK = re.compile(r"```[^\n]*\n[^\n]*\S[^\n]*\n(?:.*?\n)?```", re.DOTALL)
+"""A fenced block with at least one line in it: code shown rather than written."""
 
 
 class ApplyNudge(Part):

@@ -33,7 +33,7 @@ from rift.models.embedded_whole import WHOLE_FILE_REQUEST, whole_file_call
 if TYPE_CHECKING:
     from rift.core.loop.reply import Reply
     from rift.core.loop.turn import Turn
-    from rift.tools.base import ToolOutput
+    from rift.tools.base import Tool, ToolOutput
 
 SOURCE_SUFFIXES = frozenset({".py", ".js", ".ts", ".go", ".rs", ".rb", ".java", ".c", ".cpp"})
 _NOT_RUN = "not run: the reply to a whole-file request may only write {path}"
@@ -107,6 +107,9 @@ class WholeFile(Part):
         self.max_lines = max_lines
         self.target = ""
         self._asked = False
+        self._only = ""
+        """The target while its request is being answered: nothing else runs then."""
+        self._wrote = False
         self._landed: tuple[str, str] | None = None
         """(old, new) of the rewrite that landed in the step that just ended."""
 
@@ -134,6 +137,7 @@ class WholeFile(Part):
 
     def after_reply(self, turn: Turn, reply: Reply) -> Reply:
         self._landed = None
+        self._only, self._wrote = "", False
         if not self._asked:
             return reply
         self._asked = False
@@ -142,12 +146,25 @@ class WholeFile(Part):
             reply.calls = whole_file_call(reply.content, path)[1]
             reply.content = "" if reply.calls else reply.content
         writes = [c for c in reply.calls if _writes(c, path)]
-        if len(writes) != len(reply.calls):  # a `<tool_call>` to something else: not run
-            turn.counters["whole_file_other_calls"] += len(reply.calls) - len(writes)
-            dropped = [c.name for c in reply.calls if c not in writes]
-            turn.note(_NOT_RUN.format(path=path) + f" (dropped: {', '.join(dropped)})")
-        reply.calls = [settle(c, path, turn.s.ctx.cwd) for c in writes[:1]]
+        others = [c for c in reply.calls if c not in writes[:1]]
+        if others:  # a `<tool_call>` to something else: answered "not run", never run
+            turn.counters["whole_file_other_calls"] += len(others)
+        self._only = path
+        reply.calls = (
+            [settle(c, path, turn.s.ctx.cwd) if c is writes[0] else c for c in reply.calls]
+            if writes
+            else reply.calls
+        )
         return reply
+
+    async def before_tool(self, turn: Turn, call: ToolCall, tool: Tool) -> str | None:
+        """In the step answering the request, only the one write of the target runs."""
+        if not self._only:
+            return None
+        if _writes(call, self._only) and not self._wrote:
+            self._wrote = True
+            return None
+        return _NOT_RUN.format(path=self._only)
 
     async def after_tool_result(self, turn: Turn, call: ToolCall, output: ToolOutput) -> bool:
         edit = output.edit
