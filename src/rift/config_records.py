@@ -129,6 +129,19 @@ class LspConfig:
 
 
 @record
+class PoolHost:
+    """One endpoint of the server pool (`hosts` in the user config, never a project's:
+    a repository must not choose where the conversation goes). See core/pool/."""
+
+    url: str
+    model: str
+    weight: float = 1.0
+    """A bigger share of new work (a faster machine); 1 for every server by default."""
+    api_key: str | None = None
+    """Read from the environment variable the entry's `api_key_env` names."""
+
+
+@record
 class Config:
     """Everything rift's components need to know, merged from every layer."""
 
@@ -145,6 +158,8 @@ class Config:
     models: Mapping[str, str] = field(default_factory=dict)
     """Role map, e.g. {"fast": "qwen2.5-coder:7b"}."""
     providers: Mapping[str, ProviderConfig] = field(default_factory=dict)
+    hosts: tuple[PoolHost, ...] = ()
+    """The server pool (user config only); empty: the single `host`, as ever."""
     builtin_keys: Mapping[str, str] = field(default_factory=dict)
     """API keys of the built-in providers (`openai`, `anthropic`), from the environment
     only (OPENAI_API_KEY, ANTHROPIC_API_KEY): never from a project file."""
