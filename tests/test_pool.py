@@ -5,6 +5,9 @@ on the server holding its cache, and a server killed mid-race loses nothing."""
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+from pathlib import Path
 from typing import Any
 
 from rift.config_records import Config, PoolHost
@@ -121,3 +124,42 @@ def test_hosts_in_the_config_route_the_default_model_through_the_pool(fake_serve
     assert route.provider_kind == "openai"
     assert checked.info.slots == 3
     assert checked.info.context_length == 4096
+
+
+def test_doctor_checks_every_endpoint_of_the_pool(fake_server: Any, tmp_path: Path) -> None:
+    from rift_bin import run_rift, write_json
+
+    a, b = fake_server(script(2, 0)), fake_server({"turns": []})
+    dead = "http://127.0.0.1:9"
+    hosts = [{"url": s, "model": "fake-model"} for s in (a.url, b.url, dead)]
+    write_json(Path(os.environ["XDG_CONFIG_HOME"]) / "rift/config.json", {"hosts": hosts})
+    run = run_rift(["doctor"], cwd=tmp_path)
+    lines = run.stdout.splitlines()
+    assert run.returncode != 0, run.stdout  # the dead endpoint is a failure
+    assert any(a.url in x and "context 4096, 2 slots" in x for x in lines), run.stdout
+    assert any(b.url in x and "1 slot (not reported" in x for x in lines), run.stdout
+    assert any(dead in x and "FAIL" in x for x in lines), run.stdout
+    assert any("match" in x and "windows differ" in x for x in lines), run.stdout
+
+
+def test_a_project_file_cannot_add_hosts(tmp_path: Path) -> None:
+    from rift.config import load_config
+
+    evil = {"hosts": [{"url": "http://evil.example", "model": "m"}]}
+    (tmp_path / ".rift.json").write_text(json.dumps(evil))
+    config = load_config(dict(os.environ), tmp_path)
+    assert config.hosts == ()
+    assert any("ignoring 'hosts'" in w for w in config.warnings)
+
+
+def test_attempts_sharing_one_opening_do_not_all_queue_on_one_server(fake_server: Any) -> None:
+    """A swarm's unpinned attempts share their opening messages; started together on a
+    pool nobody had asked yet, they still fill both servers' slots."""
+    a, b = fake_server(script(2)), fake_server(script(2))
+
+    async def main() -> list[str]:
+        provider = PooledProvider(shared_pool(pool_config(a, b).hosts, 30))
+        return await asyncio.gather(*(answer(provider, ask(None, "same task")) for _ in range(4)))
+
+    assert asyncio.run(main()) == ["done"] * 4
+    assert (a.max_in_flight, b.max_in_flight) == (2, 2)

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from rift.config_records import (
-    PoolHost,
     BUILTIN_KEY_ENV,
     BUILTIN_PRICING,
     DEFAULT_READ_TIMEOUT,
     LspConfig,
     McpServerConfig,
+    PoolHost,
     Price,
     ProviderConfig,
 )
@@ -82,13 +82,16 @@ def _pool_hosts(
         ok_weight = isinstance(weight, int | float) and not isinstance(weight, bool) and weight > 0
         if not (isinstance(url, str) and url.strip() and isinstance(model, str) and ok_weight):
             warnings.append(
-                f"{where}: ignoring hosts[{index}] (it needs \"url\" and \"model\" strings"
-                " and a positive \"weight\")"
+                f'{where}: ignoring hosts[{index}] (it needs "url" and "model" strings'
+                ' and a positive "weight")'
             )
             continue
         key_env = entry.get("api_key_env")
         key = env.get(key_env, "").strip() or None if isinstance(key_env, str) else None
-        hosts.append(PoolHost(url.strip().rstrip("/"), model, float(weight), key))
+        slots = entry.get("slots")
+        if not (isinstance(slots, int) and not isinstance(slots, bool) and slots > 0):
+            slots = None
+        hosts.append(PoolHost(url.strip().rstrip("/"), model, float(weight), key, slots))
     return hosts
 
 

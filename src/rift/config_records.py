@@ -139,6 +139,9 @@ class PoolHost:
     """A bigger share of new work (a faster machine); 1 for every server by default."""
     api_key: str | None = None
     """Read from the environment variable the entry's `api_key_env` names."""
+    slots: int | None = None
+    """Requests it runs at once, where the server does not say (vLLM's `--max-num-seqs`);
+    None: asked (`/props`), else 1."""
 
 
 @record

@@ -83,4 +83,3 @@ def test_a_server_killed_mid_race_the_race_finishes_on_the_other(harness: Any) -
     assert len(said) == 1, out + err
     assert b.url in said[0]
     assert a.max_in_flight <= 2
-

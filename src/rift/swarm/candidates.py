@@ -142,8 +142,8 @@ async def max_parallel(config: Config, models: Sequence[str], requested: int | N
 async def reported_slots(config: Config, models: Sequence[str]) -> int | None:
     """The parallel requests the models' servers say they serve; None when unknown.
 
-    With a server pool (`hosts`), the sum of its servers' slots (llama-server's
-    `/props` `total_slots`, else 1 each, at most 64 each): the pool keeps each
+    With a server pool (`hosts`), the sum of its servers' slots (an entry's `slots`,
+    else llama-server's `/props` `total_slots`, else 1; at most 64 each): the pool keeps each
     server within its own. A single host is not asked: nothing is assumed.
     """
     if not config.hosts or any("/" in m for m in models):
@@ -153,7 +153,10 @@ async def reported_slots(config: Config, models: Sequence[str]) -> int | None:
 
     async with make_client(5.0, connect_timeout=5.0) as client:
         props = await asyncio.gather(*(llama_props(client, h.url) for h in config.hosts))
-    return sum(min(64, p.total_slots or 1) if p else 1 for p in props)
+    return sum(
+        min(64, h.slots or (p.total_slots if p else None) or 1)
+        for h, p in zip(config.hosts, props, strict=True)
+    )
 
 
 @record(frozen=False, slots=False)

@@ -7,22 +7,19 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from collections.abc import AsyncIterator, Callable, Hashable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import ClassVar
 
 from rift.config_records import Config, PoolHost
 from rift.core.loop.busy import BUSY_BACKOFF_S, BUSY_STATUSES, retry_busy
-from rift.core.pool.scheduler import Pool, Server
+from rift.core.pool.scheduler import POOLS, Pool, Server
 from rift.core.pool.slots import read_slots
-from rift.events import Event
 from rift.errors import ModelError, ServerHTTPError, ServerUnreachable, StreamError
-from rift.models.base import ChatRequest, ModelEvent, ModelInfo, ProviderTraits
+from rift.events import Event
+from rift.models.base import ChatRequest, ModelEvent, ModelInfo, PromptProgress, ProviderTraits
 from rift.models.openai import OpenAIProvider
 from rift.models.registry import EMBEDDED, Preflight, Route, preflight, resolve
 from rift.record import replace
-
-_POOLS: dict[tuple[int, tuple[PoolHost, ...]], Pool] = {}
-"""One pool per event loop and `hosts`: every conversation of a run shares its counts."""
 
 
 def openai_base(url: str) -> str:
@@ -34,7 +31,7 @@ def openai_base(url: str) -> str:
 def shared_pool(hosts: Sequence[PoolHost], read_timeout: float) -> Pool:
     """The pool for these hosts in the running event loop, made on first use."""
     key = (id(asyncio.get_running_loop()), tuple(hosts))
-    pool = _POOLS.get(key)
+    pool = POOLS.get(key)  # one per event loop and `hosts`: a run shares its counts
     if pool is None:
         servers = [
             Server(
@@ -42,14 +39,15 @@ def shared_pool(hosts: Sequence[PoolHost], read_timeout: float) -> Pool:
                 h.model,
                 h.weight,
                 OpenAIProvider.connect(openai_base(h.url), h.api_key, read_timeout, None, None),
+                h.slots,
             )
             for h in hosts
         ]
-        pool = _POOLS[key] = Pool(servers)
+        pool = POOLS[key] = Pool(servers)
     return pool
 
 
-def conversation_key(request: ChatRequest) -> Hashable:
+def conversation_key(request: ChatRequest) -> tuple[str, object]:
     """What ties requests to one server's cache: the pinned slot of a swarm candidate
     or sub-agent, else the conversation's opening (its system prompt and first ask)."""
     if request.slot is not None:
@@ -79,19 +77,22 @@ class PooledProvider:
         return openai_base(self.pool.servers[0].url)
 
     async def start(self) -> None:
-        """Read every server's slots and context once (`/props`, vLLM's limits)."""
-        if self.pool.started:
-            return
-        self.pool.started = True
+        """Read every server's slots and context once (`/props`, vLLM's limits); callers
+        that come meanwhile wait for it, so none is placed on a half-known pool."""
+        if self.pool.starting is None:
+            self.pool.starting = asyncio.ensure_future(self._read_servers())
+        await asyncio.shield(self.pool.starting)
+
+    async def _read_servers(self) -> None:
         infos = await asyncio.gather(
             *(read_slots(s.provider, s.model) for s in self.pool.servers), return_exceptions=True
         )
         for server, info in zip(self.pool.servers, infos, strict=True):
             if isinstance(info, BaseException):
-                server.set_slots(1)
-                self.pool.fail(server, self.emit, str(info).splitlines()[0][:120])
+                server.set_slots(server.configured_slots)
+                self.pool.fail(server, self.emit, _reason(info))
             else:
-                server.set_slots(info.slots)
+                server.set_slots(server.configured_slots or info.slots)
                 server.context = info.context_length
 
     async def show(self, model: str) -> ModelInfo:
@@ -122,8 +123,10 @@ class PooledProvider:
         """Nothing: the pool outlives each conversation that used it."""
 
     async def stream_chat(self, request: ChatRequest) -> AsyncIterator[ModelEvent]:
-        """Stream from the server this conversation belongs on; a server that refuses
-        before its first byte (unreachable, or busy past the backoff) is failed over."""
+        """Stream from the server this conversation belongs on. A server that fails before
+        any of the answer arrived (unreachable, busy past the backoff, or cut off while it
+        was still reading the prompt) is failed over; once text streamed, a break is the
+        turn's error, as on one server (the answer cannot be taken back)."""
         await self.start()
         key = conversation_key(request)
         tried: set[Server] = set()
@@ -132,6 +135,7 @@ class PooledProvider:
             if got is None:
                 raise ServerUnreachable(self.base_url, "no server of the pool answers")
             server, slot = got
+            committed = False
             try:
                 stream = await self._opened(server, replace(request, model=server.model, slot=slot))
                 if stream is None:
@@ -139,13 +143,17 @@ class PooledProvider:
                     continue
                 first, rest = stream
                 if first is not None:
+                    committed = not isinstance(first, PromptProgress)
                     yield first
                 async for event in rest:
+                    committed = committed or not isinstance(event, PromptProgress)
                     yield event
                 return
-            except StreamError as exc:
-                self.pool.fail(server, self.emit, str(exc)[:120])
-                raise
+            except (StreamError, ServerUnreachable) as exc:
+                self.pool.fail(server, self.emit, _reason(exc))
+                if committed:
+                    raise
+                tried.add(server)
             finally:
                 self.pool.release(server, slot)
 
@@ -168,12 +176,19 @@ class PooledProvider:
                 raise
             self.pool.fail(server, self.emit, f"busy: {exc.status}")
         except (ServerUnreachable, StreamError) as exc:
-            self.pool.fail(server, self.emit, str(exc).splitlines()[0][:120])
+            self.pool.fail(server, self.emit, _reason(exc))
         return None
 
 
+def _reason(exc: BaseException) -> str:
+    """The first line of an error, short enough for the one failover line."""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text[:120]
 
-async def pooled_connect(name: str, config: Config) -> tuple[Route, PooledProvider, Preflight] | None:
+
+async def pooled_connect(
+    name: str, config: Config
+) -> tuple[Route, PooledProvider, Preflight] | None:
     """`registry.connect` for a model of the default host when `hosts` is set: the
     pool's provider, preflighted; None for a configured provider or the embedded model
     (they are not the pool's)."""

@@ -10,6 +10,7 @@ a queued request on llama.cpp evicts another conversation's cached prompt.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Hashable
@@ -29,8 +30,17 @@ DOWN_S = 30.0
 class Server:
     """One endpoint and what the pool knows of it (mutable, owned by the `Pool`)."""
 
-    def __init__(self, url: str, model: str, weight: float, provider: Provider) -> None:
+    def __init__(
+        self,
+        url: str,
+        model: str,
+        weight: float,
+        provider: Provider,
+        configured_slots: int | None = None,
+    ) -> None:
         self.url = url
+        self.configured_slots = configured_slots
+        """The entry's `slots`, where the user set it: it wins over what the server says."""
         self.model = model
         self.weight = weight
         self.provider = provider
@@ -74,10 +84,10 @@ class Pool:
     def __init__(self, servers: list[Server]) -> None:
         self.servers = servers
         self.listeners: list[Callable[[Event], None]] = []
-        self._affinity: dict[Hashable, Server] = {}
+        self._affinity: dict[tuple[str, object], Server] = {}
+        self.starting: asyncio.Future[None] | None = None
+        """Set while the first request reads every server's slots; the others wait on it."""
         self._waiters: list[asyncio.Future[None]] = []
-        self._ready: asyncio.Lock | None = None
-        self.started = False
 
     @property
     def total_slots(self) -> int:
@@ -90,12 +100,17 @@ class Pool:
         if not self.listeners:
             log.warning("%s", getattr(event, "text", event))
 
-    def _choose(self, key: Hashable, exclude: set[Server]) -> Server | None | bool:
+    def _choose(self, key: tuple[str, object], exclude: set[Server]) -> Server | bool | None:
         """The server for `key`: the one holding its cache, else the least loaded with
         room; None to wait for room; False when no server is left to try."""
         pinned = self._affinity.get(key)
         if pinned is not None and pinned.up and pinned not in exclude:
-            return pinned if pinned.in_flight < pinned.slots else None
+            if pinned.in_flight < pinned.slots:
+                return pinned
+            if key[0] == "slot":  # its own cached conversation is there: worth the wait
+                return None
+            # an opening shared by several conversations (a swarm's attempts): only a
+            # prefix is cached there, not worth leaving the other servers idle for
         alive = [s for s in self.servers if s.up and s not in exclude]
         if not alive:
             return False
@@ -104,7 +119,9 @@ class Pool:
             return None
         return min(open_, key=lambda s: (s.load(), s.requests / s.weight))
 
-    async def acquire(self, key: Hashable, exclude: set[Server]) -> tuple[Server, int] | None:
+    async def acquire(
+        self, key: tuple[str, object], exclude: set[Server]
+    ) -> tuple[Server, int] | None:
         """A server with a free slot for this conversation and the local slot it takes;
         None when every server is excluded or down. Waits while all are full."""
         while True:
@@ -115,12 +132,10 @@ class Pool:
                 return self._take(chosen, key)
             waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._waiters.append(waiter)
-            try:
-                await asyncio.wait_for(waiter, timeout=1.0)  # a down server may come back
-            except TimeoutError:
-                pass
+            with contextlib.suppress(TimeoutError):  # a down server may come back
+                await asyncio.wait_for(waiter, timeout=1.0)
 
-    def _take(self, server: Server, key: Hashable) -> tuple[Server, int]:
+    def _take(self, server: Server, key: tuple[str, object]) -> tuple[Server, int]:
         self._affinity[key] = server
         server.in_flight += 1
         server.requests += 1
@@ -150,3 +165,21 @@ class Pool:
     async def aclose(self) -> None:
         for server in self.servers:
             await server.provider.aclose()
+
+
+POOLS: dict[Hashable, Pool] = {}
+"""Every pool of this process (one per event loop and `hosts`: provider.shared_pool)."""
+
+
+def usage_lines() -> list[str]:
+    """Per-server use of every pool in this process, one line each (`/stats`, the swarm
+    view); empty without a pool."""
+    lines: list[str] = []
+    for pool in POOLS.values():
+        for server in pool.servers:
+            state = "" if server.up else ", down"
+            lines.append(
+                f"pool: {server.url} ({server.model}) {server.requests} requests,"
+                f" {server.in_flight}/{server.slots} in flight, {server.failures} failures{state}"
+            )
+    return lines
