@@ -25,10 +25,11 @@ CIRCLES_ALLOWED_UNDER: tuple[str, ...] = ()
 app/commands/view loop was the last; its modules now name `tui/host.py`'s
 protocols, which the app satisfies, and only the launcher imports the app."""
 NEVER_IMPORT_CORE = ("rift.tools", "rift.models", "rift.extend")
-SWARM_MAY_IMPORT_OF_CORE = ("rift.core.sessions.checkpoints",)
+SWARM_MAY_IMPORT_OF_CORE = ("rift.core.sessions.checkpoints", "rift.core.pool.scheduler")
 """The swarm is started by the core (the owner hands the race its candidates' start
 function), so it never imports the core's front door; only the undo journal, which a
-merge records into and which imports nothing of the core itself."""
+merge records into, and the pool's scheduler, whose per-server use the race shows:
+neither imports anything of the core itself."""
 
 
 def _module_name(path: Path) -> str:

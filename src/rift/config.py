@@ -132,7 +132,7 @@ def load_config(
     trace = flags.trace_file or env.get("RIFT_TRACE")
     return Config(
         host=normalize_base_url(str(values.get("host") or DEFAULT_HOST)),
-        host_explicit=host_explicit,
+        host_explicit=host_explicit or bool(merger.hosts),  # a pool names its servers
         model_explicit="model" in values,
         model=str(values.get("model") or DEFAULT_MODEL),
         num_ctx=num_ctx if num_ctx and num_ctx > 0 else DEFAULT_NUM_CTX,
@@ -145,6 +145,7 @@ def load_config(
         models=dict(merger.models),
         model_vision=dict(merger.model_vision),
         providers=dict(merger.providers),
+        hosts=tuple(merger.hosts),
         builtin_keys={
             name: env[var].strip()
             for name, var in BUILTIN_KEY_ENV.items()

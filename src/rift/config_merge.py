@@ -19,6 +19,7 @@ from rift.config_records import (
     DEFAULT_READ_TIMEOUT,
     LspConfig,
     McpServerConfig,
+    PoolHost,
     Price,
     ProviderConfig,
 )
@@ -65,6 +66,33 @@ def normalize_base_url(url: str) -> str:
     if "://" not in url:
         url = "http://" + url
     return url
+
+
+def _pool_hosts(
+    raw: Any, where: str, env: Mapping[str, str], warnings: list[str]
+) -> list[PoolHost]:
+    """The user's `hosts` list; a malformed entry is one warning and left out."""
+    if not isinstance(raw, list):
+        warnings.append(f"{where}: ignoring 'hosts' (expected a list of {{url, model}} objects)")
+        return []
+    hosts: list[PoolHost] = []
+    for index, entry in enumerate(raw):
+        entry = entry if isinstance(entry, dict) else {}
+        url, model, weight = entry.get("url"), entry.get("model"), entry.get("weight", 1)
+        ok_weight = isinstance(weight, int | float) and not isinstance(weight, bool) and weight > 0
+        if not (isinstance(url, str) and url.strip() and isinstance(model, str) and ok_weight):
+            warnings.append(
+                f'{where}: ignoring hosts[{index}] (it needs "url" and "model" strings'
+                ' and a positive "weight")'
+            )
+            continue
+        key_env = entry.get("api_key_env")
+        key = env.get(key_env, "").strip() or None if isinstance(key_env, str) else None
+        slots = entry.get("slots")
+        if not (isinstance(slots, int) and not isinstance(slots, bool) and slots > 0):
+            slots = None
+        hosts.append(PoolHost(url.strip().rstrip("/"), model, float(weight), key, slots))
+    return hosts
 
 
 def _provider(name: str, raw: Any, env: Mapping[str, str]) -> ProviderConfig | None:
@@ -163,6 +191,7 @@ class Merger:
         self.project_search_url: str | None = None
         """The project file's `search_url` (every query goes there): held back the same way."""
         self.project_providers: dict[str, ProviderConfig] = {}
+        self.hosts: list[PoolHost] = []
 
     SCALARS = (
         "host",
@@ -229,6 +258,8 @@ class Merger:
             prov = _provider(name, raw, self.env)
             if prov:
                 self.providers[name] = prov
+        if "hosts" in data:
+            self.hosts = _pool_hosts(data["hosts"], where, self.env, self.warnings)
         for name, raw in _dict(data.get("mcp")).items():
             server = _mcp(name, raw, project=False)
             if server:
@@ -253,7 +284,7 @@ class Merger:
             self.project_search_url = search_url.strip()
         self._scalars(data)
         where = f"project config {path}"
-        for key in ("editor", "typesafe", "auto_continue", "projects"):
+        for key in ("editor", "typesafe", "auto_continue", "projects", "hosts"):
             if key in data:
                 self.warnings.append(f"{where}: ignoring '{key}' (allowed in the user config only)")
         perms = _dict(data.get("permissions"))

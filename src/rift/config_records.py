@@ -129,6 +129,22 @@ class LspConfig:
 
 
 @record
+class PoolHost:
+    """One endpoint of the server pool (`hosts` in the user config, never a project's:
+    a repository must not choose where the conversation goes). See core/pool/."""
+
+    url: str
+    model: str
+    weight: float = 1.0
+    """A bigger share of new work (a faster machine); 1 for every server by default."""
+    api_key: str | None = None
+    """Read from the environment variable the entry's `api_key_env` names."""
+    slots: int | None = None
+    """Requests it runs at once, where the server does not say (vLLM's `--max-num-seqs`);
+    None: asked (`/props`), else 1."""
+
+
+@record
 class Config:
     """Everything rift's components need to know, merged from every layer."""
 
@@ -151,6 +167,8 @@ class Config:
     """Model name → it takes images, from `model_settings.<name>.vision`; used where the
     server does not say (a plain `/v1/models` entry: vLLM, LM Studio)."""
     providers: Mapping[str, ProviderConfig] = field(default_factory=dict)
+    hosts: tuple[PoolHost, ...] = ()
+    """The server pool (user config only); empty: the single `host`, as ever."""
     builtin_keys: Mapping[str, str] = field(default_factory=dict)
     """API keys of the built-in providers (`openai`, `anthropic`), from the environment
     only (OPENAI_API_KEY, ANTHROPIC_API_KEY): never from a project file."""

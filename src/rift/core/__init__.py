@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from rift.core.permissions.choices import option_label
     from rift.core.permissions.gate import MODES
     from rift.core.permissions.hunks import preview_region, reassemble
+    from rift.core.pool.scheduler import usage_lines
     from rift.core.sessions.replay import Prompt
     from rift.core.sessions.store import SessionStore
     from rift.tools.calls import CallDescription, describe_call
@@ -66,6 +67,7 @@ _EXPORTS: dict[str, str] = {
     "Prompt": "rift.core.sessions.replay",
     "SessionStore": "rift.core.sessions.store",
     "budget": "rift.core.context.budget",
+    "usage_lines": "rift.core.pool.scheduler",
     "CallDescription": "rift.tools.calls",  # each tool declares it; the core lends it to faces
     "describe_call": "rift.tools.calls",
 }
@@ -96,6 +98,7 @@ __all__ = [
     "split_command",
     "start_agent",
     "start_candidate",
+    "usage_lines",
 ]
 
 

@@ -142,11 +142,21 @@ async def max_parallel(config: Config, models: Sequence[str], requested: int | N
 async def reported_slots(config: Config, models: Sequence[str]) -> int | None:
     """The parallel requests the models' servers say they serve; None when unknown.
 
-    The plug for slot discovery (llama-server's `/props`, vLLM's limits): until a
-    server can be asked, nothing is assumed.
+    With a server pool (`hosts`), the sum of its servers' slots (an entry's `slots`,
+    else llama-server's `/props` `total_slots`, else 1; at most 64 each): the pool keeps each
+    server within its own. A single host is not asked: nothing is assumed.
     """
-    del config, models
-    return None
+    if not config.hosts or any("/" in m for m in models):
+        return None
+    from rift.models.http import make_client
+    from rift.models.server_info import llama_props
+
+    async with make_client(5.0, connect_timeout=5.0) as client:
+        props = await asyncio.gather(*(llama_props(client, h.url) for h in config.hosts))
+    return sum(
+        min(64, h.slots or (p.total_slots if p else None) or 1)
+        for h, p in zip(config.hosts, props, strict=True)
+    )
 
 
 @record(frozen=False, slots=False)

@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rift.config import Config
+from rift.core.pool.scheduler import usage_lines
 from rift.errors import ModelError, RiftError
 from rift.events import Event, Info, SubagentActivity, SwarmStarted, Warning
 from rift.record import record, replace
@@ -177,6 +178,8 @@ async def _run(
             for run, place in zip(runs, places, strict=True)
         ]
     outcome.results = [t.result() for t in tasks]
+    for line in usage_lines():  # a server pool: where the attempts ran
+        emit(Info(line))
     await _judge(config, options, emit, outcome, rel)
 
 

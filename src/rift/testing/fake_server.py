@@ -95,7 +95,8 @@ Every request is logged as one JSON line: the request body object (or
 {"_raw": text}) plus "_method", "_path", "_t" (arrival, Unix seconds) and, when one
 was sent, "_auth" (the Authorization header), "_api_key" (x-api-key) and
 "_anthropic_version" (anthropic-version). In-process, `requests()` returns the
-same records. Command line::
+same records and `max_in_flight` the most chat requests answered at once (a
+pool's slot limit, given by `props.total_slots`, shows there). Command line::
 
     python -m rift.testing.fake_server --script FILE [--port N] [--log FILE]
 
@@ -189,6 +190,11 @@ class FakeModelServer:
         if path_suffix is None:
             return records
         return [r for r in records if r["_path"].split("?", 1)[0].endswith(path_suffix)]
+
+    @property
+    def max_in_flight(self) -> int:
+        """The most chat requests this server answered at once."""
+        return self._state.max_in_flight
 
     def chat_requests(self) -> list[dict[str, Any]]:
         """Only the chat requests, in arrival order."""

@@ -161,6 +161,14 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_json(200, shown)
 
     def _chat(self, body: dict[str, Any], size: int, wire_class: type[Wire]) -> None:
+        """One chat answer, counted in flight while it streams (`State.max_in_flight`)."""
+        self.server.state.enter()
+        try:
+            self._chat_answer(body, size, wire_class)
+        finally:
+            self.server.state.leave()
+
+    def _chat_answer(self, body: dict[str, Any], size: int, wire_class: type[Wire]) -> None:
         raw_messages = body.get("messages")
         messages: list[Any] = raw_messages if isinstance(raw_messages, list) else []
         if "system" in body:  # Anthropic: the system prompt travels beside the messages
@@ -251,6 +259,18 @@ class State:
         self.records: list[dict[str, Any]] = []
         self.stopping = threading.Event()
         self._lock = threading.Lock()
+        self.in_flight = 0
+        self.max_in_flight = 0
+        """The most chat requests answered at once: a pool's slot limit shows here."""
+
+    def enter(self) -> None:
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
 
     def log(self, record: dict[str, Any]) -> None:
         with self._lock:

@@ -135,6 +135,13 @@ def deadline_s(environ: dict[str, str] | None = None) -> float:
 async def run_doctor(config: Config, deadline: float | None = None) -> Report:
     """Check the configured host and model within `deadline` seconds (default
     `deadline_s()`); never raises for a server's failure."""
+    if config.hosts:  # a pool: every endpoint (core/pool/doctor.py)
+        from rift.core.pool.doctor import pool_checks
+
+        report = Report(target=f"pool of {len(config.hosts)} server(s)")
+        for check in await pool_checks(config):
+            report.add(*check)
+        return report
     route = registry.resolve(config.model, config)
     if route.provider_kind == registry.EMBEDDED:
         report = Report(target=f"model {route.addressable} (in-process)")

@@ -73,8 +73,22 @@ class ModelBinding:
 
 
 async def bind_model(name: str, config: Config) -> ModelBinding:
-    """Resolve, connect and preflight a model; raises ModelError when it is not usable."""
+    """Resolve, connect and preflight a model; raises ModelError when it is not usable.
+    With `hosts` set, the default host's models go through the server pool (core/pool/)."""
+    if config.hosts:
+        from rift.core.pool.provider import pooled_connect
+
+        bound = await pooled_connect(name, config)
+        if bound is not None:
+            return ModelBinding(*bound)
     return ModelBinding(*await connect(name, config))
+
+
+def _listen(provider: Provider, emit: Callable[[Event], None]) -> None:
+    """A pooled provider says its failover line through this conversation."""
+    listen = getattr(provider, "listen", None)
+    if listen is not None:
+        listen(emit)
 
 
 @record
@@ -117,6 +131,7 @@ class Agent:
     _session_store: SessionStore | None = None
 
     def __post_init__(self) -> None:
+        _listen(self.binding.provider, self.emit)
         self.broker = InteractionBroker(self.emit, attached=self.attached)
         rules = Rules.from_config(
             self.config.permissions, cwd=self.config.cwd, home=self.config.paths.home
@@ -361,6 +376,7 @@ class Agent:
             return Refusal("failed", said)
         old = self.binding
         self.binding = binding
+        _listen(binding.provider, self.emit)
         self.refresh_system_prompt()
         note = binding.info.note.strip()
         self.emit(ModelChanged(model=binding.addressable, num_ctx=binding.info.num_ctx, note=note))

@@ -236,6 +236,8 @@ async def _tokens(app: CommandHost, arg: str) -> None:
 
 
 async def _stats(app: CommandHost, arg: str) -> None:
+    from rift.core import usage_lines
+
     t = app.driver.totals
     conversation = app.driver.conversation
     rate = t.prefill_tokens_per_sec
@@ -247,6 +249,7 @@ async def _stats(app: CommandHost, arg: str) -> None:
         f"{t.time_line()}\n"
         f"model: {conversation.model if conversation else '(offline)'}\n"
         f"session: {conversation.session_path if conversation else '-'}"
+        + "".join(f"\n{line}" for line in usage_lines())  # a server pool's per-server use
     )
 
 

@@ -1,0 +1,1 @@
+"""The server pool: one scheduler over the user's `hosts` (read README.md)."""
