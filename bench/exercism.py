@@ -1,8 +1,9 @@
 """aider's benchmark method on Exercism Python practice exercises, agents side by side.
 
     python bench/exercism.py --exercises ../shared/exercism-python
-        [--agents rift-embedded,rift-server,aider] [--slugs a,b | --limit N]
-        [--timeout 300] [--until HH:MM] [--save bench/results/exercism_side_by_side.txt]
+        [--agents rift-embedded,rift-server,aider] [--slugs a,b | --split dev|held-out]
+        [--limit N] [--timeout 300] [--until HH:MM] [--resume]
+        [--save bench/results/exercism_side_by_side.txt]
         [--gguf FILE] [--llama-server PATH] [--server-url URL] [--online] [--keep]
 
 Why: a yardstick people already trust. For every exercise and every agent:
@@ -24,7 +25,14 @@ listing's order). One model process at a time: llama-server (see
 tasks/llama_server.py) runs only while a server agent works, and the agent
 order alternates per exercise. The whole run is re-executed in its own network
 namespace (tasks/offline.py) unless --online or --server-url is given. The
-table (and a .jsonl of every run) is rewritten after every exercise.
+table (and a .jsonl of every run) is rewritten after every exercise; with
+--resume the pairs already in that .jsonl are skipped (a long run in slices).
+
+Tuning and reporting use different exercises: `--split dev` (50, tune on
+these) or `--split held-out` (the other 55, report only). The split is
+`random.Random(41).shuffle(sorted slugs)`, the first 50 dev; it is written once
+to bench/results/exercism_split.json (committed) and read from there after, so
+it cannot drift. `--split-file` names another file, for another exercise set.
 """
 
 from __future__ import annotations
@@ -32,12 +40,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import re
 import shutil
 import stat
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,6 +58,10 @@ import run_tasks  # noqa: E402
 import side_run  # noqa: E402
 import side_table  # noqa: E402
 
+SPLIT_FILE = HERE / "results" / "exercism_split.json"
+SPLIT_SEED = 41
+DEV_SIZE = 50
+SPLITS = ("dev", "held-out")
 TEST_TIMEOUT = 60  # aider's harness gives the unit tests a minute
 TAIL_LINES = 50
 ADDENDUM = """
@@ -125,6 +138,46 @@ def select(exercises: list[Exercise], slugs: str | None, limit: int | None) -> l
             raise SystemExit(f"exercism: unknown exercise(s): {', '.join(unknown)}")
         return [by_slug[s] for s in wanted]
     return exercises[:limit] if limit else exercises
+
+
+def make_split(slugs: Iterable[str]) -> dict[str, list[str]]:
+    """The fixed-seed split: shuffle the sorted slugs with seed 41, the first 50 are dev."""
+    order = sorted(set(slugs))
+    random.Random(SPLIT_SEED).shuffle(order)
+    return {"dev": sorted(order[:DEV_SIZE]), "held-out": sorted(order[DEV_SIZE:])}
+
+
+def load_split(path: Path, exercises: list[Exercise]) -> dict[str, list[str]]:
+    """The split in `path`, written there first if it is not yet; an exercise set other than
+    the one it split is a one-line error (a silently different split would mix the sets)."""
+    slugs = {e.slug for e in exercises}
+    if not path.is_file():
+        split = make_split(slugs)
+        doc = {"seed": SPLIT_SEED, "dev_size": DEV_SIZE, **split}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+        print(f"exercism: wrote the split of {len(slugs)} exercises to {path}", file=sys.stderr)
+        return split
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        split = {name: [str(s) for s in doc[name]] for name in SPLITS}
+    except (ValueError, KeyError, TypeError):
+        raise SystemExit(f"exercism: {path} is not a split (dev and held-out lists)") from None
+    listed = set(split["dev"]) | set(split["held-out"])
+    if listed != slugs:
+        raise SystemExit(
+            f"exercism: {path} splits other exercises ({len(listed - slugs)} of its slugs"
+            f" missing here, {len(slugs - listed)} here not in it); --split-file NEW splits these"
+        )
+    return split
+
+
+def pick(args: argparse.Namespace, exercises: list[Exercise]) -> list[Exercise]:
+    """--split's part (easiest first), else --slugs, then --limit."""
+    if args.split:
+        part = set(load_split(args.split_file, exercises)[args.split])
+        return select([e for e in exercises if e.slug in part], None, args.limit)
+    return select(exercises, args.slugs, args.limit)
 
 
 def instructions(ex: Exercise) -> str:
@@ -304,6 +357,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--exercises", type=Path, required=True, help="exercises folder (a path)")
     p.add_argument("--slugs", help="comma-separated exercise slugs (default: all)")
     p.add_argument("--limit", type=int, help="the N easiest exercises")
+    p.add_argument("--split", choices=SPLITS, help="dev (tune on) or held-out (report only)")
+    p.add_argument("--split-file", type=Path, default=SPLIT_FILE, help="where the split is")
     p.add_argument("--test-timeout", type=float, default=TEST_TIMEOUT, help="seconds for tests")
     p.add_argument("--tries", type=int, default=2, help="tries per exercise (aider: 2)")
     p.add_argument("--list", action="store_true", help="print the picked exercises and exit")
@@ -311,13 +366,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.limit is not None and args.limit < 1:
         p.error("--limit must be at least 1")
+    if args.split and args.slugs:
+        p.error("--split and --slugs pick exercises two ways; give one")
     return args
 
 
 def main(argv: list[str] | None = None) -> int:
     raw = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(raw)
-    exercises = select(catalogue(args.exercises.resolve()), args.slugs, args.limit)
+    exercises = pick(args, catalogue(args.exercises.resolve()))
     if args.list:
         print("\n".join(f"{e.slug} {e.difficulty}" for e in exercises))
         return 0
@@ -327,8 +384,9 @@ def main(argv: list[str] | None = None) -> int:
         "Exercism Python practice exercises, aider's benchmark method, side by side",
         *session.header(),
     ]
+    way = f"split {args.split}" if args.split else "--slugs" if args.slugs else "easiest first"
     how = (
-        f" picked from {args.exercises.name} ({'--slugs' if args.slugs else 'easiest first'});"
+        f" picked from {args.exercises.name} ({way});"
         f" per-try timeout {args.timeout:.0f} s, {args.tries} tries, order alternating"
     )
 
@@ -342,7 +400,10 @@ def main(argv: list[str] | None = None) -> int:
         lines = [*head, f"exercises: the first {done} of {len(exercises)}{how}"]
         return render([*lines, side_run.load_line(session)], args.agents, rows)
 
-    print(side_run.run_all(session, exercises, run_one, table), end="")
+    text = side_run.run_all(
+        session, exercises, run_one, table, item_id=lambda e: e.slug, key="exercise"
+    )
+    print(text, end="")
     return 0
 
 

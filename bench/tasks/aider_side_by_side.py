@@ -60,10 +60,10 @@ def project_files(name: str, tier: str) -> list[str]:
 
 
 def run_agent_task(
-    agent: str, name: str, tier: str, setup: ag.Setup, verbose: bool = False
+    agent: str, name: str, tier: str, setup: ag.Setup, verbose: bool = False, lang: str = "en"
 ) -> dict[str, Any]:
     """One task by one agent, scored exactly as run_tasks scores rift alone."""
-    prompt = (run_tasks.fixtures(tier) / name / "prompt.txt").read_text("utf-8").strip()
+    prompt = run_tasks.read_prompt(name, tier, lang)
     folder = Path(tempfile.mkdtemp(prefix=f"task-{name}-", dir=setup.work))
     try:
         repo = run_tasks.copy_fixture(name, folder / "repo", tier=tier, git=True)
@@ -80,7 +80,7 @@ def run_agent_task(
     row = run_tasks.result_row(
         name, ok, damaged, result.secs, result.totals(), result.rc, result.timed_out
     )
-    return {"agent": agent, **row}
+    return {"agent": agent, **row, "lang": lang}
 
 
 def cell(row: dict[str, Any]) -> str:
@@ -103,6 +103,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="rift and aider side by side on the task tiers.")
     p.add_argument("--tier", choices=sorted(run_tasks.TIERS), default="tiny")
     p.add_argument("--tasks", help="comma-separated task names (default: all, sorted)")
+    p.add_argument("--lang", choices=run_tasks.LANGS, default="en", help="the prompts' language")
     p.add_argument("--verbose", action="store_true", help="print every agent's output")
     side_run.add_common_args(p, timeout=600)
     args = p.parse_args(argv)
@@ -114,14 +115,18 @@ def main(argv: list[str] | None = None) -> int:
     raw = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(raw)
     rift_args = run_tasks.parse_args(
-        ["--embedded", "--tier", args.tier] + (["--tasks", args.tasks] if args.tasks else [])
+        ["--embedded", "--tier", args.tier, "--lang", args.lang]
+        + (["--tasks", args.tasks] if args.tasks else [])
     )
     tasks = run_tasks.select_tasks(rift_args)
     session = side_run.Session(args, Path(__file__).resolve(), raw)
-    head = [f"{args.tier} tier ({len(tasks)} tasks), side by side", *session.header()]
+    head = [
+        f"{args.tier} tier ({len(tasks)} tasks, prompts in {args.lang}), side by side",
+        *session.header(),
+    ]
 
     def run_one(agent: str, name: str) -> dict[str, Any]:
-        return run_agent_task(agent, name, args.tier, session.setup, args.verbose)
+        return run_agent_task(agent, name, args.tier, session.setup, args.verbose, args.lang)
 
     def table(done: int, rows: list[dict[str, Any]]) -> str:
         how = (

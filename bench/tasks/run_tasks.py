@@ -3,11 +3,15 @@
     python bench/tasks/run_tasks.py --host URL --model M [--tasks a,b] [--timeout 600]
                                     [--out results.jsonl]
     python bench/tasks/run_tasks.py --embedded [--tier tiny]   # in-process, no server
+    python bench/tasks/run_tasks.py --embedded --tier tiny --lang de   # the German prompts
     python bench/tasks/run_tasks.py --fake            # prove the harness, no model needed
 
 Two tiers: `full` (bench/tasks/fixtures/, repairs and small features) and
 `tiny` (bench/tasks/tiny/fixtures/, single-file everyday edits sized for the
 embedded model; each verify.sh also checks that no other file was touched).
+Every tiny task is also written in German, Spanish and Chinese
+(prompt.de.txt, prompt.es.txt, prompt.zh.txt beside prompt.txt); `--lang`
+picks one, so the same check scores the same task asked another way.
 
 Each task is a folder in bench/tasks/fixtures/<name>/: the project files,
 `prompt.txt` (the task) and `verify.sh` (fails before the fix, passes after).
@@ -56,7 +60,9 @@ REPO = HERE.parent.parent
 FIXTURES = HERE / "fixtures"
 SOLUTIONS = HERE / "solutions"
 TIERS = {"full": HERE, "tiny": HERE / "tiny"}
-TASK_FILES = frozenset({"prompt.txt", "verify.sh"})
+LANGS = ("en", "de", "es", "zh")
+"""The languages a tiny-tier task is written in: prompt.txt (en) and prompt.<lang>.txt."""
+TASK_FILES = frozenset({"verify.sh", "prompt.txt", *(f"prompt.{lang}.txt" for lang in LANGS[1:])})
 VERIFY_TIMEOUT = 120
 
 sys.path.insert(0, str(HERE))
@@ -108,6 +114,20 @@ def solutions(tier: str = "full") -> Path:
 
 def all_tasks(tier: str = "full") -> list[str]:
     return sorted(p.name for p in fixtures(tier).iterdir() if (p / "verify.sh").is_file())
+
+
+def prompt_file(name: str, tier: str = "full", lang: str = "en") -> Path:
+    """The task's prompt in `lang`: prompt.txt for English, prompt.<lang>.txt otherwise
+    (the same task translated, so a decision keyed on English words shows up as a gap)."""
+    return fixtures(tier) / name / ("prompt.txt" if lang == "en" else f"prompt.{lang}.txt")
+
+
+def read_prompt(name: str, tier: str = "full", lang: str = "en") -> str:
+    """The task as rift is given it; a missing translation is a one-line error."""
+    path = prompt_file(name, tier, lang)
+    if not path.is_file():
+        raise SystemExit(f"run_tasks: {name} has no {lang} prompt ({path.name})")
+    return path.read_text(encoding="utf-8").strip()
 
 
 def copy_fixture(
@@ -338,7 +358,7 @@ def run_embedded(
 
 
 def run_task(name: str, args: argparse.Namespace, rift: list[str], upstream: str) -> dict[str, Any]:
-    prompt = (fixtures(args.tier) / name / "prompt.txt").read_text(encoding="utf-8").strip()
+    prompt = read_prompt(name, args.tier, args.lang)
     work = Path(tempfile.mkdtemp(prefix=f"rift-task-{name}-"))
     try:
         repo = copy_fixture(name, work / "repo", tier=args.tier, git=True)
@@ -367,6 +387,7 @@ def run_task(name: str, args: argparse.Namespace, rift: list[str], upstream: str
     return {
         **result_row(name, ok, damaged, secs, totals, rc, timed_out),
         "cpu_s": round(LAST_CPU[0], 2),
+        "lang": args.lang,
     }
 
 
@@ -387,6 +408,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="run the embedded model in-process (optionally a name: embedded/qwen2.5-coder-0.5b)",
     )
     parser.add_argument("--tier", choices=sorted(TIERS), default="full", help="task tier")
+    parser.add_argument("--lang", choices=LANGS, default="en", help="the prompt's language")
     parser.add_argument("--rift", help="command that starts rift (default: python -m rift)")
     parser.add_argument("--rift-arg", action="append", help="extra rift argument (repeatable)")
     parser.add_argument("--user-config", action="store_true", help="use your HOME and config")
@@ -402,13 +424,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def select_tasks(args: argparse.Namespace) -> list[str]:
     known = all_tasks(args.tier)
     if not args.tasks:
-        return [FAKE_TASK] if args.fake else known
-    wanted = [t.strip() for t in args.tasks.split(",") if t.strip()]
+        wanted = [FAKE_TASK] if args.fake else known
+    else:
+        wanted = [t.strip() for t in args.tasks.split(",") if t.strip()]
     unknown = [t for t in wanted if t not in known]
     if unknown:
         raise SystemExit(f"run_tasks: unknown task(s): {', '.join(unknown)}")
     if args.fake and wanted != [FAKE_TASK]:
         raise SystemExit(f"run_tasks: --fake only has a scripted solution for {FAKE_TASK}")
+    untranslated = [t for t in wanted if not prompt_file(t, args.tier, args.lang).is_file()]
+    if untranslated:
+        raise SystemExit(
+            f"run_tasks: no {args.lang} prompt for {', '.join(untranslated)}"
+            " (translations exist for the tiny tier)"
+        )
     return wanted
 
 

@@ -6,6 +6,9 @@ the comparison fair lives here once: the same flags, the offline namespace,
 one model process at a time (llama-server up only while a server agent works),
 the agent order alternating per item, --until, and the table and .jsonl
 rewritten after every item so a run cut short still leaves its results.
+With --resume the .jsonl is kept: (agent, item) pairs already in it are
+skipped and new rows appended, so a run too long for one sitting goes in slices
+(`--until` ends each slice; the same command line, run again, carries on).
 """
 
 from __future__ import annotations
@@ -47,11 +50,18 @@ def add_common_args(p: argparse.ArgumentParser, timeout: float) -> None:
     p.add_argument("--rift", help="command that starts rift (default: python -m rift)")
     p.add_argument("--online", action="store_true", help="no network namespace")
     p.add_argument("--keep", action="store_true", help="keep the temp repositories and logs")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep --save's .jsonl: skip the (agent, item) pairs in it, append the rest",
+    )
 
 
 def check_args(args: argparse.Namespace) -> None:
     """Turn --agents into a list and fail early (one line) on what cannot run."""
     args.agents = ag.parse_agents(args.agents)
+    if args.resume and not args.save:
+        raise SystemExit("bench: --resume needs --save (its .jsonl holds the runs done)")
     if "aider" in args.agents and shutil.which(args.aider) is None:
         raise SystemExit(f"bench: no aider at {args.aider} (pip install aider-chat==0.86.2)")
     if not args.gguf.is_file() and (args.server_url is None or "rift-embedded" in args.agents):
@@ -138,30 +148,59 @@ class Session:
             shutil.rmtree(self.work, ignore_errors=True)
 
 
+def done_rows(jsonl: Path, key: str) -> list[dict[str, Any]]:
+    """The rows an earlier slice wrote (each with "agent" and `key`); a line cut off by a
+    killed run is dropped, so that pair simply runs again."""
+    if not jsonl.is_file():
+        return []
+    rows = []
+    for line in jsonl.read_text(encoding="utf-8").splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict) and "agent" in row and key in row:
+            rows.append(row)
+    return rows
+
+
 def run_all(
     session: Session,
     items: Sequence[Item],
     run_one: Callable[[str, Item], dict[str, Any]],
     render: Callable[[int, list[dict[str, Any]]], str],
+    item_id: Callable[[Item], str] = str,
+    key: str = "task",
 ) -> str:
     """Every item by every agent (order alternating), within --until; the final table.
 
     `render(done, rows)` makes the table with `done` items begun; it is saved after every
-    run, so a run killed halfway still leaves the table of what it finished."""
+    run, so a run killed halfway still leaves the table of what it finished. A row names
+    its item by `row[key] == item_id(item)`; with --resume the pairs already in the .jsonl
+    are skipped and their rows kept in the table."""
     args = session.args
     stop_at = deadline(args.until)
     jsonl = args.save.with_suffix(".jsonl") if args.save else None
-    if jsonl:
-        jsonl.write_text("", encoding="utf-8")
     rows: list[dict[str, Any]] = []
+    if jsonl and args.resume:
+        kept = done_rows(jsonl, key)  # all kept; the table shows this run's items
+        jsonl.write_text("".join(json.dumps(r) + "\n" for r in kept), encoding="utf-8")
+        wanted = {item_id(item) for item in items}
+        rows = [r for r in kept if r[key] in wanted]
+    elif jsonl:
+        jsonl.write_text("", encoding="utf-8")
+    done = {(r["agent"], r[key]) for r in rows}
     spent: list[float] = []
     text = ""
     try:
         for index, item in enumerate(items):
+            todo = [a for a in ag.orders(args.agents, index) if (a, item_id(item)) not in done]
+            if not todo:
+                continue
             if stop_at and spent and time.time() + sum(spent) / len(spent) > stop_at:
                 break
             began = time.perf_counter()
-            for agent in ag.orders(args.agents, index):
+            for agent in todo:
                 session.switch_to(agent)
                 row = run_one(agent, item)
                 rows.append(row)
@@ -175,6 +214,10 @@ def run_all(
             spent.append(time.perf_counter() - began)
     finally:
         session.close()
+    if not text and rows:  # resumed with nothing left to run: the table of what was done
+        text = render(len(items), rows)
+        if args.save:
+            args.save.write_text(text, encoding="utf-8")
     return text
 
 

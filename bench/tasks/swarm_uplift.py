@@ -29,10 +29,12 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from run_tasks import (  # noqa: E402
+    LANGS,
     _python3_dir,
     all_tasks,
     copy_fixture,
     fixtures,
+    read_prompt,
     rift_env,
     run_rift,
     verify,
@@ -55,7 +57,7 @@ def _model_args(args: argparse.Namespace) -> list[str]:
 
 
 def single(name: str, args: argparse.Namespace, rift: list[str]) -> dict[str, Any]:
-    prompt = (fixtures(TIER) / name / "prompt.txt").read_text(encoding="utf-8").strip()
+    prompt = read_prompt(name, TIER, args.lang)
     work = Path(tempfile.mkdtemp(prefix=f"rift-single-{name}-"))
     try:
         repo = copy_fixture(name, work / "repo", tier=TIER, git=True)
@@ -70,7 +72,7 @@ def single(name: str, args: argparse.Namespace, rift: list[str]) -> dict[str, An
 
 
 def swarm(name: str, args: argparse.Namespace, rift: list[str]) -> dict[str, Any]:
-    prompt = (fixtures(TIER) / name / "prompt.txt").read_text(encoding="utf-8").strip()
+    prompt = read_prompt(name, TIER, args.lang)
     work = Path(tempfile.mkdtemp(prefix=f"rift-swarm-{name}-"))
     try:
         repo = copy_fixture(name, work / "repo", tier=TIER, git=True)
@@ -114,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host")
     parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument("--save", type=Path)
+    parser.add_argument("--lang", choices=LANGS, default="en", help="the prompts' language")
     args = parser.parse_args(argv)
     rift = [sys.executable, "-m", "rift"]
     names = args.tasks.split(",") if args.tasks else all_tasks(TIER)
