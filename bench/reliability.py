@@ -43,6 +43,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import reliability_checks.public_mechanisms  # noqa: F401  (registers its attack families)
 import reliability_checks.write_seams  # noqa: F401  (registers its attack families)
 from reliability_checks import net_seams  # noqa: F401  (registers its attack families)
 from reliability_checks.attacks import run_attacks

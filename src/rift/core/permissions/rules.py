@@ -131,8 +131,11 @@ _BUILTIN_RULES = tuple(Rule(f"Bash({p})", "bash", p) for p in BUILTIN_BASH_DENY)
 
 
 def _bash_match(pattern: str, text: str) -> bool:
-    """Flat glob match; `X *` also matches the bare `X`."""
+    """Flat glob match; `X *` also matches the bare `X`, and `X:*` (the colon prefix
+    spelling other agents document) means `X *` rather than a literal `X:`."""
     pattern = " ".join(pattern.split())
+    if pattern.endswith(":*"):
+        pattern = pattern[:-2].rstrip() + " *"
     if pattern.endswith(" *"):
         regex = glob_regex(pattern[:-2], path=False) + "(?: .*)?"
     else:
