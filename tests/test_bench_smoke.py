@@ -226,7 +226,8 @@ def _write(path: str, content: str) -> dict[str, object]:
 
 def _exercism_script() -> dict[str, object]:
     """add-one: a wrong solution plus doctored instructions (a damaged file; rift refuses to
-    change the test file itself), then the fix on the second try; greet: right the first
+    change the test file itself), no fix when rift's checks send the failure back within the
+    turn (the rounds end), then the fix on the second try; greet: right the first
     time (its requests are told apart by `match`)."""
     greet = "def greet(name):\n    return f'Hello, {name}!'\n"
     return {
@@ -238,6 +239,7 @@ def _exercism_script() -> dict[str, object]:
             _write("add_one.py", "def add_one(value):\n    return value\n"),
             _write(".docs/instructions.md", "Return the value.\n"),
             {"content": "Done."},
+            {"content": "Done."},  # after rift's own checks sent the failure back: no change
             _write("add_one.py", "def add_one(value):\n    return value + 1\n"),
             {"content": "Done.", "repeat": 5},
         ],
