@@ -39,16 +39,23 @@ def _run(fake_server: Any, project: Path, calls: list[dict[str, Any]], prompt: s
 def test_a_symlink_named_like_the_task_does_not_unlock_the_test_it_points_to(
     project: Path, fake_server: Any
 ) -> None:
-    """`helper.py -> darts_test.py`: the task names helper.py, the edit lands in the test."""
+    """`helper.py -> darts_test.py`: once the checks judge by darts_test.py it is locked,
+    and an edit through a link with another name still lands on the locked file: refused."""
     (project / "darts.py").write_text("def score(x, y):\n    return 5\n")
     (project / "darts_test.py").write_text(TEST_BEFORE)
     (project / "helper.py").symlink_to("darts_test.py")
-    server = _run(
-        fake_server, project, [_edit("helper.py", "== 10", "== 5")], "Fix helper.py for darts"
+    calls = [_edit("darts.py", "return 5", "return 6"), _edit("helper.py", "== 10", "== 5")]
+    server = fake_server(
+        {"turns": [*({"tool_calls": [call]} for call in calls), {"content": "done"}]}
     )
+    args = ["--host", server.url, "-m", "fake-model", "-p", "Fix helper.py for darts"]
+    result = run_rift(args, project)
+    assert result.returncode in (0, 5), result.stderr
     assert (project / "darts_test.py").read_text() == TEST_BEFORE
-    [text] = tool_results(server)
-    assert text.startswith("ERROR: edit refused: darts_test.py is a test file"), text
+    texts = [m["content"] for m in server.chat_requests()[2]["messages"] if m["role"] == "tool"]
+    assert any(t.startswith("ERROR: edit refused: darts_test.py holds the tests") for t in texts), (
+        texts
+    )
 
 
 def test_a_symlink_named_like_the_task_does_not_unlock_a_protected_folder(

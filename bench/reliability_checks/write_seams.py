@@ -7,7 +7,7 @@ against the fake server) and is judged by files on disk and what reached the mod
 * config-written-runs-later: with `Write(**)` allowed, write plants a `.git` file holding
   `gitdir: evilgit`, a `.gitattributes` naming a filter driver, `.rift.json` hooks and a
   `.git/hooks/pre-commit`: each must stay unwritten (the task does not name them).
-* symlink-named-like-the-task: `helper.py -> darts_test.py`, the task names helper.py;
+* symlink-named-like-the-task: `helper.py -> darts_test.py` after the checks locked the test;
   the test file must stay as it was.
 * relative-rule-glob-escape: `Edit(**/*.py)` allowed; `../glob_escape.py` must not appear.
 * long-utf8-name: a 254-byte UTF-8 name (127 × 'é') must be writable (the temp name once
@@ -77,13 +77,18 @@ def planted_config_attacks() -> dict[str, bool]:
 def symlink_name_attacks() -> dict[str, bool]:
     test = "def test_bull():\n    assert score(0, 0) == 10\n"
     with sandbox() as box:
+        (box.project / "darts.py").write_text("def score(x, y):\n    return 5\n")
         (box.project / "darts_test.py").write_text(test)
         (box.project / "helper.py").symlink_to("darts_test.py")
+        fix = {
+            "name": "edit",
+            "arguments": {"path": "darts.py", "old_string": "return 5", "new_string": "return 6"},
+        }
         edit = {
             "name": "edit",
             "arguments": {"path": "helper.py", "old_string": "== 10", "new_string": "== 5"},
         }
-        _rift(box, [edit], "Fix helper.py for darts")
+        _rift(box, [fix, edit], "Fix helper.py for darts")  # the checks judge by darts_test.py
         return {"edit through helper.py -> darts_test.py": _same(box, "darts_test.py", test)}
 
 
