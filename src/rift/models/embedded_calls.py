@@ -130,15 +130,17 @@ def step_tools(tools: list[dict[str, Any]], messages: Sequence[Message]) -> list
 
 
 def final_admitted(messages: Sequence[Message]) -> bool:
-    """Whether this step may end the turn with a final answer: once the model has looked
-    (one of its own calls came back) since the task arrived.
+    """Whether this step may end the turn with a final answer: unless rift read files the
+    task names for the model (core/loop/preread.py) and the model has not looked since.
 
-    Asked to change a constant, the 1.5B model answered "Changed TIMEOUT from 10 to 30"
-    at once, having touched nothing. The rule is the same for every task and every
-    language (it once read English verbs in the task to tell a change from a question):
-    a question costs one look first, which a coding agent takes anyway.
+    Asked to change a constant in a file it was handed, the 1.5B model answered "Changed
+    TIMEOUT from 10 to 30" at once, having touched nothing. The rule is the same for every
+    task and every language (it once read English verbs in the task to tell a change from a
+    question): with files handed to it the model acts first; with none it may just answer.
     """
-    return _answered_since_task(messages, by_model=True)
+    if _answered_since_task(messages, by_model=True):
+        return True
+    return not _answered_since_task(messages)  # nothing read for it: an answer may do
 
 
 def blocked_tool(messages: Sequence[Message]) -> str:
