@@ -62,14 +62,30 @@ def fits(cwd: Path, raw: str, max_lines: int) -> bool:
     return bool(text.strip()) and "\0" not in text and text.count("\n") <= max_lines
 
 
-def request(path: str) -> str:
+RESTATED_TASK_CHARS = 400
+"""A longer task (an exercise's instructions) is not said twice."""
+
+
+def request(path: str, words: str = "") -> str:
     """The message that asks for the file whole (its first words are what the embedded
-    model's provider keys on: models/embedded_whole.py)."""
+    model's provider keys on: models/embedded_whole.py).
+
+    A short task is said again at its end, whatever its language: the 1.5B model, asked for
+    a file whole "with the task's change made", sent it back unchanged; the task sits two
+    messages up, behind the file, and a small model answers what it read last (aider's
+    prompt, too, puts the request after the files). This repeats the words; it decides
+    nothing by them."""
+    task = " ".join(words.split())
+    change = (
+        f"with this change made: {task}"
+        if task and len(task) <= RESTATED_TASK_CHARS
+        else "with the task's change made."
+    )
     return (
         WHOLE_FILE_REQUEST.format(path=path)
         + f" if the task needs {path} changed, reply with the complete new {path} in one "
-        "fenced code block: every line of it (without the line numbers), with the change "
-        "made and every other function kept. Otherwise answer in words."
+        "fenced code block: all of its current lines (every function kept as it is, without "
+        f"the line numbers) {change} Otherwise answer in words."
     )
 
 
@@ -132,7 +148,7 @@ class WholeFile(Part):
         if not self.target or not fits(turn.s.ctx.cwd, self.target, self.max_lines):
             return
         turn.counters["whole_file_requests"] += 1
-        turn.say(request(self.target))
+        turn.say(request(self.target, turn.words))
         self._asked = True
 
     def after_reply(self, turn: Turn, reply: Reply) -> Reply:
