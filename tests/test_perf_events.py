@@ -59,7 +59,7 @@ def test_wire_shape_keeps_declaration_order_and_renames() -> None:
         '{"event":"plan","items":[{"text":"step","done":false}]}'
     )
     assert to_plain(TurnStats(iterations=2))["iterations"] == 2
-    assert fields(Done) == ("stats", "outcome", "reason", "cost_usd")
+    assert fields(Done) == ("stats", "outcome", "reason", "cost_usd", "checks")
 
 
 def test_every_event_class_has_a_wire_name_and_slots_only() -> None:

@@ -251,7 +251,7 @@ def _run(args: "argparse.Namespace") -> tuple[int, bool]:
     log_to_file(config.paths.log_file)
     resume = None
     if args.resume:
-        from rift.core.sessions.named import resolve_resume
+        from rift.core import resolve_resume
 
         try:
             resume = resolve_resume(args.resume, config.paths.sessions_dir, config.cwd)

@@ -128,3 +128,19 @@ def _create_temp(path: Path) -> tuple[int, str]:
         except FileExistsError:
             continue
     raise FileExistsError(f"no free temporary name beside {path}")
+
+
+HOME_STORES = (
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".netrc",
+    ".docker/config.json",
+    ".kube",
+    ".config/gh",
+    ".git-credentials",
+    ".config/git/credentials",
+    ".npmrc",
+)
+"""Credential stores, relative to the home directory: the Read guard's
+(core/permissions/credentials.py) and what the bwrap sandbox hides (tools/sandbox_hide.py)."""

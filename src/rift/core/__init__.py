@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from rift.core.permissions.gate import MODES
     from rift.core.permissions.hunks import preview_region, reassemble
     from rift.core.pool.scheduler import usage_lines
+    from rift.core.sessions.named import resolve_resume
     from rift.core.sessions.replay import Prompt
     from rift.core.sessions.store import SessionStore
     from rift.tools.calls import CallDescription, describe_call
@@ -66,6 +67,7 @@ _EXPORTS: dict[str, str] = {
     "reassemble": "rift.core.permissions.hunks",
     "Prompt": "rift.core.sessions.replay",
     "SessionStore": "rift.core.sessions.store",
+    "resolve_resume": "rift.core.sessions.named",
     "budget": "rift.core.context.budget",
     "usage_lines": "rift.core.pool.scheduler",
     "CallDescription": "rift.tools.calls",  # each tool declares it; the core lends it to faces
@@ -93,6 +95,7 @@ __all__ = [
     "parse_command",
     "preview_region",
     "reassemble",
+    "resolve_resume",
     "run_doctor",
     "serve_commands",
     "split_command",

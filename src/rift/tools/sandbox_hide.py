@@ -27,7 +27,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from rift.core.permissions.credentials import HOME_STORES
+from rift.paths import HOME_STORES
 
 PROJECT_FILES = (".git/config", ".rift.json", ".mcp.json", ".vscode/tasks.json")
 """Files bound read-only where they exist."""

@@ -1,11 +1,8 @@
 """The everyday commands beside a turn: /retry, /init, /share, /fork, /system, /tools,
-/btw, /config and /permissions add|remove.
-
-`Conversation` inherits these, so every face runs them the same way: through the
-registry (commands.py), by name, with the command's argument as one string
-(`Conversation.command`). Each says what it did with `info` or `warning`; those
-that change the conversation keep the owner's busy rule.
-"""
+/btw, /config and /permissions add|remove. `Conversation` inherits these, so every face
+runs them the same way: through the registry (commands.py), by name, with the argument
+as one string (`Conversation.command`). Each says what it did with `info` or `warning`;
+those that change the conversation keep the owner's busy rule."""
 
 from __future__ import annotations
 

@@ -21,23 +21,10 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from rift.paths import HOME_STORES
 from rift.patterns import lazy
 from rift.record import record
 
-HOME_STORES = (
-    ".ssh",
-    ".aws",
-    ".gnupg",
-    ".netrc",
-    ".docker/config.json",
-    ".kube",
-    ".config/gh",
-    ".git-credentials",
-    ".config/git/credentials",
-    ".npmrc",
-)
-"""Relative to the home directory. `.git-credentials` (and its XDG twin) holds git's
-stored HTTPS passwords and tokens in clear text; `.npmrc` the npm registry token."""
 DEFAULT_OWN_DIRS = (".config/rift", ".local/share/rift")
 """rift's config and data dirs when XDG does not move them (the config passes the real ones)."""
 _REDIRECT = lazy(r"^\d*[<>]+&?")

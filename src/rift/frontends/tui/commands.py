@@ -1,14 +1,10 @@
 """Slash commands: the TUI's handler for each command of the core registry, plus dispatch.
-
-The names, arguments, help and idle rule come from `rift.core.COMMANDS` (the
-registry every face derives from); this module only says what the TUI does for
-each. Each handler is `async (app, arg) -> None`, the app seen as a `host.CommandHost`
-(never `RiftApp` itself, which imports this module). A handler signals failure by
-raising `RiftError`, which the app shows as `! <error>` with the status
-"command failed". Commands that change the conversation or the model refuse
-while a turn runs; looking things up (/tokens, /tasks, /diff…) never does.
-Conversation and model commands live in `session_commands.py`.
-"""
+Names, arguments, help and idle rule come from `rift.core.COMMANDS`; this module only says
+what the TUI does for each. A handler is `async (app, arg) -> None`, the app seen as a
+`host.CommandHost` (never `RiftApp`, which imports this module); it fails by raising
+`RiftError` (shown as `! <error>`, status "command failed"). Commands that change the
+conversation or the model refuse while a turn runs; lookups (/tokens, /tasks, /diff…)
+never do. Conversation and model commands live in `session_commands.py`."""
 
 from __future__ import annotations
 

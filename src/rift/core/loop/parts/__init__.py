@@ -21,16 +21,51 @@ model's own output decide.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+from collections import Counter
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from rift.models.base import ToolCall
+from rift.models.base import Message, ToolCall
 
 if TYPE_CHECKING:
+    from rift.core.checks.results import CheckResult
     from rift.core.loop.reply import Reply
-    from rift.core.loop.turn import Turn
+    from rift.core.loop.setup import TurnSetup
+    from rift.events import Event
     from rift.tools.base import Tool, ToolOutput
 
 P = TypeVar("P", bound="Part")
+
+
+class Turn(Protocol):
+    """What a part may use of the turn (core/loop/turn.py), declared here so the parts
+    never import the loop that runs them."""
+
+    s: TurnSetup
+    messages: list[Message]
+    emit: Callable[[Event], None]
+    parts: Parts
+    words: str
+    changed: bool
+    counters: Counter[str]
+
+    @property
+    def checks(self) -> CheckResult | None: ...
+    def say(self, text: str) -> None: ...
+    def note(self, text: str) -> None: ...
+    def answer(self, text: str) -> None: ...
+    def refused_by_person(self) -> bool: ...
+    def model_called_tools(self) -> bool: ...
+    def cut_back_to_prompt(self) -> bool: ...
+    async def call(self, name: str, arguments: dict[str, object]) -> ToolOutput: ...
+    def record_assistant(self, reply: Reply) -> None: ...
+    async def execute(
+        self,
+        call: ToolCall,
+        *,
+        record: bool = True,
+        shown: Callable[[str], str] | None = None,
+    ) -> ToolOutput: ...
 
 
 class Part:

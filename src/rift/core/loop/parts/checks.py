@@ -30,13 +30,12 @@ from typing import TYPE_CHECKING
 from rift import safe_fs
 from rift.core.checks import discover, results
 from rift.core.checks.results import CheckResult
-from rift.core.loop.parts import Part
+from rift.core.loop.parts import Part, Turn
 from rift.core.loop.parts.leftovers import changed_files
 from rift.models.base import ToolCall
 
 if TYPE_CHECKING:
     from rift.core.loop.reply import Reply
-    from rift.core.loop.turn import Turn
     from rift.tools.base import Tool
 
 CHECK_TIMEOUT_S = 120
@@ -127,11 +126,10 @@ class Checks(Part):
             return self._end(turn)
         turn.counters["check_failures"] += 1
         turn.say(FAILED.format(summary=now.describe()))
-        from rift.core.loop.parts.wholefile import WholeFile
-
-        whole = turn.parts.find(WholeFile)
-        if whole is not None:
-            whole.ask_again(turn)
+        for part in turn.parts.items:  # the whole-file format asks for the file again
+            again = getattr(part, "ask_again", None)
+            if again is not None:
+                again(turn)
         return True
 
     def _end(self, turn: Turn) -> bool:

@@ -11,13 +11,12 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rift.core.loop.parts import Part
+from rift.core.loop.parts import Part, Turn
 from rift.core.sessions.checkpoints import UndoJournal
 from rift.tools import leftovers
 
 if TYPE_CHECKING:
     from rift.core.loop.reply import Reply
-    from rift.core.loop.turn import Turn
 
 
 def changed_files(journal: object) -> dict[Path, bytes | None]:

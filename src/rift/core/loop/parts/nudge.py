@@ -15,12 +15,11 @@ import re
 from typing import TYPE_CHECKING
 
 from rift.core.loop import hardening
-from rift.core.loop.parts import Part
+from rift.core.loop.parts import Part, Turn
 from rift.events import Info
 
 if TYPE_CHECKING:
     from rift.core.loop.reply import Reply
-    from rift.core.loop.turn import Turn
 
 _CODE_BLOCK = re.compile(r"```[^\n]*\n[^\n]*\S[^\n]*\n(?:.*?\n)?```", re.DOTALL)
 """A fenced block with at least one line in it: code shown rather than written."""

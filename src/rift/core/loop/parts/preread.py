@@ -8,15 +8,10 @@ the Read rules apply.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rift.core.loop import preread
-from rift.core.loop.parts import Part
+from rift.core.loop.parts import Part, Turn
 from rift.core.loop.reply import Reply
 from rift.models.base import ToolCall
-
-if TYPE_CHECKING:
-    from rift.core.loop.turn import Turn
 
 
 class Preread(Part):

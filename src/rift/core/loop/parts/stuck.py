@@ -10,11 +10,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rift.core.loop import hardening
-from rift.core.loop.parts import Part
+from rift.core.loop.parts import Part, Turn
 from rift.models.base import ToolCall
 
 if TYPE_CHECKING:
-    from rift.core.loop.turn import Turn
     from rift.tools.base import ToolOutput
 
 STUCK_NUDGE_AT, STUCK_STOP_AT = 4, 7

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rift.core.checks.discover import is_test_file
-from rift.core.loop.parts import Part
+from rift.core.loop.parts import Part, Turn
 from rift.core.loop.parts.preread import Preread
 from rift.core.permissions.hunks import changed_lines
 from rift.models.base import ToolCall
@@ -32,7 +32,6 @@ from rift.models.embedded_whole import WHOLE_FILE_REQUEST, whole_file_call
 
 if TYPE_CHECKING:
     from rift.core.loop.reply import Reply
-    from rift.core.loop.turn import Turn
     from rift.tools.base import Tool, ToolOutput
 
 SOURCE_SUFFIXES = frozenset({".py", ".js", ".ts", ".go", ".rs", ".rb", ".java", ".c", ".cpp"})
@@ -195,10 +194,7 @@ class WholeFile(Part):
         landed, self._landed = self._landed, None
         if landed is None or reply.content.strip():
             return False
-        from rift.core.loop.parts.checks import Checks
-
-        checks = turn.parts.find(Checks)
-        passed = checks.result if checks is not None else None
+        passed = turn.checks
         said = passed.describe() if passed is not None and passed.ok else ""
         added, removed = changed_lines(landed[0], landed[1])
         turn.answer(answer(self.target, added, removed, f"checks: {said}" if said else ""))
