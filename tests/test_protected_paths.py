@@ -164,15 +164,19 @@ def _edit_the_test(fake_server: Any) -> Any:
 
 def test_a_test_file_is_not_rewritten_to_pass(project: Path, fake_server: Any) -> None:
     """Seen on the Exercism slice: after "The tests are correct; do not change them" the
-    1.5B model changed darts_test.py's expected value."""
+    1.5B model changed darts_test.py's expected value. Once the checks judge the change to
+    darts.py by darts_test.py, the test is locked, whatever the task's words say."""
     (project / "darts.py").write_text("def score(x, y):\n    return 5\n")
     (project / "darts_test.py").write_text(TEST_BEFORE)
-    server = _edit_the_test(fake_server)
+    fix = {"path": "darts.py", "old_string": "return 5", "new_string": "return 6"}
+    cheat = {"path": "darts_test.py", "old_string": "== 10", "new_string": "== 5"}
+    turns = [{"tool_calls": [{"name": "edit", "arguments": a}]} for a in (fix, cheat)]
+    server = fake_server({"turns": [*turns, {"content": "done"}]})
     result = run_rift(["--host", server.url, "-m", "fake-model", "-p", RETRY_PROMPT], project)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode in (0, 5), result.stderr
     assert (project / "darts_test.py").read_text() == TEST_BEFORE
-    [text] = tool_results(server)
-    assert text.startswith("ERROR: edit refused: darts_test.py is a test file"), text
+    texts = [m["content"] for m in server.chat_requests()[2]["messages"] if m["role"] == "tool"]
+    assert any(t.startswith("ERROR: edit refused: darts_test.py holds the tests") for t in texts)
 
 
 @pytest.mark.parametrize(
@@ -185,5 +189,5 @@ def test_a_task_that_asks_for_test_changes_gets_them(
     (project / "darts_test.py").write_text(TEST_BEFORE)
     server = _edit_the_test(fake_server)
     result = run_rift(["--host", server.url, "-m", "fake-model", "-p", prompt], project)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode in (0, 5), result.stderr  # 5: the changed test now fails
     assert "score(0, 0) == 5" in (project / "darts_test.py").read_text()

@@ -213,7 +213,7 @@ def test_apply_nudge_fires_once_for_code_without_a_change(harness: Any) -> None:
 @pytest.mark.parametrize(
     ("prompt", "script"),
     [
-        ("just explain how greet() would look, in a code block", [{"content": "```py\nx\n```"}]),
+        ("what does greet() return?", [{"content": "It returns the string hi."}]),
         (
             "add a greet function to hello.py",
             [
@@ -222,7 +222,7 @@ def test_apply_nudge_fires_once_for_code_without_a_change(harness: Any) -> None:
             ],
         ),
     ],
-    ids=["chat-only-prompt", "files-already-changed"],
+    ids=["a-reply-showing-no-code", "files-already-changed"],
 )
 def test_apply_nudge_stays_quiet(harness: Any, prompt: str, script: list[Any]) -> None:
     server = harness.server([*script, {"content": "extra"}])
