@@ -183,6 +183,8 @@ class WholeFile(Part):
 
     async def after_tool_result(self, turn: Turn, call: ToolCall, output: ToolOutput) -> bool:
         edit = output.edit
+        if not self._only:  # only the step answering the request ends with its write
+            return False
         if not (call.name == "write" and output.ok and edit and edit.path == self.target):
             return False
         if "Not done yet" in output.text:
