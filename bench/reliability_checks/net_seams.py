@@ -21,8 +21,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -88,25 +90,43 @@ def _trickle(conn: socket.socket, _: bytes) -> None:
         conn.sendall(b" ")
 
 
+# The child's peak memory is read by a small launcher process, not by us: on Linux a
+# child's ru_maxrss includes the memory of the process it was forked (or vforked)
+# from, recorded at exec, so a test process that has grown past RSS_LIMIT_KIB (a
+# full pytest run does) would make any child look as large as itself.
+_LAUNCHER = """
+import os, subprocess, sys
+proc = subprocess.Popen(sys.argv[2:])
+_, status, usage = os.wait4(proc.pid, 0)
+with open(sys.argv[1], "w") as out:
+    out.write(f"{os.waitstatus_to_exitcode(status)} {usage.ru_maxrss}")
+"""
+
+
 def _rift(box: Sandbox, *args: str, timeout: float = 90) -> tuple[int, bytes, int]:
     """Run rift in the box's project: (exit status, stdout + stderr, peak RSS in KiB)."""
+    report = box.root / "rift-exit"
     proc = subprocess.Popen(
-        [*rift_argv(), *args],
+        [sys.executable, "-c", _LAUNCHER, str(report), *rift_argv(), *args],
         cwd=box.project,
         env=box.env(),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
-    timer = threading.Timer(timeout, proc.kill)
+    timer = threading.Timer(timeout, lambda: os.killpg(proc.pid, signal.SIGKILL))
     timer.start()
     try:
         out = proc.stdout.read() if proc.stdout else b""
-        _, status, usage = os.wait4(proc.pid, 0)
+        proc.wait()
     finally:
         timer.cancel()
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, out, usage.ru_maxrss
+    if proc.returncode != 0 or not report.exists():  # killed at the deadline: peak unknown
+        return proc.returncode or -signal.SIGKILL, out, sys.maxsize
+    code, rss = report.read_text().split()
+    report.unlink()
+    return int(code), out, int(rss)
 
 
 def ci_comment_injection() -> dict[str, bool]:
