@@ -107,3 +107,28 @@ def test_a_fix_in_a_helper_the_reported_function_uses_is_done(
     assert result.returncode == 0, result.stderr
     assert len(server.chat_requests()) == 1
     assert "RATE = 3" in (project / "money.py").read_text()
+
+
+def test_the_whole_file_request_alone_carries_an_output_cap_sized_to_the_file(
+    project: Path, fake_server: Any
+) -> None:
+    """A small model looping inside the fence would decode until the context is full;
+    the request for the file whole caps its reply (the file back with room to grow),
+    and the requests after it are not capped."""
+    (project / "settings.json").write_text(SETTINGS)
+    server = fake_server(
+        {
+            "models": [{"name": "qwen2.5-coder:1.5b", "capabilities": ["tools"]}],
+            "turns": [{"content": "No change is needed."}, {"content": "Done."}],
+        }
+    )
+    prompt = "Lies settings.json und sag, ob debug an ist."
+    args = ["--host", server.url, "-m", "qwen2.5-coder:1.5b", "-p", prompt]
+    result = run_rift(args, project)
+    assert result.returncode == 0, result.stderr
+    first = server.chat_requests()[0]
+    assert "Rewrite settings.json whole" in str(first["messages"])
+    cap = first["options"]["num_predict"]
+    assert 1024 + len(SETTINGS) // 2 == cap
+    for later in server.chat_requests()[1:]:
+        assert "num_predict" not in later.get("options", {})

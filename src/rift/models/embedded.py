@@ -66,10 +66,6 @@ _NAME = re.compile(r'"name"\s*:\s*"([^"]*)"')
 CONTEXT_LENGTH = 32768
 """What the Qwen2.5-Coder models were trained for; rift's default budget is smaller."""
 MAX_OUTPUT_TOKENS = 2048
-WHOLE_FILE_MAX_TOKENS = 640
-"""The cap on a reply to a whole-file request (core/wholefile.py asks only for files of at
-most 20 lines): seen on the tiny tier, a reply that never closed its fence ran to the task's
-600 s limit on a loaded machine."""
 _REPEAT_TAIL = max(repetition.MIN_SPAN, repetition.MAX_PERIOD * repetition.MIN_TIMES)
 _FINAL_TOOL = {
     "type": "function",
@@ -317,9 +313,8 @@ def _generate(runtime: Backend, job: _Job, put: Any, stop: threading.Event) -> N
         admitted = step_tools(request.tools, request.messages)
         final = final_admitted(request.messages)
         schema = (tool_choice_schema(admitted, final), tool_names_schema(admitted, final))
+    # A whole-file request carries its own cap, sized to the file (core/loop/parts/wholefile.py).
     max_tokens = min(room, request.num_predict or MAX_OUTPUT_TOKENS)
-    if job.whole:  # a file of at most 20 lines: a reply past this is a runaway, not the file
-        max_tokens = min(max_tokens, WHOLE_FILE_MAX_TOKENS)
     temperature = 0.2 if request.temperature is None else request.temperature
     if hasattr(runtime, "speculative"):  # cyllama: prompt lookup for text copied from the prompt
         runtime.speculative = job.whole or bool(_COPYING & _tool_names(request.tools))

@@ -309,6 +309,7 @@ class Turn:
         self.counters["compact_prunes"] += compaction.prunes
         self.counters["compact_summaries"] += compaction.summaries
         nudge = self.parts.find(ApplyNudge)
+        whole = self.parts.find(WholeFile)
         request = ChatRequest(
             model=s.model,
             messages=strip_old_thinking(self.messages),
@@ -317,6 +318,7 @@ class Turn:
             temperature=0.0 if nudge is not None and nudge.greedy else s.temperature,
             think=s.think,
             slot=s.slot,
+            num_predict=whole.reply_tokens(s.ctx.cwd) if whole is not None else None,
         )
         unscaled = s.meter.unscaled(request.messages, schemas)  # what was really sent
         limits = repetition.limits_for(s.model, small=s.profile.small)

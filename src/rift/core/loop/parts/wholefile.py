@@ -61,6 +61,8 @@ def fits(cwd: Path, raw: str, max_lines: int) -> bool:
     return bool(text.strip()) and "\0" not in text and text.count("\n") <= max_lines
 
 
+REPLY_BASE_TOKENS = 1024
+"""What a whole-file reply may always spend: a 10-line stub's solution runs to ~100 lines."""
 RESTATED_TASK_CHARS = 400
 """A longer task (an exercise's instructions) is not said twice."""
 
@@ -149,6 +151,20 @@ class WholeFile(Part):
         turn.counters["whole_file_requests"] += 1
         turn.say(request(self.target, turn.words))
         self._asked = True
+
+    def reply_tokens(self, cwd: Path) -> int | None:
+        """The output cap for the request now being sent, when it asks for the file whole:
+        the file back with room to grow (a token is ~3 bytes of code, so half its bytes
+        is about 1.5 times its tokens) on top of `REPLY_BASE_TOKENS`. A small model that
+        falls into a loop inside the fence otherwise decodes until the context is full
+        (minutes on a CPU) and the turn's time is gone before the checks can answer it."""
+        if not self._asked:
+            return None
+        try:
+            size = (cwd / self.target).stat().st_size
+        except OSError:
+            return None
+        return REPLY_BASE_TOKENS + size // 2
 
     def after_reply(self, turn: Turn, reply: Reply) -> Reply:
         self._landed = None
