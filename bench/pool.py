@@ -8,14 +8,21 @@ each server within its own two. The goal (docs/pool.md): pool ≤ 0.6× one serv
 The figures also check the slot limit: each server's most concurrent requests, read
 from its `/slots` while the race runs, never above 2.
 
-    python bench/pool.py [--gguf PATH] [--binary PATH] [--threads 1] [--out FILE]
+The 0.5B model's attempts differ in length from run to run (one race may make 14
+requests, the next 9), so wall time alone compares unequal work. The servers' own
+timing lines (`print_timing` in their logs) give the tokens each setup decoded and
+read; the figure that compares like with like is decoded tokens per wall second.
+
+    python bench/pool.py [--gguf PATH] [--binary PATH] [--threads 1] [--rounds 1] [--out FILE]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -76,6 +83,25 @@ class SlotWatch:
         self._thread.join()
 
 
+TIMING = re.compile(r"(prompt eval|\beval) time =\s*[\d.]+ ms /\s*(\d+) tokens")
+
+
+def tokens_since(logs: list[Path], offsets: list[int]) -> dict[str, int]:
+    """Prompt and decoded tokens the servers logged after `offsets` (each log's size then)."""
+    total = {"prompt": 0, "decoded": 0}
+    for log, offset in zip(logs, offsets, strict=True):
+        with log.open("rb") as handle:
+            handle.seek(offset)
+            text = handle.read().decode("utf-8", "replace")
+        for kind, count in TIMING.findall(text):
+            total["prompt" if kind == "prompt eval" else "decoded"] += int(count)
+    return total
+
+
+def sizes(logs: list[Path]) -> list[int]:
+    return [log.stat().st_size if log.exists() else 0 for log in logs]
+
+
 def swarm(work: Path, name: str, config: dict[str, object], extra: list[str]) -> float:
     """One `rift swarm` in a fresh copy of the project with its own config; wall seconds."""
     project = work / name
@@ -100,6 +126,9 @@ def main() -> int:
     parser.add_argument("--gguf", type=Path, default=GGUF)
     parser.add_argument("--binary", type=Path, default=DEFAULT_BINARY)
     parser.add_argument("--threads", type=int, default=1, help="threads per server")
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="races per setup, run one/pool then pool/one"
+    )
     parser.add_argument("--out", type=Path, help="write the figures as JSON here too")
     args = parser.parse_args()
     stop_on_signals()
@@ -111,30 +140,52 @@ def main() -> int:
         )
         for n in (1, 2)
     ]
+    wall = {"one": 0.0, "pool": 0.0}
+    tokens = {"one": {"prompt": 0, "decoded": 0}, "pool": {"prompt": 0, "decoded": 0}}
+    busy: dict[str, list[int]] = {"one": [0], "pool": [0, 0]}
     try:
         for server in servers:
             server.start()
         roots = [s.url.removesuffix("/v1") for s in servers]
-        single = {"host": servers[0].url}
-        with SlotWatch(roots[0]) as watch_one:
-            one_s = swarm(work, "one", single, ["--host", servers[0].url, "--parallel", "2"])
-        hosts = {"hosts": [{"url": s.url, "model": ALIAS} for s in servers]}
-        with SlotWatch(roots[0]) as watch_a, SlotWatch(roots[1]) as watch_b:
-            pool_s = swarm(work, "pool", hosts, [])
+        logs = [s.log for s in servers]
+        setups = {
+            "one": ({"host": servers[0].url}, ["--host", servers[0].url, "--parallel", "2"]),
+            "pool": ({"hosts": [{"url": s.url, "model": ALIAS} for s in servers]}, []),
+        }
+        order = [
+            name
+            for n in range(args.rounds)
+            for name in (("one", "pool") if n % 2 == 0 else ("pool", "one"))
+        ]
+        for n, name in enumerate(order):
+            config, flags = setups[name]
+            before = sizes(logs)
+            watched = roots[:1] if name == "one" else roots
+            with contextlib.ExitStack() as stack:
+                watches = [stack.enter_context(SlotWatch(root)) for root in watched]
+                wall[name] += swarm(work, f"{name}{n}", config, flags)
+            for kind, count in tokens_since(logs, before).items():
+                tokens[name][kind] += count
+            busy[name] = [max(a, w.most) for a, w in zip(busy[name], watches, strict=True)]
     finally:
         for server in servers:
             server.stop()
+    per_s = {name: tokens[name]["decoded"] / wall[name] for name in wall}
     figures = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "commit": subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE
         ).stdout.strip(),
         "attempts": ATTEMPTS,
+        "rounds": args.rounds,
         "threads_per_server": args.threads,
-        "one_server_s": round(one_s, 1),
-        "pool_s": round(pool_s, 1),
-        "ratio": round(pool_s / one_s, 2),
-        "most_busy_slots": {"one": watch_one.most, "pool": [watch_a.most, watch_b.most]},
+        "one_server_s": round(wall["one"], 1),
+        "pool_s": round(wall["pool"], 1),
+        "ratio": round(wall["pool"] / wall["one"], 2),
+        "tokens": tokens,
+        "decoded_per_s": {name: round(value, 2) for name, value in per_s.items()},
+        "throughput_ratio_pool_over_one": round(per_s["pool"] / max(per_s["one"], 1e-9), 2),
+        "most_busy_slots": {"one": busy["one"][0], "pool": busy["pool"]},
         "logs": str(work),
     }
     print(json.dumps(figures, indent=2))
