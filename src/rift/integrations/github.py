@@ -149,7 +149,7 @@ def _git(cwd: Path, *args: str) -> str | None:
     import subprocess
 
     from rift.errors import RiftError
-    from rift.gitcmd import run_git
+    from rift.fs.gitcmd import run_git
 
     try:
         done = run_git(cwd, *args, timeout=10)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from rift.core.sessions.checkpoints import UndoJournal, read_prior
+from rift.fs.checkpoints import UndoJournal, read_prior
 from rift.record import field, record
 from rift.swarm.gitrepo import SwarmError, first_line, run_git
 from rift.swarm.worktrees import (

@@ -26,7 +26,7 @@ import stat
 from pathlib import Path
 from typing import Protocol
 
-from rift.paths import Paths, atomic_write
+from rift.fs.paths import Paths, atomic_write
 from rift.record import field, record
 
 _CHUNK = 1 << 16

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from rift.config import PROJECT_FILE, Config
+from rift.config.load import PROJECT_FILE, Config
 
 SHOWN = (
     "host",
