@@ -1,4 +1,4 @@
-"""Lone surrogates are scrubbed where text enters rift (text.py), so every string
+"""Lone surrogates are scrubbed where text enters rift (rift/text/hygiene.py), so every string
 inside can be encoded: the session saves, the next request goes out, events keep flowing."""
 
 from __future__ import annotations

@@ -228,7 +228,7 @@ def project_server_keys(
     providers: Mapping[str, ProviderConfig],
     search_url: str | None = None,
 ) -> dict[str, str]:
-    """Trust keys (config/trust.py style) for a project's host, providers and search
+    """Trust keys (trust.py style) for a project's host, providers and search
     server, by label."""
     from rift.config.trust import project_key
 

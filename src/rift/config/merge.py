@@ -1,7 +1,7 @@
 """Merging the config layers: the user file, the project file (tighten-only), .mcp.json.
 
 `Merger` reads each layer's JSON into plain values and warnings; the project's
-host and providers apply only once trusted (`project_servers`). `config.py`
+host and providers apply only once trusted (`project_servers`). `load.py`
 turns the result, with the environment and the flags, into one `Config`.
 """
 

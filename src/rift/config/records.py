@@ -1,6 +1,6 @@
 """The configuration records: one frozen `Config` and the records it holds.
 
-Kept apart from the merging (`config_merge.py`) and the loading (`config.py`) so
+Kept apart from the merging (`merge.py`) and the loading (`load.py`) so
 that a component, or the permission engine, can name a config type without
 pulling in how the layers are read.
 """
@@ -131,7 +131,7 @@ class LspConfig:
 @record
 class PoolHost:
     """One endpoint of the server pool (`hosts` in the user config, never a project's:
-    a repository must not choose where the conversation goes). See pool/."""
+    a repository must not choose where the conversation goes). See rift/pool/."""
 
     url: str
     model: str

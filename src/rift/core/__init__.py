@@ -5,12 +5,14 @@ Front ends (serve, printer, TUI, ACP, the CLI) reach the core through these name
 The names load lazily (module `__getattr__`), so `import rift.core` costs nothing and a face
 still imports only what its path needs (`tests/test_startup_imports.py` pins that).
 
-The core's five wings, each with a README saying which file to read first:
-- `conversation/`: the owner (busy, work task, messages, session), runtime, startup, tasks, LSP
+The core's wings, each with a README saying which file to read first:
+- `conversation/`: the owner (busy, work task, messages, session), runtime, startup, tasks
 - `loop/`: one turn: model calls, local-model repairs, pre-read, salvage, sub-agents
 - `context/`: the token budget and compaction, system prompt, instruction files, @mentions
-- `sessions/`: the session store, undo journal and checkpoints, replay, trace
+- `sessions/`: the session store, replay, share, trace
 - `permissions/`: the gate, rules, shell command reading, credentials, asks and reviews, hunks
+- `checks/`: which command tests a change, and what its run said
+- `doctor/`: `rift doctor`, and the quick checks after a switch of server
 """
 
 from __future__ import annotations

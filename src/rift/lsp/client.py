@@ -97,7 +97,7 @@ class LspClient:
         self.argv = argv
         self.root = root
         self.init_options = init_options or {}
-        """`initializationOptions` (lsp_origin.py: the user's own tsserver, for one)."""
+        """`initializationOptions` (origin.py: the user's own tsserver, for one)."""
         self.capabilities: dict[str, Any] = {}
         self.versions: dict[str, int] = {}
         """Open documents (uri → version last sent)."""

@@ -6,7 +6,7 @@ model never sees a tool that can only fail. The instance must allow
 the model read, so it passes the gate like a fetch (`WebSearch(...)` rules, or
 the person is asked) before the server's name is even resolved, and the
 server's addresses are checked as fetch checks them (gate.authorize_search).
-A project's `search_url` applies only once the project is trusted (config.py).
+A project's `search_url` applies only once the project is trusted (rift/config/load.py).
 """
 
 from __future__ import annotations
