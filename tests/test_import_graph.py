@@ -53,6 +53,18 @@ FOUNDATION = (
     "rift.text",
 )
 """What every layer may use; it imports nothing of rift above it."""
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("rift.__main__", "rift.cli", "rift.update"),
+    ("rift.frontends", "rift.integrations"),
+    ("rift.core",),
+    ("rift.swarm",),
+    ("rift.extend", "rift.lsp", "rift.pool"),
+    ("rift.models", "rift.tools"),
+    (*FOUNDATION, "rift.logs"),
+    ("rift.testing",),
+)
+"""docs/architecture.md's layout, top to bottom: a module imports only its own line and the
+lines below it (`rift` itself, the version, lies under all of them)."""
 MAX_TOP_MODULES = 8
 """Modules directly in src/rift; everything else has a package that says what it is."""
 
@@ -175,6 +187,26 @@ def test_the_foundation_imports_only_the_foundation() -> None:
         if not _under(target, FOUNDATION)
     ]
     assert not offenders, "the foundation sits below every layer:\n" + "\n".join(offenders)
+
+
+def _layer(module: str) -> int:
+    """Its line in `LAYERS` (0 on top); `rift` itself lies below them all; -1: in none."""
+    if module == "rift":
+        return len(LAYERS)
+    return next((i for i, line in enumerate(LAYERS) if _under(module, line)), -1)
+
+
+def test_every_package_has_its_layer_and_imports_only_down() -> None:
+    graph = import_graph()
+    unplaced = sorted({m.split(".")[1] for m in graph if _layer(m) < 0})
+    assert not unplaced, f"packages in no layer (add them to LAYERS and the doc): {unplaced}"
+    offenders = [
+        f"{module} imports {target}"
+        for module, targets in sorted(graph.items())
+        for target in sorted(targets)
+        if _layer(target) < _layer(module)
+    ]
+    assert not offenders, "imports point down the layout:\n" + "\n".join(offenders)
 
 
 def package_graph(graph: dict[str, set[str]], package: str) -> dict[str, set[str]]:
