@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rift import DISTRIBUTION, safe_fs
+from rift import DISTRIBUTION
+from rift.fs import safe_fs
 
 WORKFLOW_PATH = Path(".github") / "workflows" / "rift.yml"
 TRIGGER = "/rift"
