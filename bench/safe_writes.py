@@ -1,4 +1,4 @@
-"""What race-free file access costs per write and read (issue 30, rift/safe_fs.py).
+"""What race-free file access costs per write and read (issue 30, rift/fs/safe_fs.py).
 
     python bench/safe_writes.py [--files 500] [--depth 6]
 
@@ -23,8 +23,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
-from rift import safe_fs  # noqa: E402
-from rift.paths import atomic_write  # noqa: E402
+from rift.fs import safe_fs  # noqa: E402
+from rift.fs.paths import atomic_write  # noqa: E402
 
 
 def _time(files: list[Path], action: Callable[[Path], object]) -> float:

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from rift.core.sessions.checkpoints import (
+from rift.errors import RiftError
+from rift.fs.checkpoints import (
     NothingToUndo,
     UndoFailed,
     UndoJournal,
     format_undo_message,
     read_prior,
 )
-from rift.errors import RiftError
 
 
 def _write(journal: UndoJournal, path: Path, data: bytes) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rift.config import (
+from rift.config.load import (
     DEFAULT_HOST,
     DEFAULT_MODEL,
     DEFAULT_READ_TIMEOUT,

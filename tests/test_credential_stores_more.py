@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rift.config import PermissionsConfig
+from rift.config.load import PermissionsConfig
 from rift.core.permissions.rules import Rules
 
 

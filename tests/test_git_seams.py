@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rift.gitcmd import GitRefused, run_git
+from rift.fs.gitcmd import GitRefused, run_git
 from rift.swarm import worktrees
 from rift.swarm.gitrepo import SwarmError
 

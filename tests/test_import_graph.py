@@ -1,9 +1,16 @@
-"""The import graph of src/rift: no circles anywhere, and the layers point one way.
+"""The import graph of src/rift: no circles anywhere, not even between packages,
+and the layers point one way.
 
 A circle means neither module can be read, tested or moved without the other,
 and Python's partial-module errors appear the day one import moves to the top.
-Tools, models and extensions sit below the core: the core hands them what they
-need (`ToolContext`, the extension bundle), so they never import `rift.core`.
+The same holds one level up: two packages that import each other (even through
+different modules) are one package in two folders, so the graph collapsed to
+packages, at every level, has no circles either.
+
+Tools, models, extensions, the swarm and the server pool sit below the core: the
+core hands them what they need (`ToolContext`, the extension bundle, the race's
+start function), so they never import `rift.core`. Under everything lies the
+foundation (config, files, network, text, events): it imports only itself.
 
 The graph is read with `ast`, not by importing: every `import` and `from …
 import` counts, also the lazy ones inside functions and those under
@@ -24,12 +31,42 @@ CIRCLES_ALLOWED_UNDER: tuple[str, ...] = ()
 """Packages whose modules may import each other in a circle: none. The TUI's
 app/commands/view loop was the last; its modules now name `tui/host.py`'s
 protocols, which the app satisfies, and only the launcher imports the app."""
-NEVER_IMPORT_CORE = ("rift.tools", "rift.models", "rift.extend")
-SWARM_MAY_IMPORT_OF_CORE = ("rift.core.sessions.checkpoints", "rift.core.pool.scheduler")
+NEVER_IMPORT_CORE = (
+    "rift.tools",
+    "rift.models",
+    "rift.extend",
+    "rift.lsp",
+    "rift.pool",
+    "rift.swarm",
+)
 """The swarm is started by the core (the owner hands the race its candidates' start
-function), so it never imports the core's front door; only the undo journal, which a
-merge records into, and the pool's scheduler, whose per-server use the race shows:
-neither imports anything of the core itself."""
+function), so it never imports the core's front door; the undo journal a merge
+records into (`rift.fs.checkpoints`) and the pool's scheduler, whose per-server use
+the race shows (`rift.pool.scheduler`), live below the core for that reason."""
+FOUNDATION = (
+    "rift.config",
+    "rift.errors",
+    "rift.events",
+    "rift.fs",
+    "rift.net",
+    "rift.record",
+    "rift.text",
+)
+"""What every layer may use; it imports nothing of rift above it."""
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("rift.__main__", "rift.cli", "rift.update"),
+    ("rift.frontends", "rift.integrations"),
+    ("rift.core",),
+    ("rift.swarm",),
+    ("rift.extend", "rift.lsp", "rift.pool"),
+    ("rift.models", "rift.tools"),
+    (*FOUNDATION, "rift.logs"),
+    ("rift.testing",),
+)
+"""docs/architecture.md's layout, top to bottom: a module imports only its own line and the
+lines below it (`rift` itself, the version, lies under all of them)."""
+MAX_TOP_MODULES = 8
+"""Modules directly in src/rift; everything else has a package that says what it is."""
 
 
 def _module_name(path: Path) -> str:
@@ -141,18 +178,73 @@ def test_tools_models_and_extensions_never_import_the_core() -> None:
     assert not offenders, "the core hands these layers what they need:\n" + "\n".join(offenders)
 
 
-def test_the_swarm_imports_the_core_only_for_its_undo_journal() -> None:
+def test_the_foundation_imports_only_the_foundation() -> None:
+    offenders = [
+        f"{module} imports {target}"
+        for module, targets in sorted(import_graph().items())
+        if _under(module, FOUNDATION)
+        for target in sorted(targets)
+        if not _under(target, FOUNDATION)
+    ]
+    assert not offenders, "the foundation sits below every layer:\n" + "\n".join(offenders)
+
+
+def _layer(module: str) -> int:
+    """Its line in `LAYERS` (0 on top); `rift` itself lies below them all; -1: in none."""
+    if module == "rift":
+        return len(LAYERS)
+    return next((i for i, line in enumerate(LAYERS) if _under(module, line)), -1)
+
+
+def test_every_package_has_its_layer_and_imports_only_down() -> None:
     graph = import_graph()
+    unplaced = sorted({m.split(".")[1] for m in graph if _layer(m) < 0})
+    assert not unplaced, f"packages in no layer (add them to LAYERS and the doc): {unplaced}"
     offenders = [
         f"{module} imports {target}"
         for module, targets in sorted(graph.items())
-        if _under(module, ("rift.swarm",))
         for target in sorted(targets)
-        if _under(target, ("rift.core",)) and target not in SWARM_MAY_IMPORT_OF_CORE
+        if _layer(target) < _layer(module)
     ]
-    assert not offenders, "the owner hands the swarm what it needs:\n" + "\n".join(offenders)
-    for allowed in SWARM_MAY_IMPORT_OF_CORE:
-        assert not [t for t in graph[allowed] if _under(t, ("rift.core",))]
+    assert not offenders, "imports point down the layout:\n" + "\n".join(offenders)
+
+
+def package_graph(graph: dict[str, set[str]], package: str) -> dict[str, set[str]]:
+    """The edges between the children of `package` (its subpackages and modules): a
+    module under child A importing one under child B is the edge A → B."""
+
+    def child(module: str) -> str | None:
+        if not module.startswith(package + "."):
+            return None
+        return package + "." + module[len(package) + 1 :].split(".")[0]
+
+    collapsed: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        source = child(module)
+        if source is None:
+            continue
+        collapsed.setdefault(source, set())
+        for target in targets:
+            into = child(target)
+            if into is not None and into != source:
+                collapsed[source].add(into)
+    return collapsed
+
+
+def package_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Circles between sibling packages (or modules), under every package."""
+    packages = sorted({m.rsplit(".", i)[0] for m in graph for i in range(1, m.count(".") + 1)})
+    return [c for package in packages for c in circles(package_graph(graph, package))]
+
+
+def test_no_package_circles() -> None:
+    found = package_circles(import_graph())
+    assert not found, "package circles:\n" + "\n".join(" <-> ".join(c) for c in found)
+
+
+def test_few_modules_sit_at_the_top() -> None:
+    top = sorted(p.name for p in PACKAGE.glob("*.py") if p.name != "record.py")
+    assert len(top) <= MAX_TOP_MODULES, f"modules directly in src/rift: {top}"
 
 
 def test_the_checks_would_catch_a_circle_and_a_core_import(tmp_path: Path) -> None:
@@ -178,3 +270,21 @@ def test_the_checks_would_catch_a_circle_and_a_core_import(tmp_path: Path) -> No
     assert circles(graph) == [["rift.a", "rift.b"], ["rift.core.x", "rift.tools.t"]]
     assert graph["rift.tools.t"] == {"rift.core.x"}
     assert graph["rift.core.x"] == {"rift.tools.t"}  # a type-only import ties them too
+    assert ["rift.core", "rift.tools"] in package_circles(graph)
+
+
+def test_the_package_check_sees_circles_no_module_circle_shows() -> None:
+    graph = {
+        "rift.p": set(),
+        "rift.p.a": {"rift.q.b"},  # p → q through one pair of modules,
+        "rift.q": set(),
+        "rift.q.b": set(),
+        "rift.q.c": {"rift.p.d"},  # q → p through another
+        "rift.p.d": set(),
+        "rift.p.e": set(),
+        "rift.p.e.x": {"rift.p.f"},  # inside p: e → f → e
+        "rift.p.f": {"rift.p.e.y"},
+        "rift.p.e.y": set(),
+    }
+    assert circles(graph) == []
+    assert package_circles(graph) == [["rift.p", "rift.q"], ["rift.p.e", "rift.p.f"]]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rift.config import Overrides, load_config
+from rift.config.load import Overrides, load_config
 from rift.core.conversation.startup import StartOptions, start_agent
 from rift.events import Done, Event, ModelChanged, Warning
 from rift.testing.fake_server import FakeModelServer

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rift.paths import atomic_write
+from rift.fs.paths import atomic_write
 
 
 def test_a_new_file_is_private_and_whole(tmp_path: Path) -> None:

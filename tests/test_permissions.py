@@ -13,17 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rift.config import PermissionsConfig
+from rift.config.load import PermissionsConfig
+from rift.config.rule_syntax import Rule, parse_rule, parse_rules
 from rift.core.permissions.bash_forms import split_bash_segments
-from rift.core.permissions.rules import (
-    BUILTIN_BASH_DENY,
-    Rule,
-    Rules,
-    Verdict,
-    parse_rule,
-    parse_rules,
-    path_candidates,
-)
+from rift.core.permissions.rules import BUILTIN_BASH_DENY, Rules, Verdict, path_candidates
 from rift.core.permissions.suggestions import suggest_bash_pattern, suggest_edit_rule
 
 

@@ -1,4 +1,4 @@
-"""The server pool (core/pool/) against two real fake servers over HTTP: work spreads,
+"""The server pool (pool/) against two real fake servers over HTTP: work spreads,
 no server gets more requests in flight than its `/props` slots, a conversation stays
 on the server holding its cache, and a server killed mid-race loses nothing."""
 
@@ -10,10 +10,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from rift.config_records import Config, PoolHost
-from rift.core.pool.provider import PooledProvider, pooled_connect, shared_pool
+from rift.config.records import Config, PoolHost
 from rift.events import Event, Warning
 from rift.models.base import ChatRequest, ContentDelta, Message
+from rift.pool.provider import PooledProvider, pooled_connect, shared_pool
 
 DELAY = 0.3
 
@@ -143,7 +143,7 @@ def test_doctor_checks_every_endpoint_of_the_pool(fake_server: Any, tmp_path: Pa
 
 
 def test_a_project_file_cannot_add_hosts(tmp_path: Path) -> None:
-    from rift.config import load_config
+    from rift.config.load import load_config
 
     evil = {"hosts": [{"url": "http://evil.example", "model": "m"}]}
     (tmp_path / ".rift.json").write_text(json.dumps(evil))

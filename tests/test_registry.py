@@ -10,8 +10,9 @@ from typing import Any, TypeVar
 
 import pytest
 
-from rift.config import Config, ProviderConfig, load_config
+from rift.config.load import Config, ProviderConfig, load_config
 from rift.errors import ModelNotUsable
+from rift.fs.paths import Paths
 from rift.models import local_weights
 from rift.models.base import ModelInfo
 from rift.models.ollama import OllamaProvider
@@ -28,7 +29,6 @@ from rift.models.registry import (
     provider_class,
     resolve,
 )
-from rift.paths import Paths
 from rift.testing.fake_server import FakeModelServer
 
 pytestmark = pytest.mark.timeout(20)

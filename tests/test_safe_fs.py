@@ -1,4 +1,4 @@
-"""rift/safe_fs.py against real files: what was checked is what is opened."""
+"""rift/fs/safe_fs.py against real files: what was checked is what is opened."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from rift import safe_fs
-from rift.core.sessions.checkpoints import UndoFailed, UndoJournal
+from rift.fs import safe_fs
+from rift.fs.checkpoints import UndoFailed, UndoJournal
 
 
 def test_a_directory_swapped_for_a_symlink_after_the_check_is_refused(tmp_path: Path) -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from rift.config import Config
-from rift.core.sessions.checkpoints import UndoJournal
+from rift.config.load import Config
+from rift.fs.checkpoints import UndoJournal
 from rift.swarm import merge as merging
 from rift.swarm import worktrees
 from rift.swarm.candidates import CandidateResult, CandidateSpec, max_parallel, plan

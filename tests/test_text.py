@@ -1,4 +1,4 @@
-"""Lone surrogates are scrubbed where text enters rift (text.py), so every string
+"""Lone surrogates are scrubbed where text enters rift (rift/text/hygiene.py), so every string
 inside can be encoded: the session saves, the next request goes out, events keep flowing."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from rift.core.sessions.store import load_session, save_session
-from rift.text import scrub, scrub_json
+from rift.text.hygiene import scrub, scrub_json
 
 LONE = json.loads('"a\\ud800b\\udc80c"')  # what a `\ud800` JSON escape decodes to
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from rift.config import Overrides, load_config
+from rift.config.load import Overrides, load_config
 from rift.core.conversation.startup import StartOptions, start_agent
 from rift.events import Event
 from rift.models.thinking import describe, parse_think

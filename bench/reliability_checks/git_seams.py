@@ -81,7 +81,7 @@ def _git_file(place: Path, marker: Path) -> None:
 
 
 def _merge_driver(base: Path) -> bool:
-    from rift.core.sessions.checkpoints import UndoJournal
+    from rift.fs.checkpoints import UndoJournal
     from rift.swarm import merge, worktrees
 
     root, commit = _repo(base)
@@ -160,7 +160,7 @@ def _patches_through_link(base: Path) -> bool:
 
 
 def _api_key_in_git(base: Path) -> bool:
-    from rift.gitcmd import run_git
+    from rift.fs.gitcmd import run_git
 
     root, _ = _repo(base)
     _git(root, "config", "alias.showenv", "!env")

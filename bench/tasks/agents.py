@@ -31,7 +31,7 @@ from llama_server import ALIAS, N_CTX, die_with_parent, kill_group
 from proxy import RecordingProxy
 
 AGENTS = ("rift-embedded", "rift-server", "aider")
-TEMPERATURE = 0.2  # rift's DEFAULT_TEMPERATURE (config.py)
+TEMPERATURE = 0.2  # rift's DEFAULT_TEMPERATURE (rift/config/records.py)
 MAX_OUTPUT = 2048  # rift's embedded MAX_OUTPUT_TOKENS (models/embedded.py)
 
 

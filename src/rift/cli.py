@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import argparse
     from pathlib import Path
 
-    from rift.config import Config
+    from rift.config.load import Config
 
 VERSION_FLAGS = (["--version"], ["-V"])
 SUBCOMMANDS = ("swarm", "merge")
@@ -201,7 +201,7 @@ def _doctor(argv: list[str]) -> int:
     import asyncio
     from pathlib import Path
 
-    from rift.config import Overrides, load_config
+    from rift.config.load import Overrides, load_config
     from rift.core import run_doctor
 
     parser = argparse.ArgumentParser(
@@ -222,7 +222,7 @@ def _doctor(argv: list[str]) -> int:
 
 def _run(args: "argparse.Namespace") -> tuple[int, bool]:
     """`_main` past the flags: config, then the chosen front end."""
-    from rift.config import Overrides, load_config  # cheap: stdlib json and rift.record only
+    from rift.config.load import Overrides, load_config  # cheap: stdlib json and rift.record only
 
     overrides = Overrides(
         host=args.host,

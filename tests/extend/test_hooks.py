@@ -7,7 +7,7 @@ from typing import Any
 
 from extend_helpers import config_dir, data_dir, request_text, trusted, write_json
 
-from rift.extend.trust import hook_trust_key
+from rift.config.trust import hook_trust_key
 
 HOOK = "echo lint broke; exit 1"
 

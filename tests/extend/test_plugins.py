@@ -286,7 +286,7 @@ def test_headless_uses_only_trusted_project_plugins(
     assert "1 untrusted project plugin skipped" in run.stderr
     assert "greet" not in tool_names(server.chat_requests()[0])
 
-    from rift.extend.trust import plugin_trust_key
+    from rift.config.trust import plugin_trust_key
 
     key = plugin_trust_key(project, manifest_path.parent, manifest_path.read_bytes())
     write_json(data_dir() / "trusted-hooks.json", [key])

@@ -6,8 +6,8 @@ import json
 import os
 from pathlib import Path
 
-from rift.extend.trust import TrustStore, hook_trust_key, mcp_trust_key, plugin_trust_key
-from rift.paths import Paths
+from rift.config.trust import TrustStore, hook_trust_key, mcp_trust_key, plugin_trust_key
+from rift.fs.paths import Paths
 
 
 def _paths(tmp_path: Path) -> Paths:

@@ -129,7 +129,7 @@ def test_the_person_is_asked_before_the_name_is_resolved(proj: Path) -> None:
 
 
 def test_hosts_are_normalised() -> None:
-    from rift.hosts import normal_host
+    from rift.net.hosts import normal_host
 
     assert normal_host("Exfil.DNS.test.") == "exfil.dns.test"
     assert normal_host("bücher.example") == "xn--bcher-kva.example"

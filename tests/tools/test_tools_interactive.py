@@ -21,7 +21,7 @@ from rift_bin import run_rift, write_json
 from serve_driver import ServeProcess
 from tooldoubles import RecordingGate, RecordingJournal, call
 
-from rift.config import Config
+from rift.config.load import Config
 from rift.core.permissions.gate import Approval, PermissionGate
 from rift.core.permissions.interaction import InteractionBroker
 from rift.core.permissions.rules import Rules

@@ -19,8 +19,8 @@ import pytest
 from rift_bin import run_rift, write_json
 from tooldoubles import RecordingGate, RecordingJournal
 
-from rift.config import LspConfig, load_config
-from rift.core.conversation.lsp import HEADER, LspService
+from rift.config.load import LspConfig, load_config
+from rift.lsp.client import HEADER, LspService
 from rift.tools.base import ToolContext, ToolOutput
 from rift.tools.edit import TOOL as EDIT
 from rift.tools.services import ToolServices

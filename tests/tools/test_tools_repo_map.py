@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from tooldoubles import RecordingGate, RecordingJournal, call
 
-from rift.config import Config
+from rift.config.load import Config
 from rift.errors import ToolError
-from rift.paths import Paths
+from rift.fs.paths import Paths
 from rift.tools.base import ToolContext
 from rift.tools.repo_map import CACHED_ROOTS, MAX_FILES, imported_words
 from rift.tools.repo_map import TOOL as REPO_MAP

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from tooldoubles import call
 
-from rift.config import Config, load_config
+from rift.config.load import Config, load_config
 from rift.tools.base import ToolContext
 from rift.tools.bash import TOOL as BASH
 from rift.tools.bash import wrap_command

@@ -18,7 +18,7 @@ import pytest
 from rift_bin import run_rift, write_json
 from tooldoubles import RecordingJournal
 
-from rift.config import Config
+from rift.config.load import Config
 from rift.core.permissions.gate import Approval, PermissionGate
 from rift.core.permissions.interaction import InteractionBroker
 from rift.core.permissions.rules import Rules

@@ -25,7 +25,7 @@ pytest.importorskip("textual", reason="the TUI needs the 'tui' extra (textual)")
 from textual.pilot import Pilot
 from textual.widgets import Markdown, Static
 
-from rift.config import Config, Overrides, load_config
+from rift.config.load import Config, Overrides, load_config
 from rift.frontends.tui.app import RiftApp
 from rift.frontends.tui.widgets.transcript import PastReply
 

@@ -11,7 +11,7 @@ from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
-from rift.config import load_config
+from rift.config.load import load_config
 from rift.core.permissions.hunks import diff_segments, preview_diff
 from rift.frontends.tui.screens.picker import PickerScreen
 from rift.frontends.tui.screens.review import ReviewScreen

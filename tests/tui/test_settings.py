@@ -11,7 +11,7 @@ from typing import Any
 from textual import events
 from textual.pilot import Pilot
 
-from rift.config import Overrides, load_config
+from rift.config.load import Overrides, load_config
 from rift.frontends.tui.app import RiftApp
 from rift.frontends.tui.screens.picker import PickerScreen
 from rift.frontends.tui.screens.review import ReviewScreen

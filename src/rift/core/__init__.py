@@ -5,12 +5,14 @@ Front ends (serve, printer, TUI, ACP, the CLI) reach the core through these name
 The names load lazily (module `__getattr__`), so `import rift.core` costs nothing and a face
 still imports only what its path needs (`tests/test_startup_imports.py` pins that).
 
-The core's five wings, each with a README saying which file to read first:
-- `conversation/`: the owner (busy, work task, messages, session), runtime, startup, tasks, LSP
+The core's wings, each with a README saying which file to read first:
+- `conversation/`: the owner (busy, work task, messages, session), runtime, startup, tasks
 - `loop/`: one turn: model calls, local-model repairs, pre-read, salvage, sub-agents
 - `context/`: the token budget and compaction, system prompt, instruction files, @mentions
-- `sessions/`: the session store, undo journal and checkpoints, replay, trace
+- `sessions/`: the session store, replay, share, trace
 - `permissions/`: the gate, rules, shell command reading, credentials, asks and reviews, hunks
+- `checks/`: which command tests a change, and what its run said
+- `doctor/`: `rift doctor`, and the quick checks after a switch of server
 """
 
 from __future__ import annotations
@@ -30,18 +32,18 @@ if TYPE_CHECKING:
         serve_commands,
         split_command,
     )
-    from rift.core.conversation.doctor import run_doctor
     from rift.core.conversation.owner import Conversation
     from rift.core.conversation.refusal import Refusal
     from rift.core.conversation.startup import Started, StartOptions, start_agent, start_candidate
     from rift.core.conversation.tasks import TaskRegistry
+    from rift.core.doctor.report import run_doctor
     from rift.core.permissions.choices import option_label
     from rift.core.permissions.gate import MODES
     from rift.core.permissions.hunks import preview_region, reassemble
-    from rift.core.pool.scheduler import usage_lines
     from rift.core.sessions.named import resolve_resume
     from rift.core.sessions.replay import Prompt
     from rift.core.sessions.store import SessionStore
+    from rift.pool.scheduler import usage_lines
     from rift.tools.calls import CallDescription, describe_call
 
 _EXPORTS: dict[str, str] = {
@@ -54,7 +56,7 @@ _EXPORTS: dict[str, str] = {
     "serve_commands": "rift.core.conversation.commands",
     "split_command": "rift.core.conversation.commands",
     "Conversation": "rift.core.conversation.owner",
-    "run_doctor": "rift.core.conversation.doctor",
+    "run_doctor": "rift.core.doctor.report",
     "Refusal": "rift.core.conversation.refusal",
     "StartOptions": "rift.core.conversation.startup",
     "Started": "rift.core.conversation.startup",
@@ -69,7 +71,7 @@ _EXPORTS: dict[str, str] = {
     "SessionStore": "rift.core.sessions.store",
     "resolve_resume": "rift.core.sessions.named",
     "budget": "rift.core.context.budget",
-    "usage_lines": "rift.core.pool.scheduler",
+    "usage_lines": "rift.pool.scheduler",
     "CallDescription": "rift.tools.calls",  # each tool declares it; the core lends it to faces
     "describe_call": "rift.tools.calls",
 }

@@ -49,7 +49,9 @@ from rift.events.status import (
 )
 from rift.events.turn import (
     ASK_OPTION_KINDS,
+    EDIT_DIFF_LINES,
     OUTCOMES,
+    RESULT_OUTPUT_CAP,
     Ask,
     AskOption,
     Content,
@@ -70,9 +72,11 @@ from rift.events.turn import (
 
 __all__ = [
     "ASK_OPTION_KINDS",
+    "EDIT_DIFF_LINES",
     "EVENT_TYPES",
     "OUTCOMES",
     "PROTOCOL_VERSION",
+    "RESULT_OUTPUT_CAP",
     "ApprovalChanged",
     "Ask",
     "AskOption",

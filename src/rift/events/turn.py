@@ -10,6 +10,11 @@ from typing import Any, ClassVar
 
 from rift.events.base import Event, Record, _set
 
+EDIT_DIFF_LINES = 80
+"""Lines of a diff carried in an `edit_diff` event."""
+RESULT_OUTPUT_CAP = 16_000
+"""Characters of a tool result carried in the `tool_result` event's `output` field."""
+
 # ---------------------------------------------------------------- turn flow
 
 

@@ -5,7 +5,7 @@ MCP servers and the trust store. The user's own extensions are activated at
 once. A cloned repository's plugins (tools, hooks), post-edit hooks and MCP
 servers run only after the user trusted them once in this project, keyed to
 the project's real path and their exact files, command or identity
-(extend/trust.py), because a cloned repository must not run code unasked:
+(config/trust.py), because a cloned repository must not run code unasked:
 
 - interactive front ends call `Agent.offer_trust()` when asks may be shown
   (serve: on `hello`, or on the first `prompt` when no hello comes), which
@@ -24,15 +24,15 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rift.config import Config, McpServerConfig
+from rift.config.load import Config, McpServerConfig
+from rift.config.trust import TrustStore, hook_trust_key, mcp_trust_key
 from rift.events import Event, Info, Warning
 from rift.extend.host import ExtensionHost
 from rift.extend.personas import discover_personas
 from rift.extend.plugins import Plugin, command_skills, discover_plugins, plugin_tools
 from rift.extend.skills import Skill
-from rift.extend.trust import TrustStore, hook_trust_key, mcp_trust_key
 from rift.record import field, record
-from rift.text import visible
+from rift.text.hygiene import visible
 from rift.tools.base import Tool
 from rift.tools.delegation import Persona
 

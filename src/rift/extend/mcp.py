@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rift.config import McpServerConfig
+from rift.config.load import McpServerConfig
 from rift.errors import ToolError
 from rift.record import field, record
 from rift.tools.base import Tool, ToolContext, ToolOutput, ToolRun, first_text, middle_truncate
@@ -164,8 +164,8 @@ class McpConnection:
 
     async def _connect(self, stack: contextlib.AsyncExitStack) -> ClientSession:
         # Imported here: the SDK is an optional extra and heavy (pydantic, anyio, httpx2).
-        # rift._httpx first, so the httpx the SDK imports skips its CLI (click, rich).
-        import rift._httpx  # noqa: F401, I001 (must come first)
+        # rift.net._httpx first, so the httpx the SDK imports skips its CLI (click, rich).
+        import rift.net._httpx  # noqa: F401, I001 (must come first)
         from mcp import ClientSession
 
         server = self.server

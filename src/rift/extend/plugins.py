@@ -14,7 +14,7 @@ Commands are prompt templates (`{args}` → the invocation's arguments) exposed
 as skills. Tools run through the shell in the project directory with their
 arguments as JSON on stdin. A project plugin's tools and hooks run only once
 the user trusted it in this project, keyed to its manifest and every file in
-its directory (extend/trust.py, extend/loader.py); a tool whose plugin changed
+its directory (config/trust.py, extend/loader.py); a tool whose plugin changed
 on disk since then refuses to run. Its commands are only prompts and are
 always available.
 """
@@ -26,11 +26,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from rift.config.trust import plugin_trust_key
 from rift.errors import ToolError
 from rift.extend.skills import DESCRIPTION_CAP, Skill
-from rift.extend.trust import plugin_trust_key
-from rift.patterns import lazy
 from rift.record import record
+from rift.text.patterns import lazy
 from rift.tools._proc import run_shell, strip_ansi
 from rift.tools.base import Tool, ToolContext, ToolOutput, ToolRun, first_text, middle_truncate
 

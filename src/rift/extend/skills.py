@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from rift.paths import READ_LIMIT, contained_file
+from rift.fs.paths import READ_LIMIT, contained_file
 from rift.record import record
 
 Readable = Callable[[Path], bool]

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from rift.config import Config
+from rift.config.load import Config
 from rift.core import StartOptions, describe_call, start_agent
 from rift.errors import ModelError
 from rift.events import (

@@ -23,7 +23,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from rift import __version__
-from rift.config import Config
+from rift.config.load import Config
 from rift.core import (
     MODES,
     Conversation,
@@ -42,7 +42,7 @@ from rift.events import (
     Warning,
 )
 from rift.frontends.serve_io import EOF_MARK, EventWriter, read_lines
-from rift.text import scrub
+from rift.text.hygiene import scrub
 
 COMMANDS = tuple(serve_commands())
 """The wire commands (`ready.commands`), derived from the core's command registry."""

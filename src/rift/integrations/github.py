@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rift import DISTRIBUTION, safe_fs
+from rift import DISTRIBUTION
+from rift.fs import safe_fs
 
 WORKFLOW_PATH = Path(".github") / "workflows" / "rift.yml"
 TRIGGER = "/rift"
@@ -149,7 +150,7 @@ def _git(cwd: Path, *args: str) -> str | None:
     import subprocess
 
     from rift.errors import RiftError
-    from rift.gitcmd import run_git
+    from rift.fs.gitcmd import run_git
 
     try:
         done = run_git(cwd, *args, timeout=10)

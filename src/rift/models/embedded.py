@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from rift.errors import ModelError, ModelNotUsable, StreamError
+from rift.fs.paths import Paths
 from rift.models import embedded_backends, local_weights, repetition
 from rift.models.base import (
     ChatRequest,
@@ -58,7 +59,6 @@ from rift.models.embedded_calls import (
     tool_names_schema,
 )
 from rift.models.embedded_whole import fence_closed, whole_file_call, whole_file_path
-from rift.paths import Paths
 from rift.record import record
 
 log = logging.getLogger("rift.embedded")

@@ -12,7 +12,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
-from rift.paths import atomic_write
+from rift.fs.paths import atomic_write
 
 log = logging.getLogger("rift.embedded")
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from rift._httpx import httpx
 from rift.models.transport import (
     ConnectFailed,
     ReadTimedOut,
@@ -23,6 +22,7 @@ from rift.models.transport import (
     Response,
     TransportError,
 )
+from rift.net._httpx import httpx
 
 SocketOption = tuple[int, int, int]
 

@@ -29,7 +29,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, ClassVar
 
-from rift.config import DEFAULT_READ_TIMEOUT
+from rift.config.load import DEFAULT_READ_TIMEOUT
 from rift.errors import ServerHTTPError, StreamError
 from rift.models.base import (
     ChatRequest,

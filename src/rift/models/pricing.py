@@ -10,7 +10,7 @@ prompt), not the last call's.
 
 from __future__ import annotations
 
-from rift.config import Config, Price
+from rift.config.load import Config, Price
 from rift.errors import ModelError
 from rift.models.registry import resolve
 

@@ -25,7 +25,7 @@ import importlib
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Protocol, cast
 
-from rift.config import Config
+from rift.config.load import Config
 from rift.errors import ModelError, ModelNotUsable, ServerHTTPError, ServerUnreachable
 from rift.models import sizes, thinking
 from rift.models.base import ModelInfo, Provider, ProviderTraits, Reasoning

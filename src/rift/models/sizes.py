@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from rift.patterns import lazy
+from rift.text.patterns import lazy
 
 _PARAMS = lazy(r"(?<![\d.])(\d+(?:\.\d+)?)\s*b(?![a-z])", re.IGNORECASE)
 SMALL_PARAMS_B = 4.0

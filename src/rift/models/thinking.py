@@ -13,7 +13,7 @@ configured effort and what the model can do, and changed by `/think`:
 
 from __future__ import annotations
 
-from rift.config import EFFORT_LEVELS
+from rift.config.load import EFFORT_LEVELS
 from rift.models.base import Reasoning
 
 THINK_WORDS = ("on", "off", "auto")

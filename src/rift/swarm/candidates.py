@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from rift.config import Config
+from rift.config.load import Config
 from rift.errors import ModelError
 from rift.events import (
     Content,

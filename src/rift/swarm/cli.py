@@ -19,9 +19,9 @@ import signal
 import sys
 from pathlib import Path
 
-from rift.config import Config, Overrides, load_config
-from rift.core.sessions.checkpoints import UndoJournal
+from rift.config.load import Config, Overrides, load_config
 from rift.errors import RiftError
+from rift.fs.checkpoints import UndoJournal
 from rift.swarm import merge as merging
 from rift.swarm.candidates import StartCandidate
 from rift.swarm.gitrepo import SwarmError, repo_root

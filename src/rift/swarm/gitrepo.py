@@ -1,6 +1,6 @@
 """The repository a swarm races in: finding it, checking it, and running git in it.
 
-Every call goes through `rift.gitcmd.run_git`, which owns how rift runs git (no
+Every call goes through `rift.fs.gitcmd.run_git`, which owns how rift runs git (no
 repository-configured filter, driver, hook or fsmonitor runs; no API keys; its
 own session, so a Ctrl-C stops the race in order); this module only turns its
 failures into one-line SwarmErrors.
@@ -11,9 +11,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from rift import gitcmd
 from rift.errors import RiftError
-from rift.paths import atomic_write
+from rift.fs import gitcmd
+from rift.fs.paths import atomic_write
 
 NOT_A_REPO = (
     "swarm mode needs a git repository: run it inside one (git init, then commit your files)"

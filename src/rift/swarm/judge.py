@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rift.config import Config
+from rift.config.load import Config
 from rift.models.base import ChatRequest, ContentDelta, Message
 from rift.models.registry import EMBEDDED_NUM_CTX, detect_protocol, make_provider, resolve
 from rift.record import record

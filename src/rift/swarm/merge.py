@@ -1,7 +1,7 @@
 """`rift merge <name> [--cleanup]`: apply a candidate's patch to the person's tree.
 
 The patch goes in with `git apply --3way` (which also stages it), after every
-file it touches has been recorded in an undo journal (core/checkpoints.py) the
+file it touches has been recorded in an undo journal (rift/fs/checkpoints.py) the
 way write and edit record theirs: a conversation that merges can `/undo` it,
 and a merge git refuses is rolled back from the same journal, so a failed merge
 leaves the tree as it was. A merge that applies with conflicts leaves git's
@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from rift.core.sessions.checkpoints import UndoJournal, read_prior
+from rift.fs.checkpoints import UndoJournal, read_prior
 from rift.record import field, record
 from rift.swarm.gitrepo import SwarmError, first_line, run_git
 from rift.swarm.worktrees import (

@@ -24,10 +24,10 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from rift.config import Config
-from rift.core.pool.scheduler import usage_lines
+from rift.config.load import Config
 from rift.errors import ModelError, RiftError
 from rift.events import Event, Info, SubagentActivity, SwarmStarted, Warning
+from rift.pool.scheduler import usage_lines
 from rift.record import record, replace
 from rift.swarm import candidates, judge, testjudge, worktrees
 from rift.swarm.candidates import CandidateResult, CandidateRun, CandidateSpec, StartCandidate

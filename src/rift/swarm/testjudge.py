@@ -22,7 +22,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from rift.config import Config
+from rift.config.load import Config
 from rift.record import record
 from rift.swarm.candidates import CandidateResult
 from rift.tools._proc import run_shell, strip_ansi

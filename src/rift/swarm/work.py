@@ -17,10 +17,10 @@ import shlex
 from collections.abc import Callable
 from pathlib import Path
 
-from rift.config import Config
-from rift.core.sessions.checkpoints import UndoJournal
+from rift.config.load import Config
 from rift.errors import RiftError
 from rift.events import Event, Info, SwarmCandidate, SwarmResult, Warning
+from rift.fs.checkpoints import UndoJournal
 from rift.swarm import merge as merging
 from rift.swarm import worktrees
 from rift.swarm.candidates import StartCandidate

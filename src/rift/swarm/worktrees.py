@@ -9,7 +9,7 @@ checkouts, and only `rift merge` applies a patch to it. A worktree a killed
 race left behind is force-removed the next time a race or a cleanup runs.
 
 `.rift/`, `.rift/worktrees/` and `.rift/patches/` are opened the way the write
-tool opens paths (rift.safe_fs: from `/`, no symlink followed): a repository
+tool opens paths (rift.fs.safe_fs: from `/`, no symlink followed): a repository
 that commits one of them as a link to an outside folder gets a refusal, never a
 checkout, a patch or a deletion there. Capture runs git with the worktree's
 real git directory (`<common dir>/worktrees/<name>`, checked against the
@@ -25,7 +25,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from rift import safe_fs
+from rift.fs import safe_fs
 from rift.swarm.gitrepo import SwarmError, first_line, git_ok, run_git
 
 NOISE = (":(exclude,glob)**/__pycache__/**", ":(exclude,glob)**/*.pyc")

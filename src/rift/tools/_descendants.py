@@ -41,8 +41,8 @@ def new_token() -> str:
 
 def marked_env(env: dict[str, str] | None, token: str) -> dict[str, str]:
     """`env` (default: rift's own) with the command's token set, and without rift's
-    API keys (rift/child_env.py: the command runs repository code)."""
-    from rift.child_env import child_environ
+    API keys (rift/fs/child_env.py: the command runs repository code)."""
+    from rift.fs.child_env import child_environ
 
     marked = child_environ(env)
     marked[TOKEN_VAR] = token

@@ -18,8 +18,8 @@ import signal
 from collections.abc import Awaitable
 from pathlib import Path
 
-from rift.patterns import lazy
 from rift.record import record
+from rift.text.patterns import lazy
 from rift.tools import _descendants
 
 _CAPTURE_HALF = 1 << 20

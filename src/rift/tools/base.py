@@ -103,7 +103,7 @@ class Gate(Protocol):
 
 
 class Journal(Protocol):
-    """The undo journal (core/sessions/checkpoints.py)."""
+    """The undo journal (fs/checkpoints.py)."""
 
     def record(self, path: Path, prior: bytes | None) -> None:
         """Remember `path`'s bytes before its first change this turn (None = did not exist)."""

@@ -18,8 +18,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from rift import safe_fs
 from rift.errors import ToolError
+from rift.fs import safe_fs
 from rift.tools import guard, leftovers, protected
 from rift.tools.base import (
     AppliedEdit,

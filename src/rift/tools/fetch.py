@@ -33,7 +33,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from rift.errors import ToolError
-from rift.hosts import literal_address, normal_host
+from rift.net.hosts import literal_address, normal_host
 from rift.tools.base import (
     Tool,
     ToolContext,
@@ -131,7 +131,7 @@ def _body_text(content_type: str, raw: bytes, encoding: str | None) -> str:
 async def _get(client: Any, url: str, addresses: list[str]) -> tuple[Any, bytes, bool]:
     """One GET to the first checked address that connects, without following redirects;
     the body read is capped at DOWNLOAD_CAP."""
-    from rift._httpx import httpx
+    from rift.net._httpx import httpx
 
     for n, address in enumerate(addresses):
         target, headers, extensions = pinned(url, address)
@@ -185,7 +185,7 @@ async def _follow(client: Any, url: str, ctx: ToolContext) -> tuple[Any, bytes, 
 
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     from rift import __version__
-    from rift._httpx import httpx
+    from rift.net._httpx import httpx
 
     url = require_str(args, "url").strip()
     cap = optional_int(args, "max_bytes", DEFAULT_MAX_BYTES) or DEFAULT_MAX_BYTES

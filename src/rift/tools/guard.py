@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rift.patterns import lazy
+from rift.text.patterns import lazy
 
 _TEMPLATE_TOKENS = lazy(
     r"<\|(?:im_start|im_end|endoftext|eot_id|start_header_id|end_header_id|fim_[a-z]+"

@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 
 from rift.errors import ToolError
-from rift.patterns import lazy
+from rift.text.patterns import lazy
 
 PROTECTED_FOLDERS = (
     "build",

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rift import safe_fs
 from rift.errors import ToolError
+from rift.fs import safe_fs
 from rift.tools import _outline, guard
 from rift.tools.base import (
     Tool,
@@ -44,7 +44,7 @@ async def load_text(raw: str, ctx: ToolContext) -> str:
     """The file's text after the deny check; ToolError for directories, binaries, ENOENT.
 
     The resolved path is checked and then opened without following a symlink swapped
-    in since (rift/safe_fs.py); only a regular file is read, up to a cap, so a FIFO
+    in since (rift/fs/safe_fs.py); only a regular file is read, up to a cap, so a FIFO
     cannot hang the turn and /dev/zero cannot fill memory."""
     path = safe_fs.resolve(ctx.resolve(raw))
     denied = ctx.gate.check_read(path)

@@ -8,16 +8,16 @@ A memory file that is a symlink out of the project, or that the Read rules
 deny, is never read: the duplicate check would make it an oracle and the
 append would copy it into the prompt. One that is a symlink inside the project
 is written through (its target changes, the link stays), by the same resolved,
-race-free path as write and edit (rift/safe_fs.py).
+race-free path as write and edit (rift/fs/safe_fs.py).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from rift import safe_fs
 from rift.errors import ToolError
-from rift.paths import MEMORY_FILE, contained_file
+from rift.fs import safe_fs
+from rift.fs.paths import MEMORY_FILE, contained_file
 from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text
 from rift.tools.write import snapshot
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from rift.errors import ToolError
-from rift.paths import atomic_write
+from rift.fs.paths import atomic_write
 from rift.record import record
 from rift.tools import _outline
 from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text, optional_int, optional_str

@@ -17,7 +17,7 @@ is created in the project (seen: an empty `.rift/` and `.git` in /tmp moved the 
 root of every run below it). Not covered: a project in no repository gets
 no `.git`, so `git init` there plants one, and a missing `.rift.json`, `.mcp.json` or
 `.rift/plugins` is not created ahead; the hooks, plugins and MCP servers of one a command
-creates are still asked about before they run (extend/trust.py).
+creates are still asked about before they run (config/trust.py).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from rift.paths import HOME_STORES
+from rift.fs.paths import HOME_STORES
 
 PROJECT_FILES = (".git/config", ".rift.json", ".mcp.json", ".vscode/tasks.json")
 """Files bound read-only where they exist."""

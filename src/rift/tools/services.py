@@ -18,7 +18,7 @@ from rift.record import field, record, replace
 from rift.tools.delegation import ChildTask
 
 if TYPE_CHECKING:
-    from rift.config_records import Config
+    from rift.config.records import Config
 
 
 class BackgroundTasks(Protocol):

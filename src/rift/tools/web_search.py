@@ -6,7 +6,7 @@ model never sees a tool that can only fail. The instance must allow
 the model read, so it passes the gate like a fetch (`WebSearch(...)` rules, or
 the person is asked) before the server's name is even resolved, and the
 server's addresses are checked as fetch checks them (gate.authorize_search).
-A project's `search_url` applies only once the project is trusted (config.py).
+A project's `search_url` applies only once the project is trusted (rift/config/load.py).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from rift.errors import ToolError
-from rift.hosts import literal_address, parse_url
+from rift.net.hosts import literal_address, parse_url
 from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text, require_str
 from rift.tools.fetch import first_private, pinned, resolve
 
@@ -71,7 +71,7 @@ async def _checked_addresses(query: str, url: str, ctx: ToolContext) -> list[str
 
 async def _get(client: Any, url: str, addresses: list[str], params: dict[str, str]) -> Any:
     """GET from the first checked address that connects (Host header and SNI keep the name)."""
-    from rift._httpx import httpx
+    from rift.net._httpx import httpx
 
     for n, address in enumerate(addresses):
         target, headers, extensions = pinned(url, address)
@@ -85,7 +85,7 @@ async def _get(client: Any, url: str, addresses: list[str], params: dict[str, st
 
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     from rift import __version__
-    from rift._httpx import httpx
+    from rift.net._httpx import httpx
 
     query = require_str(args, "query").strip()
     if not query:

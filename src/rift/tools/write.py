@@ -5,7 +5,7 @@ what is checked, snapshotted, written and journaled: undo then acts on exactly
 the file that changed. The prior bytes are snapshotted before anything else: a
 file that cannot be snapshotted cannot be undone, so the write is refused. The
 gate then decides (and may, through an edit review, accept only part of the
-proposal); the bytes go to disk through rift/safe_fs.py (no symlink followed
+proposal); the bytes go to disk through rift/fs/safe_fs.py (no symlink followed
 after the check, atomic), and the journal records the prior bytes and the file
 it wrote.
 """
@@ -16,8 +16,8 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
-from rift import safe_fs
 from rift.errors import ToolError
+from rift.fs import safe_fs
 from rift.tools import guard, leftovers, protected
 from rift.tools.base import (
     AppliedEdit,

@@ -20,9 +20,9 @@ from typing import Any, cast
 from rift.core.sessions.store import COMPACTED_PREFIX, turn_starts
 from rift.errors import RiftError
 from rift.models.base import ChatRequest, ContentDelta, Message, Provider
-from rift.patterns import lazy
 from rift.record import record
-from rift.text import scrub
+from rift.text.hygiene import scrub
+from rift.text.patterns import lazy
 
 log = logging.getLogger(__name__)
 

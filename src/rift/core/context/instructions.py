@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from rift.paths import MEMORY_FILE, READ_LIMIT, contained_file
+from rift.fs.paths import MEMORY_FILE, READ_LIMIT, contained_file
 
 INSTRUCTION_FILES = ("RIFT.md", "AGENTS.md", "CLAUDE.md")
 DEFAULT_CAP = 16_000

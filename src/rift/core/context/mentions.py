@@ -16,8 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rift.models.attachments import IMAGE_TYPES, AttachmentError, image_data_url
-from rift.patterns import lazy
 from rift.record import record
+from rift.text.patterns import lazy
 from rift.tools import _outline
 
 ATTACH_CAP_BYTES = 48_000

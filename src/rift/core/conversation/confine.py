@@ -7,11 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rift import child_env
-from rift.config import Config
-from rift.core.conversation.lsp import LspService
+from rift.config.load import Config
 from rift.core.permissions.rules import read_allowed
 from rift.events import Event, Warning
+from rift.fs import child_env
+from rift.lsp.client import LspService
 from rift.tools.sandbox import choose_sandbox
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ def confine_agent(agent: Agent, config: Config, *, contained: bool) -> list[Even
     servers in the sandbox. The notices it met (an unusable sandbox)."""
     perms = config.permissions
     keys = [*config.builtin_keys.values(), *(p.api_key for p in config.providers.values())]
-    child_env.configure(keys, pass_keys=perms.pass_api_keys)  # rift/child_env.py
+    child_env.configure(keys, pass_keys=perms.pass_api_keys)  # rift/fs/child_env.py
     own_dirs = (config.paths.config_dir, config.paths.data_dir)
     agent.ctx.sandbox, problem = choose_sandbox(
         perms.sandbox,
@@ -41,7 +41,7 @@ def confine_agent(agent: Agent, config: Config, *, contained: bool) -> list[Even
         contained=contained,
     )
     agent.journal.guard = agent.gate.restore_limits  # undo meets a write's fixed limits
-    lsp = agent.ctx.services.diagnostics  # conversation/lsp.py: language servers run project code
+    lsp = agent.ctx.services.diagnostics  # lsp/client.py: language servers run project code
     if isinstance(lsp, LspService):
         lsp.sandbox = agent.ctx.sandbox
     return [Warning(problem)] if problem else []

@@ -18,7 +18,7 @@ from rift.events import Info, SessionChanged, Warning
 from rift.models.base import ChatRequest, ContentDelta, Message
 
 if TYPE_CHECKING:
-    from rift.config import Config
+    from rift.config.load import Config
     from rift.core.conversation.refusal import Refusal
     from rift.core.conversation.runtime import Agent
     from rift.models.attachments import Attachments
@@ -320,8 +320,8 @@ class Daily:
         """`/config`: the merged settings and where each came from; `/config reload`
         reads the files again and applies them; `/config edit` (the TUI opens the
         editor itself) names the user config file, created with a skeleton if missing."""
-        from rift.config import ensure_user_config, load_config, unreadable_config_files
-        from rift.config_sources import settings_sources
+        from rift.config.load import ensure_user_config, load_config, unreadable_config_files
+        from rift.config.sources import settings_sources
 
         agent = self._agent
         if argument in ("edit", "open"):
@@ -374,7 +374,7 @@ class Daily:
         if action not in ("add", "remove") or not rule:
             agent.emit(Warning("usage: /permissions add|remove [allow|ask|deny] <rule>"))
             return False
-        from rift.core.permissions.rules import parse_rule
+        from rift.config.rule_syntax import parse_rule
 
         if parse_rule(rule) is None:
             agent.emit(Warning(f"not a permission rule: {rule} (e.g. Bash(npm test))"))
@@ -423,7 +423,7 @@ class Daily:
 
 def _edit_user_rules(path: Path, action: str, kind: str, rule: str) -> bool:
     """Add or remove `rule` in the user config's `permissions.<kind>`; False: no change."""
-    from rift.paths import atomic_write
+    from rift.fs.paths import atomic_write
 
     try:
         data: Any = json.loads(path.read_text(encoding="utf-8"))

@@ -45,7 +45,7 @@ from rift.events import ApprovalChanged, Done, History, Info, SessionChanged, Ta
 from rift.record import replace
 
 if TYPE_CHECKING:
-    from rift.config import Config
+    from rift.config.load import Config
     from rift.core.conversation.runtime import Agent, ModelBinding
     from rift.models.attachments import Attachments
     from rift.swarm.candidates import StartCandidate

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from rift.core.sessions.store import history_for
 
 if TYPE_CHECKING:
-    from rift.config import Config
+    from rift.config.load import Config
     from rift.core.conversation.runtime import Agent
     from rift.core.sessions.replay import Prompt
     from rift.events import ContextGauge, Event, HistoryMessage, Models, Sessions

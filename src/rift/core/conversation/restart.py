@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 async def rebuild(old: Agent) -> Agent | None:
     """A new agent on the same conversation, or None (and a warning) when the config
     files cannot be read: the running agent then stays as it was."""
-    from rift.config import load_config
+    from rift.config.load import load_config
     from rift.core.conversation.confine import confine_agent, readable_paths
     from rift.core.conversation.runtime import Agent
     from rift.extend.loader import Extensions

@@ -14,11 +14,10 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from rift.config import Config, persist_allow_rule
+from rift.config.load import Config, persist_allow_rule
 from rift.core.context.budget import CompactionCounts, TokenMeter, enforce_budget
 from rift.core.context.instructions import load_project_instructions
 from rift.core.context.prompt import build_system_prompt, user_base_prompt
-from rift.core.conversation.lsp import LspService
 from rift.core.conversation.refusal import Refusal
 from rift.core.conversation.tasks import TaskRegistry
 from rift.core.loop.profile import profile_for
@@ -27,7 +26,6 @@ from rift.core.loop.subagents import SubagentRunner
 from rift.core.permissions.gate import Approval, PermissionGate
 from rift.core.permissions.interaction import InteractionBroker
 from rift.core.permissions.rules import Rules
-from rift.core.sessions.checkpoints import NothingToUndo, UndoJournal, format_undo_message
 from rift.core.sessions.store import SessionStore
 from rift.errors import RiftError
 from rift.events import (
@@ -42,11 +40,13 @@ from rift.events import (
     Warning,
 )
 from rift.extend.skills import Skill
+from rift.fs.checkpoints import NothingToUndo, UndoJournal, format_undo_message
+from rift.lsp.client import LspService
 from rift.models.base import Message, Provider
 from rift.models.registry import Preflight, Route, connect, list_all_models, with_thinking
 from rift.models.thinking import describe as describe_thinking
 from rift.record import field, record
-from rift.text import scrub
+from rift.text.hygiene import scrub
 from rift.tools import builtin_tools, tool
 from rift.tools.base import Tool, ToolContext
 from rift.tools.services import EditRules
@@ -74,9 +74,9 @@ class ModelBinding:
 
 async def bind_model(name: str, config: Config) -> ModelBinding:
     """Resolve, connect and preflight a model; raises ModelError when it is not usable.
-    With `hosts` set, the default host's models go through the server pool (core/pool/)."""
+    With `hosts` set, the default host's models go through the server pool (pool/)."""
     if config.hosts:
-        from rift.core.pool.provider import pooled_connect
+        from rift.pool.provider import pooled_connect
 
         bound = await pooled_connect(name, config)
         if bound is not None:
@@ -391,7 +391,7 @@ class Agent:
         route = self.binding.route
         if root_of(route.base_url) == root_of(previous.base_url):
             return
-        from rift.core.conversation.doctor import brief_check  # only on a switch of server
+        from rift.core.doctor.report import brief_check  # only on a switch of server
 
         for check in await brief_check(self.config, route, self.binding.info.info):
             fix = f" — {check.fix}" if check.fix else ""

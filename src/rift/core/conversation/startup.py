@@ -15,9 +15,8 @@ from pathlib import Path
 from socket import SOCK_STREAM
 from urllib.parse import urlsplit
 
-from rift.config import Config
+from rift.config.load import Config
 from rift.core.conversation.confine import confine_agent, readable_paths
-from rift.core.conversation.ollama_window import check_ollama_v1
 from rift.core.conversation.owner import Conversation
 from rift.core.conversation.runtime import Agent, ModelBinding, bind_model
 from rift.core.permissions.rules import read_allowed
@@ -26,6 +25,7 @@ from rift.errors import ModelError, ModelNotUsable, ServerUnreachable
 from rift.events import Event, History, Info, Warning
 from rift.extend.loader import Extensions
 from rift.extend.skills import discover_skills
+from rift.models.ollama_window import check_ollama_v1
 from rift.models.registry import EMBEDDED, only_model, resolve, served_models
 from rift.record import field, record, replace
 

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rift.core.context.budget import prune_old_outputs, summarize
-from rift.core.sessions.checkpoints import format_undo_message
 from rift.core.sessions.store import save_session, turn_starts, user_turn_count
 from rift.errors import RiftError, ToolError
 from rift.events import Done, Info, Warning
+from rift.fs.checkpoints import format_undo_message
 
 if TYPE_CHECKING:
     from rift.core.conversation.runtime import Agent

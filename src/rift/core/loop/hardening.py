@@ -15,7 +15,7 @@ from typing import Any
 
 from rift.models.base import ToolCall
 from rift.models.repetition import repeating_period
-from rift.patterns import lazy
+from rift.text.patterns import lazy
 
 _TEMPLATE_TOKEN = lazy(r"<\|[^<>|\n]{0,48}\|>")
 _FENCE = lazy(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```$", re.DOTALL)

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rift.models.base import PREREAD_ID
-from rift.patterns import lazy
+from rift.text.patterns import lazy
 
 __all__ = ["PREREAD_ID", "named_files"]
 

@@ -39,7 +39,7 @@ from rift.models.base import (
     Usage,
 )
 from rift.record import field, record, replace
-from rift.text import scrub, scrub_json
+from rift.text.hygiene import scrub, scrub_json
 
 REPLY_WINDOWS = 2
 """A reply may be this many context windows long before it counts as runaway."""

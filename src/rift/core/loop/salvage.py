@@ -19,9 +19,9 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from rift import safe_fs
-from rift.core.sessions.checkpoints import UndoJournal
 from rift.events import Event, Warning
+from rift.fs import safe_fs
+from rift.fs.checkpoints import UndoJournal
 from rift.tools.guard import syntax_error
 
 

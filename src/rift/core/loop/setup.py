@@ -1,10 +1,10 @@
-"""What a turn runs on (`TurnSetup`) and the sizes of what its events carry.
+"""What a turn runs on (`TurnSetup`).
 
 Apart from core/loop/turn.py so that the runtime and the sub-agent runner can
-hold a setup, and replay can size its events, without importing the loop
-itself: the loop (turn, reply, the whole-file format, the checks after edits)
-loads with the first prompt, not at every start (`rift --serve` spawn to
-`ready`, issue 28).
+hold a setup without importing the loop itself: the loop (turn, reply, the
+whole-file format, the checks after edits) loads with the first prompt, not at
+every start (`rift --serve` spawn to `ready`, issue 28). The sizes of what its
+events carry, which replay shares, are in rift/events/turn.py.
 """
 
 from __future__ import annotations
@@ -16,11 +16,6 @@ from rift.core.loop.profile import LoopProfile
 from rift.models.base import Provider, Reasoning
 from rift.record import field, record
 from rift.tools.base import Tool, ToolContext
-
-EDIT_DIFF_LINES = 80
-"""Lines of a diff carried in an `edit_diff` event."""
-RESULT_OUTPUT_CAP = 16_000
-"""Characters of a tool result carried in the `tool_result` event's `output` field."""
 
 
 @record(frozen=False, slots=False)

@@ -15,11 +15,10 @@ import itertools
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, Protocol
 
-from rift.config import Config
+from rift.config.load import Config
 from rift.core.context.budget import TokenMeter
 from rift.core.context.prompt import SUBAGENT_SUFFIX
 from rift.core.loop.setup import TurnSetup
-from rift.core.sessions.checkpoints import UndoJournal
 from rift.errors import ModelError, ToolError
 from rift.events import (
     Event,
@@ -31,6 +30,7 @@ from rift.events import (
     ToolStart,
     Warning,
 )
+from rift.fs.checkpoints import UndoJournal
 from rift.models.base import Message
 from rift.record import field, record, replace
 from rift.tools.base import PlanState, Tool, ToolContext

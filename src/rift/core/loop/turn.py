@@ -28,7 +28,6 @@ from rift.core.context.budget import (
     truncation_warning,
 )
 from rift.core.loop import hardening, salvage
-from rift.core.loop.busy import retry_busy
 from rift.core.loop.parts import Part, Parts
 from rift.core.loop.parts.checks import Checks
 from rift.core.loop.parts.leftovers import Leftovers
@@ -39,11 +38,13 @@ from rift.core.loop.parts.stuck import Stuck, TurnStopped
 from rift.core.loop.parts.wholefile import WholeFile
 from rift.core.loop.profile import LoopProfile
 from rift.core.loop.reply import Reply, assistant_message, stream_reply
-from rift.core.loop.setup import EDIT_DIFF_LINES, RESULT_OUTPUT_CAP, TurnSetup
+from rift.core.loop.setup import TurnSetup
 from rift.core.loop.timings import TurnClock
 from rift.core.permissions.hunks import changed_lines, diff_region, preview_diff
 from rift.errors import ToolError
 from rift.events import (
+    EDIT_DIFF_LINES,
+    RESULT_OUTPUT_CAP,
     Content,
     EditDiff,
     Event,
@@ -57,8 +58,9 @@ from rift.events import (
 )
 from rift.models import repetition
 from rift.models.base import PREREAD_ID, ChatRequest, Message, ToolCall, Usage
+from rift.pool.busy import retry_busy
 from rift.record import field, record
-from rift.text import scrub
+from rift.text.hygiene import scrub
 from rift.tools import canonical_name
 from rift.tools.base import ToolOutput
 from rift.tools.calls import describe_call

@@ -21,9 +21,9 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from rift.paths import HOME_STORES
-from rift.patterns import lazy
+from rift.fs.paths import HOME_STORES
 from rift.record import record
+from rift.text.patterns import lazy
 
 DEFAULT_OWN_DIRS = (".config/rift", ".local/share/rift")
 """rift's config and data dirs when XDG does not move them (the config passes the real ones)."""

@@ -25,7 +25,7 @@ directory, the same places sandboxed bash can write.
 Then the writable roots (core/permissions/roots.py): a write or edit outside
 the project and the directories the user added is refused with no person
 attached and asked with one, in every approval mode, unless an allow rule
-names the path. Paths arrive resolved (rift/safe_fs.py), the same path the
+names the path. Paths arrive resolved (rift/fs/safe_fs.py), the same path the
 tool then opens without following symlinks.
 
 What only a question needs (the diff shown, the rule suggested) is imported

@@ -9,7 +9,7 @@ usual case) cost nothing. The search is capped; rules that no glob can expand
 (brace sets) are matched by name only, as before.
 
 Write and edit cannot reach a denied file this way at all: they replace the
-name atomically (rift/safe_fs.py), which gives it a new inode and leaves the
+name atomically (rift/fs/safe_fs.py), which gives it a new inode and leaves the
 other name's file untouched.
 """
 

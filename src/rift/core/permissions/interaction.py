@@ -25,7 +25,7 @@ from collections.abc import Callable
 from rift.core.permissions.choices import ask_options
 from rift.events import Ask, AskOption, EditReview, EditReviewClosed, Event
 from rift.record import record
-from rift.text import visible
+from rift.text.hygiene import visible
 
 __all__ = ["InteractionBroker", "ReviewDecision", "visible"]
 

@@ -166,7 +166,7 @@ class NetworkChecks:
     def _private_search(self, url: str, address: str) -> str | None:
         import ipaddress
 
-        from rift.hosts import literal_address, parse_url
+        from rift.net.hosts import literal_address, parse_url
 
         target = parse_url(url)
         host = target.host if target else ""

@@ -35,13 +35,14 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from rift.config.globs import glob_regex
+from rift.config.rule_syntax import TOOL_FAMILIES, Rule, parse_rule, parse_rules
 from rift.core.permissions.credentials import CredentialGuard, default_roots
-from rift.core.permissions.globs import glob_regex
 from rift.core.permissions.rule_paths import path_candidates, path_patterns
 from rift.record import record
 
 if TYPE_CHECKING:
-    from rift.config_records import PermissionsConfig
+    from rift.config.records import PermissionsConfig
 
 VerdictKind = Literal["deny", "ask", "allow", "none"]
 RuleList = Literal["allow", "ask", "deny"]
@@ -57,64 +58,7 @@ class Verdict:
 
 NO_VERDICT = Verdict("none")
 
-_FAMILIES: dict[str, frozenset[str]] = {
-    "edit": frozenset({"edit", "write"}),
-    "read": frozenset({"read", "ls", "grep", "glob", "outline"}),
-    "websearch": frozenset({"websearch", "web_search"}),
-}
-_TOOL_NAME = re.compile(r"[A-Za-z0-9_]+")
-
-
-@record
-class Rule:
-    """One parsed rule: `tool` lowercased, `pattern` None for a bare tool name."""
-
-    text: str
-    tool: str
-    pattern: str | None
-
-    def covers(self, tool: str) -> bool:
-        """Whether this rule speaks about `tool` (Edit covers write, Read covers ls...)."""
-        return tool.lower() in _FAMILIES.get(self.tool, frozenset({self.tool}))
-
-
 _Matcher = Callable[[Rule], bool]
-
-
-def parse_rule(text: str) -> Rule | None:
-    """`Tool` or `Tool(pattern)`, or None when malformed."""
-    text = text.strip()
-    open_at = text.find("(")
-    if open_at < 0:
-        return Rule(text, text.lower(), None) if _TOOL_NAME.fullmatch(text) else None
-    name, inner = text[:open_at], text[open_at + 1 : -1]
-    if not _TOOL_NAME.fullmatch(name) or not text.endswith(")") or not inner.strip():
-        return None
-    depth = 0
-    for char in inner:
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if depth < 0:
-            return None
-    if depth:
-        return None
-    try:
-        re.compile(glob_regex(inner, path=False))
-    except re.error:
-        return None
-    return Rule(text, name.lower(), inner.strip())
-
-
-def parse_rules(texts: Iterable[str]) -> tuple[list[Rule], list[str]]:
-    """Parse many rules; malformed ones are skipped with one warning each."""
-    rules: list[Rule] = []
-    warnings: list[str] = []
-    for text in texts:
-        rule = parse_rule(text)
-        if rule is None:
-            warnings.append(f"ignoring malformed permission rule: {text}")
-        else:
-            rules.append(rule)
-    return rules, warnings
 
 
 # ------------------------------------------------------------------- bash
@@ -157,7 +101,7 @@ def url_candidates(url: str) -> list[str]:
         port = parts.port
     except ValueError:
         return [url]
-    from rift.hosts import normal_host
+    from rift.net.hosts import normal_host
 
     host = normal_host(parts.hostname or "")
     shown = f"[{host}]" if ":" in host else host
@@ -262,7 +206,7 @@ class Rules:
         """
         candidates = path_candidates(path, self._cwd)
         verdict = self._decide(tool, lambda rule: self._path_matches(rule, candidates), ("deny",))
-        if verdict.kind == "none" and tool.lower() in _FAMILIES["read"]:
+        if verdict.kind == "none" and tool.lower() in TOOL_FAMILIES["read"]:
             verdict = self._guarded(tool, [candidates[-1]])
         if verdict.kind != "none":
             return verdict
@@ -281,7 +225,7 @@ class Rules:
             for pattern in path_patterns(rule.pattern, self._cwd, self._home)
             if pattern.startswith("/")
         ]
-        if tool.lower() in _FAMILIES["read"]:
+        if tool.lower() in TOOL_FAMILIES["read"]:
             found += [(f"Read({root}/**)", f"{root}/**") for root in self._guard.roots]
         return found
 
@@ -330,8 +274,8 @@ class Rules:
 
     def verdict_for_url(self, tool: str, url: str) -> Verdict:
         """Verdict for a URL tool (fetch): `Fetch(domain)`, `Fetch(*.domain)` or a URL glob,
-        read by host (rift/hosts.py): a path never satisfies a domain rule."""
-        from rift.hosts import parse_url, rule_matches
+        read by host (rift/net/hosts.py): a path never satisfies a domain rule."""
+        from rift.net.hosts import parse_url, rule_matches
 
         target = parse_url(url)
         if target is None:
@@ -344,7 +288,7 @@ class Rules:
         """The user's allow rule that names `url`'s host exactly (no wildcard), or None.
         Only such a rule, from the config (not a live "always allow"), lifts fetch's
         refusal of a private address: a wildcard or a yes to a question never does."""
-        from rift.hosts import names_exactly, parse_url
+        from rift.net.hosts import names_exactly, parse_url
 
         target = parse_url(url)
         if target is None or self.verdict_for_url(tool, url).kind == "deny":

@@ -16,7 +16,7 @@ from typing import Any, cast
 
 from rift.models.base import FunctionCall, Message, ToolCallDict
 from rift.record import record
-from rift.text import scrub
+from rift.text.hygiene import scrub
 
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
 

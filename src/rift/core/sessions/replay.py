@@ -17,10 +17,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from rift.core.loop.setup import EDIT_DIFF_LINES, RESULT_OUTPUT_CAP
 from rift.core.permissions.hunks import changed_lines, diff_region, preview_diff
 from rift.core.sessions.store import prompt_text
 from rift.events import (
+    EDIT_DIFF_LINES,
+    RESULT_OUTPUT_CAP,
     Content,
     EditDiff,
     Event,
@@ -31,8 +32,8 @@ from rift.events import (
     ToolStart,
 )
 from rift.models.base import Message
-from rift.patterns import lazy
 from rift.record import record
+from rift.text.patterns import lazy
 
 _PLAN_LINE = lazy(r"^\[( |x)\] \d+\. (.*)$")
 

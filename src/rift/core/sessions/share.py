@@ -16,8 +16,8 @@ from pathlib import Path
 
 from rift.core.sessions.replay import Prompt, replay
 from rift.events import Content, EditDiff, Event, Plan, Thinking, ToolResult, ToolStart
+from rift.fs.paths import atomic_write
 from rift.models.base import Message
-from rift.paths import atomic_write
 
 _STYLE = """
 body{font:15px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;

@@ -29,8 +29,8 @@ from rift.core.sessions.loading import (
     parse_session,
 )
 from rift.events import HistoryMessage, SessionItem
+from rift.fs.paths import atomic_write
 from rift.models.base import Message
-from rift.paths import atomic_write
 
 __all__ = [
     "COMPACTED_PREFIX",

@@ -29,7 +29,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any, BinaryIO, cast
 
-from rift.config import Overrides
+from rift.config.load import Overrides
 
 __all__ = ["run"]
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from acp import RequestError
 from acp.interfaces import Client
 
-from rift import safe_fs
+from rift.fs import safe_fs
 
 log = logging.getLogger("rift.acp")
 

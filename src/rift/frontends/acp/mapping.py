@@ -27,7 +27,7 @@ from acp.schema import (
     TextResourceContents,
 )
 
-from rift.config import McpServerConfig
+from rift.config.load import McpServerConfig
 from rift.events import AskOption
 from rift.record import record
 

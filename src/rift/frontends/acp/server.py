@@ -40,14 +40,14 @@ from acp.schema import (
 )
 from pydantic import ValidationError
 
-from rift.config import Config, Overrides, load_config
+from rift.config.load import Config, Overrides, load_config
 from rift.core import SessionStore, StartOptions
 from rift.errors import ModelError
 from rift.frontends.acp.handshake import initialize_result
 from rift.frontends.acp.mapping import mcp_configs, mode_state, prompt_text
 from rift.frontends.acp.session import AcpSession, request_error
 from rift.frontends.acp.transport import SET_MODEL_EXTENSION
-from rift.paths import Paths, atomic_write
+from rift.fs.paths import Paths, atomic_write
 
 log = logging.getLogger("rift.acp")
 _SESSION_ID = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")

@@ -33,7 +33,7 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from rift.config import Config, McpServerConfig
+from rift.config.load import Config, McpServerConfig
 from rift.core import Conversation, Invocation, Prompt, Refusal, StartOptions, start_agent
 from rift.errors import RiftError
 from rift.events import Done, Event

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from rift.config import Config
+    from rift.config.load import Config
     from rift.frontends.tui.app import RiftApp
     from rift.frontends.tui.host import ChatHost, CommandHost
 

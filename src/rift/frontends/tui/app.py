@@ -28,7 +28,7 @@ from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 from textual.screen import Screen
 
-from rift.config import Config
+from rift.config.load import Config
 from rift.errors import RiftError
 from rift.frontends.tui.driver import Driver
 from rift.frontends.tui.screens.chat import ChatScreen

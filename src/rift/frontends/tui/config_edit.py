@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from textual.app import SuspendNotSupported
 
-from rift.config import ensure_user_config
+from rift.config.load import ensure_user_config
 from rift.errors import RiftError
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rift.config import Config
+from rift.config.load import Config
 from rift.errors import ModelError
 from rift.frontends.tui.swarmboard import SwarmBoard
 from rift.record import field, record, replace

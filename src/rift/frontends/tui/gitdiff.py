@@ -6,7 +6,7 @@ import asyncio
 import subprocess
 from pathlib import Path
 
-from rift.gitcmd import GitRefused, run_git
+from rift.fs.gitcmd import GitRefused, run_git
 
 MAX_BYTES = 400_000
 MAX_UNTRACKED = 50
@@ -55,7 +55,7 @@ async def _untracked(cwd: Path) -> bytes:
 
 
 async def _git(cwd: Path, *args: str) -> tuple[int, bytes, bytes]:
-    """git through `rift.gitcmd.run_git` (no repository-configured commands, no API
+    """git through `rift.fs.gitcmd.run_git` (no repository-configured commands, no API
     keys); a refused `.git` or a git that cannot run reads as a failed call."""
     try:
         done = await asyncio.to_thread(run_git, cwd, *args, timeout=30)

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from rift.gitcmd import GitRefused, run_git
+from rift.fs.gitcmd import GitRefused, run_git
 
 INDEX_CAP = 20_000
 SKIP_DIRS = frozenset(

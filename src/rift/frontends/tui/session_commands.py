@@ -6,7 +6,7 @@ undo journal carry over), /rewind → `rewind`, /compact → `compact`, /clear �
 `new_conversation` (the old session stays saved and resumable). What the
 owner reports comes back as events; the transcript is redrawn from the
 `history` event a rewind emits. /host, /model and /ctx persist through
-`rift.config.persist_setting` once the new setting has actually bound (a
+`rift.config.load.persist_setting` once the new setting has actually bound (a
 typo is never saved). Offline, /host and /model bind a first conversation;
 /sessions opens another saved one.
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rift import __version__
-from rift.config import Config, persist_setting
+from rift.config.load import Config, persist_setting
 from rift.errors import RiftError
 from rift.frontends.tui.format import host_problem, parse_num_ctx
 
@@ -207,7 +207,7 @@ def transcript_markdown(app: CommandHost) -> str:
 
 
 async def export(app: CommandHost, arg: str) -> None:
-    from rift.paths import atomic_write
+    from rift.fs.paths import atomic_write
 
     text = transcript_markdown(app)
     if not text:

@@ -27,11 +27,11 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rift import safe_fs
 from rift.core.checks import discover, results
 from rift.core.checks.results import CheckResult
 from rift.core.loop.parts import Part, Turn
 from rift.core.loop.parts.leftovers import changed_files
+from rift.fs import safe_fs
 from rift.models.base import ToolCall
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rift.core.loop.parts import Part, Turn
-from rift.core.sessions.checkpoints import UndoJournal
+from rift.fs.checkpoints import UndoJournal
 from rift.tools import leftovers
 
 if TYPE_CHECKING:

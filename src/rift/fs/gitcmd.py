@@ -35,8 +35,8 @@ import stat
 import subprocess
 from pathlib import Path
 
-from rift.child_env import child_environ
 from rift.errors import RiftError
+from rift.fs.child_env import child_environ
 
 _SAFE_CONFIG = (
     "core.hooksPath=/dev/null",

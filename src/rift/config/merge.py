@@ -1,7 +1,7 @@
 """Merging the config layers: the user file, the project file (tighten-only), .mcp.json.
 
 `Merger` reads each layer's JSON into plain values and warnings; the project's
-host and providers apply only once trusted (`project_servers`). `config.py`
+host and providers apply only once trusted (`project_servers`). `load.py`
 turns the result, with the environment and the flags, into one `Config`.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from rift.config_records import (
+from rift.config.records import (
     BUILTIN_KEY_ENV,
     BUILTIN_PRICING,
     DEFAULT_READ_TIMEOUT,
@@ -134,7 +134,7 @@ def _prices(raw: Any, where: str, warnings: list[str]) -> dict[str, Price]:
 
 def _malformed_rules(rules: list[str], where: str, warnings: list[str]) -> None:
     """One warning per rule that the permission engine cannot read (it would be ignored)."""
-    from rift.core.permissions.rules import parse_rule  # pulled in only when a config is loaded
+    from rift.config.rule_syntax import parse_rule  # pulled in only when a config is loaded
 
     for rule in rules:
         if parse_rule(rule) is None:

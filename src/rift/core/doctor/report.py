@@ -21,8 +21,8 @@ import os
 import time
 from typing import Literal
 
-from rift.config import Config
-from rift.core.conversation.speculation import speculation_advice
+from rift.config.load import Config
+from rift.core.doctor.speculation import speculation_advice
 from rift.core.loop import hardening
 from rift.errors import ModelError, ServerHTTPError, ServerUnreachable
 from rift.models import registry, server_info
@@ -38,7 +38,7 @@ from rift.models.base import (
 from rift.models.http import Client, make_client
 from rift.models.server_info import LlamaProps
 from rift.record import field, record, replace
-from rift.text import terminal_safe, without_credentials
+from rift.text.hygiene import terminal_safe, without_credentials
 
 Status = Literal["ok", "warn", "fail", "info"]
 CONNECT_TIMEOUT_S = 3.0
@@ -135,8 +135,8 @@ def deadline_s(environ: dict[str, str] | None = None) -> float:
 async def run_doctor(config: Config, deadline: float | None = None) -> Report:
     """Check the configured host and model within `deadline` seconds (default
     `deadline_s()`); never raises for a server's failure."""
-    if config.hosts:  # a pool: every endpoint (core/pool/doctor.py)
-        from rift.core.pool.doctor import pool_checks
+    if config.hosts:  # a pool: every endpoint (pool/doctor.py)
+        from rift.pool.doctor import pool_checks
 
         report = Report(target=f"pool of {len(config.hosts)} server(s)")
         for check in await pool_checks(config):

@@ -12,13 +12,13 @@ from __future__ import annotations
 import asyncio
 from typing import Literal
 
-from rift.config import Config
-from rift.core.pool.provider import openai_base
-from rift.core.pool.scheduler import MAX_SLOTS
-from rift.core.pool.slots import read_slots
+from rift.config.load import Config
 from rift.errors import ModelError
 from rift.models.base import ModelInfo
 from rift.models.openai import OpenAIProvider
+from rift.pool.provider import openai_base
+from rift.pool.scheduler import MAX_SLOTS
+from rift.pool.slots import read_slots
 
 CHECK_TIMEOUT_S = 10.0
 PoolCheck = tuple[str, Literal["ok", "warn", "fail", "info"], str, str]

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from rift.config_merge import (
+from rift.config.merge import (
     Merger,
     coerce,
     lsp_setting,
@@ -35,7 +35,7 @@ from rift.config_merge import (
     project_path_key,
     read_json_file,
 )
-from rift.config_records import (
+from rift.config.records import (
     BUILTIN_KEY_ENV,
     BUILTIN_PRICING,
     DEFAULT_HOST,
@@ -54,7 +54,7 @@ from rift.config_records import (
     Price,
     ProviderConfig,
 )
-from rift.paths import Paths
+from rift.fs.paths import Paths
 
 __all__ = [
     "BUILTIN_KEY_ENV",
@@ -228,9 +228,9 @@ def project_server_keys(
     providers: Mapping[str, ProviderConfig],
     search_url: str | None = None,
 ) -> dict[str, str]:
-    """Trust keys (extend/trust.py style) for a project's host, providers and search
+    """Trust keys (trust.py style) for a project's host, providers and search
     server, by label."""
-    from rift.extend.trust import project_key
+    from rift.config.trust import project_key
 
     where = project_key(cwd)
     keys = {}
@@ -259,7 +259,7 @@ def project_servers(
     what the project names now (persisted; if the store cannot be written it
     holds for this run, with a warning).
     """
-    from rift.extend.trust import TrustStore
+    from rift.config.trust import TrustStore
 
     host = merger.project_host
     user_host = normalize_base_url(str(merger.values.get("host") or DEFAULT_HOST))
@@ -309,7 +309,7 @@ def persist_setting(config: Config, key: str, value: Any) -> Path:
     The project file governs a key it already sets; otherwise the user config
     does (created when missing). Other keys in the file are preserved.
     """
-    from rift.paths import atomic_write
+    from rift.fs.paths import atomic_write
 
     if key not in PERSISTABLE_KEYS:
         raise ValueError(f"only {', '.join(PERSISTABLE_KEYS)} can be saved, not '{key}'")
@@ -344,7 +344,7 @@ USER_CONFIG_SKELETON = {
 
 def ensure_user_config(config: Config) -> tuple[Path, bool]:
     """The user config file, and True when it was just created with the skeleton."""
-    from rift.paths import atomic_write
+    from rift.fs.paths import atomic_write
 
     path = config.user_config_path or config.paths.user_config
     if path.exists():
@@ -357,7 +357,7 @@ def ensure_user_config(config: Config) -> tuple[Path, bool]:
 def persist_allow_rule(config: Config, rule: str, *, everywhere: bool) -> None:
     """Append an "always allow" rule to the user config: `permissions.allow`, or this
     project's `projects.<real path>.permissions.allow` (read back by `user_project`)."""
-    from rift.paths import atomic_write
+    from rift.fs.paths import atomic_write
 
     path = config.user_config_path or config.paths.user_config
     data = read_json_file(path, [])
@@ -376,7 +376,7 @@ def persist_allow_rule(config: Config, rule: str, *, everywhere: bool) -> None:
 def _trust_chosen_host(config: Config, host: str) -> None:
     """A host the user saved into the project file is their own choice: trust it there,
     or the next start would refuse it as the repository's. Best effort, like persisting."""
-    from rift.extend.trust import TrustStore
+    from rift.config.trust import TrustStore
 
     keys = project_server_keys(config.cwd, normalize_base_url(host), {})
     with contextlib.suppress(OSError):

@@ -4,7 +4,7 @@ Two JSON arrays of strings in the data dir, each written atomically:
 
 - `trusted-hooks.json`: project post-edit hooks (`hook_trust_key`), project
   plugins (`plugin_trust_key`) and project model-server settings
-  (`host_trust_key`, see config.py);
+  (`host_trust_key`, see load.py);
 - `trusted-mcp.json`: project MCP servers (`mcp_trust_key`).
 
 Every key names the project's real path, so trusting `sh ./lint.sh` in one
@@ -26,7 +26,7 @@ import stat
 from pathlib import Path
 from typing import Protocol
 
-from rift.paths import Paths, atomic_write
+from rift.fs.paths import Paths, atomic_write
 from rift.record import field, record
 
 _CHUNK = 1 << 16

@@ -1,4 +1,4 @@
-"""httpx, imported without its command-line interface: `from rift._httpx import httpx`.
+"""httpx, imported without its command-line interface: `from rift.net._httpx import httpx`.
 
 httpx imports its optional command-line interface (and with it click, rich and
 pygments, about 60 ms) whenever those packages happen to be installed, for

@@ -1,6 +1,6 @@
 """The configuration records: one frozen `Config` and the records it holds.
 
-Kept apart from the merging (`config_merge.py`) and the loading (`config.py`) so
+Kept apart from the merging (`merge.py`) and the loading (`load.py`) so
 that a component, or the permission engine, can name a config type without
 pulling in how the layers are read.
 """
@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from rift.paths import Paths
+from rift.fs.paths import Paths
 from rift.record import field, record
 
 DEFAULT_HOST = "http://localhost:11434"
@@ -107,7 +107,7 @@ class PermissionsConfig:
     """rift's own config and data dirs, guarded with the credential stores."""
     pass_api_keys: bool = False
     """Leave rift's model API keys in the environment of bash, hooks, plugins and language
-    servers (rift/child_env.py); user config only."""
+    servers (rift/fs/child_env.py); user config only."""
     additional_directories: tuple[Path, ...] = ()
     """Directories write/edit may change besides the project (`--add-dir`, user config
     only): core/permissions/roots.py."""
@@ -131,7 +131,7 @@ class LspConfig:
 @record
 class PoolHost:
     """One endpoint of the server pool (`hosts` in the user config, never a project's:
-    a repository must not choose where the conversation goes). See core/pool/."""
+    a repository must not choose where the conversation goes). See rift/pool/."""
 
     url: str
     model: str

@@ -11,17 +11,26 @@ Modelfile, or OLLAMA_CONTEXT_LENGTH in rift's own environment), budgets to it.
 
 from __future__ import annotations
 
-from rift.config import Config
-from rift.core.conversation.runtime import ModelBinding
+from typing import Protocol
+
+from rift.config.load import Config
 from rift.events import Event, Info, Warning
 from rift.models.http import make_client
-from rift.models.registry import PROBE_TIMEOUT_S
+from rift.models.registry import PROBE_TIMEOUT_S, Preflight, Route
 from rift.record import replace
 
 OLLAMA_DEFAULT_CTX = 4096
 
 
-async def check_ollama_v1(config: Config, binding: ModelBinding) -> list[Event]:
+class Bound(Protocol):
+    """The model a session bound (the core's `ModelBinding`): its route, and the
+    preflight whose budget this may lower."""
+
+    route: Route
+    info: Preflight
+
+
+async def check_ollama_v1(config: Config, binding: Bound) -> list[Event]:
     """The startup notice about Ollama's `/v1` window, and the budget adjusted in
     `binding` when the served window is known and smaller. Nothing for other servers.
 

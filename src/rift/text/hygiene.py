@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rift.patterns import lazy
+from rift.text.patterns import lazy
 
 _SURROGATE = lazy("[\ud800-\udfff]")
 """Pairs arrive combined (JSON decoding and UTF-8 both join them), so any match is lone."""

@@ -30,11 +30,11 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rift.child_env import child_environ
+from rift.fs.child_env import child_environ
 from rift.record import field, record
 
 if TYPE_CHECKING:
-    from rift.config_records import LspConfig
+    from rift.config.records import LspConfig
     from rift.tools.sandbox import Bubblewrap
 
 log = logging.getLogger("rift.lsp")
@@ -97,7 +97,7 @@ class LspClient:
         self.argv = argv
         self.root = root
         self.init_options = init_options or {}
-        """`initializationOptions` (lsp_origin.py: the user's own tsserver, for one)."""
+        """`initializationOptions` (origin.py: the user's own tsserver, for one)."""
         self.capabilities: dict[str, Any] = {}
         self.versions: dict[str, int] = {}
         """Open documents (uri → version last sent)."""
@@ -398,7 +398,7 @@ class LspService:
         argv = self.command_for(language)
         if argv is None:
             return None
-        from rift.core.conversation.lsp_origin import startable
+        from rift.lsp.origin import startable
 
         options = startable(argv, self.root, configured=language in self.config.servers)
         if options is None:  # the project's own binary or tsserver: never run it

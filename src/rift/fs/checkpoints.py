@@ -9,7 +9,7 @@ files stay undoable. Changes made through bash are never seen here.
 Paths are keyed resolved (symlinks and `..` followed, as the write followed
 them), so a restore acts on exactly the file that was written, never on a
 textual spelling such as `lnk/../../../settings.json` that folds elsewhere.
-Every restore opens that path without following symlinks (rift/safe_fs.py),
+Every restore opens that path without following symlinks (rift/fs/safe_fs.py),
 passes `guard` (the same fixed limits as a write) and leaves alone a file that
 is no longer the one rift wrote (a symlink, a directory, other bytes): undo
 never deletes or replaces what it did not create or change, and never throws
@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from rift import safe_fs
 from rift.errors import RiftError
+from rift.fs import safe_fs
 
 MAX_TURNS = 20
 BASH_NOTE = "(note: changes made via bash are not tracked)"

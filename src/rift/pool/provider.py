@@ -10,15 +10,15 @@ import json
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import ClassVar
 
-from rift.config_records import Config, PoolHost
-from rift.core.loop.busy import BUSY_BACKOFF_S, BUSY_STATUSES, retry_busy
-from rift.core.pool.scheduler import POOLS, Pool, Server
-from rift.core.pool.slots import read_slots
+from rift.config.records import Config, PoolHost
 from rift.errors import ModelError, ServerHTTPError, ServerUnreachable, StreamError
 from rift.events import Event
 from rift.models.base import ChatRequest, ModelEvent, ModelInfo, PromptProgress, ProviderTraits
 from rift.models.openai import OpenAIProvider
 from rift.models.registry import EMBEDDED, Preflight, Route, preflight, resolve
+from rift.pool.busy import BUSY_BACKOFF_S, BUSY_STATUSES, retry_busy
+from rift.pool.scheduler import POOLS, Pool, Server
+from rift.pool.slots import read_slots
 from rift.record import replace
 
 

@@ -1,6 +1,6 @@
 """`/config`: each setting's value in force and the layer it came from.
 
-The merge itself (config.py) keeps no provenance, so this reads the two files again
+The merge itself (load.py) keeps no provenance, so this reads the two files again
 and the environment, and names the highest layer that sets each key, in the merge's
 order: defaults < user config < project `.rift.json` < environment < flags. A value
 that differs from every layer that names it came from a flag (or a live change:
@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from rift.config import PROJECT_FILE, Config
+from rift.config.load import PROJECT_FILE, Config
 
 SHOWN = (
     "host",

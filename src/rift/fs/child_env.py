@@ -25,7 +25,7 @@ import os
 from collections.abc import Iterable, Mapping
 
 KEY_VARIABLES = frozenset({"OPENAI_API_KEY", "ANTHROPIC_API_KEY"})
-"""The variables config.py reads model keys from (BUILTIN_KEY_ENV)."""
+"""The variables rift/config/load.py reads model keys from (BUILTIN_KEY_ENV)."""
 _RIFT_SECRET_WORDS = ("KEY", "TOKEN", "SECRET")
 
 _key_values: frozenset[str] = frozenset()

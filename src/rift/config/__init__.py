@@ -1,0 +1,1 @@
+"""Configuration: layered settings, the rule grammar they hold, project trust (README.md)."""

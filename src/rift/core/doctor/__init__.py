@@ -1,0 +1,1 @@
+"""`rift doctor` and the quick checks after a switch of server (read README.md)."""

@@ -1,0 +1,1 @@
+"""Language servers: diagnostics after edits, never a server the repo ships (README.md)."""

@@ -1,0 +1,1 @@
+"""Text at rift's borders and regexes compiled on first use (read README.md)."""
