@@ -25,11 +25,17 @@ CIRCLES_ALLOWED_UNDER: tuple[str, ...] = ()
 app/commands/view loop was the last; its modules now name `tui/host.py`'s
 protocols, which the app satisfies, and only the launcher imports the app."""
 NEVER_IMPORT_CORE = ("rift.tools", "rift.models", "rift.extend")
-SWARM_MAY_IMPORT_OF_CORE = ("rift.core.sessions.checkpoints", "rift.core.pool.scheduler")
+SWARM_MAY_IMPORT_OF_CORE = (
+    "rift.core.sessions.checkpoints",
+    "rift.core.pool.scheduler",
+    "rift.core.checks.discover",
+    "rift.core.checks.results",
+)
 """The swarm is started by the core (the owner hands the race its candidates' start
 function), so it never imports the core's front door; only the undo journal, which a
-merge records into, and the pool's scheduler, whose per-server use the race shows:
-neither imports anything of the core itself."""
+merge records into, the pool's scheduler, whose per-server use the race shows, and the
+checks' discovery and reading of a run, which its tests judge shares with the turn's:
+none imports anything of the core itself."""
 
 
 def _module_name(path: Path) -> str:
