@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any, ClassVar
 
 from rift.config import DEFAULT_READ_TIMEOUT
@@ -42,11 +41,12 @@ from rift.models.base import (
 )
 from rift.models.http import (
     Client,
+    Connection,
+    ServerProvider,
     drain,
     iter_lines,
     json_request,
     loads_line,
-    make_client,
     model_entries,
     send_with_retry,
 )
@@ -331,7 +331,7 @@ def _payload(line: str) -> dict[str, Any] | None:
 # ------------------------------------------------------------------ provider
 
 
-class AnthropicProvider:
+class AnthropicProvider(ServerProvider):
     """A client for the Anthropic Messages API; `base_url` ends with `/v1`."""
 
     TRAITS: ClassVar[ProviderTraits] = ProviderTraits(
@@ -339,20 +339,13 @@ class AnthropicProvider:
     )
 
     @classmethod
-    def connect(
-        cls,
-        base_url: str,
-        api_key: str | None,
-        read_timeout: float,
-        client: Client | None,
-        cache_dir: Path | None,
-    ) -> AnthropicProvider:
+    def connect(cls, to: Connection) -> AnthropicProvider:
         """The registry's constructor; the hosted API without a key is refused here."""
-        if not api_key and base_url.startswith(HOSTED_URL):
+        if not to.api_key and to.base_url.startswith(HOSTED_URL):
             raise ModelNotUsable(
                 "no Anthropic API key: set ANTHROPIC_API_KEY (or a provider's api_key_env)"
             )
-        return cls(base_url, api_key, read_timeout, client=client)
+        return cls(to.base_url, to.api_key, to.read_timeout, client=to.client)
 
     def __init__(
         self,
@@ -361,16 +354,10 @@ class AnthropicProvider:
         read_timeout: float = DEFAULT_READ_TIMEOUT,
         client: Client | None = None,
     ) -> None:
-        self._base_url = base_url.rstrip("/")
+        super().__init__(base_url, read_timeout, client)
         self._headers = {"anthropic-version": API_VERSION}
         if api_key:
             self._headers["x-api-key"] = api_key
-        self._owns_client = client is None
-        self._client = client or make_client(read_timeout, tls=self._base_url.startswith("https:"))
-
-    @property
-    def base_url(self) -> str:
-        return self._base_url
 
     async def _entries(self) -> list[dict[str, Any]]:
         url = f"{self._base_url}/models?limit=1000"
@@ -425,7 +412,3 @@ class AnthropicProvider:
             )
         for event in state.finish():
             yield event
-
-    async def aclose(self) -> None:
-        if self._owns_client:
-            await self._client.aclose()

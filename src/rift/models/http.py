@@ -31,6 +31,7 @@ import asyncio
 import json
 import socket
 from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
@@ -46,6 +47,7 @@ from rift.models.transport import (
     Transport,
     TransportError,
 )
+from rift.record import record
 
 USER_AGENT = f"rift/{__version__}"
 CONNECT_TIMEOUT_S = 10.0
@@ -433,3 +435,34 @@ async def model_entries(
     data = await request_json(client, "GET", url, base_url=base_url, headers=headers)
     entries = data.get("data") if isinstance(data, dict) else None
     return [e for e in entries or () if isinstance(e, dict) and isinstance(e.get("id"), str)]
+
+
+@record
+class Connection:
+    """What the registry hands a provider class's `connect`: the server, its key, how long
+    a read may stay silent, a shared client (None: the provider makes and closes its own)
+    and the cache folder (where the embedded model's weights are assembled)."""
+
+    base_url: str
+    api_key: str | None
+    read_timeout: float
+    client: Client | None = None
+    cache_dir: Path | None = None
+
+
+class ServerProvider:
+    """What the providers that talk to a server share: the base URL without its trailing
+    `/`, and a client closed by `aclose` only when the provider made it itself."""
+
+    def __init__(self, base_url: str, read_timeout: float, client: Client | None) -> None:
+        self._base_url = base_url.rstrip("/")
+        self._owns_client = client is None
+        self._client = client or make_client(read_timeout, tls=self._base_url.startswith("https:"))
+
+    @property
+    def base_url(self) -> str:
+        return self._base_url
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._client.aclose()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any, ClassVar
 
 from rift.config import DEFAULT_READ_TIMEOUT
@@ -31,12 +30,13 @@ from rift.models.base import (
 )
 from rift.models.http import (
     Client,
+    Connection,
     Response,
+    ServerProvider,
     drain,
     iter_lines,
     json_request,
     loads_line,
-    make_client,
     request_json,
     send_with_retry,
 )
@@ -176,7 +176,7 @@ def _seconds(nanoseconds: object) -> float:
     return float(nanoseconds) / 1e9
 
 
-class OllamaProvider:
+class OllamaProvider(ServerProvider):
     """A client for one Ollama server (a base URL without `/v1`)."""
 
     TRAITS: ClassVar[ProviderTraits] = ProviderTraits(
@@ -184,16 +184,9 @@ class OllamaProvider:
     )
 
     @classmethod
-    def connect(
-        cls,
-        base_url: str,
-        api_key: str | None,
-        read_timeout: float,
-        client: Client | None,
-        cache_dir: Path | None,
-    ) -> OllamaProvider:
+    def connect(cls, to: Connection) -> OllamaProvider:
         """The registry's constructor (every provider class has one of this shape)."""
-        return cls(base_url.removesuffix("/v1"), read_timeout, client=client)
+        return cls(to.base_url.removesuffix("/v1"), to.read_timeout, client=to.client)
 
     def __init__(
         self,
@@ -206,13 +199,7 @@ class OllamaProvider:
         read_timeout: read-idle timeout in seconds, 0 = none (ignored when `client` is given).
         client: a shared client; the provider then does not close it.
         """
-        self._base_url = base_url.rstrip("/")
-        self._owns_client = client is None
-        self._client = client or make_client(read_timeout, tls=self._base_url.startswith("https:"))
-
-    @property
-    def base_url(self) -> str:
-        return self._base_url
+        super().__init__(base_url, read_timeout, client)
 
     async def list_models(self) -> list[str]:
         data = await request_json(
@@ -286,7 +273,3 @@ class OllamaProvider:
             "the model server closed the stream mid-answer: it ended without a done line"
             " (the connection dropped)"
         )
-
-    async def aclose(self) -> None:
-        if self._owns_client:
-            await self._client.aclose()

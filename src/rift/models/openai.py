@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any, ClassVar
 
 from rift.config import DEFAULT_READ_TIMEOUT
@@ -41,11 +40,12 @@ from rift.models.base import (
 )
 from rift.models.http import (
     Client,
+    Connection,
     Response,
+    ServerProvider,
     drain,
     iter_lines,
     json_request,
-    make_client,
     model_entries,
     send_with_retry,
 )
@@ -218,7 +218,7 @@ def _states_vision(entry: dict[str, Any]) -> bool:
     return isinstance(entry.get("capabilities"), list) or isinstance(modalities, list)
 
 
-class OpenAIProvider:
+class OpenAIProvider(ServerProvider):
     """A client for one OpenAI-compatible server; `base_url` ends with `/v1`."""
 
     TRAITS: ClassVar[ProviderTraits] = ProviderTraits(
@@ -226,16 +226,9 @@ class OpenAIProvider:
     )
 
     @classmethod
-    def connect(
-        cls,
-        base_url: str,
-        api_key: str | None,
-        read_timeout: float,
-        client: Client | None,
-        cache_dir: Path | None,
-    ) -> OpenAIProvider:
+    def connect(cls, to: Connection) -> OpenAIProvider:
         """The registry's constructor (every provider class has one of this shape)."""
-        return cls(base_url, api_key, read_timeout, client=client)
+        return cls(to.base_url, to.api_key, to.read_timeout, client=to.client)
 
     def __init__(
         self,
@@ -250,15 +243,9 @@ class OpenAIProvider:
         read_timeout: read-idle timeout in seconds, 0 = none (ignored when `client` is given).
         client: a shared client; the provider then does not close it.
         """
-        self._base_url = base_url.rstrip("/")
+        super().__init__(base_url, read_timeout, client)
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._owns_client = client is None
-        self._client = client or make_client(read_timeout, tls=self._base_url.startswith("https:"))
         self._llama_cpp = False
-
-    @property
-    def base_url(self) -> str:
-        return self._base_url
 
     async def _entries(self) -> list[dict[str, Any]]:
         url = f"{self._base_url}/models"
@@ -353,7 +340,3 @@ class OpenAIProvider:
         if state.usage is not None:
             yield state.usage
         yield StreamDone(state.finish_reason or "stop")
-
-    async def aclose(self) -> None:
-        if self._owns_client:
-            await self._client.aclose()
