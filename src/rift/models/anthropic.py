@@ -46,8 +46,8 @@ from rift.models.http import (
     drain,
     iter_lines,
     json_request,
-    loads_line,
     model_entries,
+    object_line,
     send_with_retry,
 )
 from rift.models.thinking import anthropic_budget
@@ -318,14 +318,7 @@ class _StreamState:
 def _payload(line: str) -> dict[str, Any] | None:
     if line.startswith(("event:", ":", "id:", "retry:")):
         return None
-    text = line[5:].strip() if line.startswith("data:") else line
-    try:
-        data = loads_line(text)
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        raise StreamError(f"malformed line from the model server: {line[:200]}")
-    return data
+    return object_line(line[5:].strip() if line.startswith("data:") else line, line)
 
 
 # ------------------------------------------------------------------ provider

@@ -363,6 +363,18 @@ def loads_line(text: str) -> Any:
     return value if end == len(text) else json.loads(text)
 
 
+def object_line(text: str, line: str | None = None) -> dict[str, Any]:
+    """`text`, one line of a stream, as the JSON object it must be; a StreamError quoting
+    the `line` it came from (`text` itself when not given) when it is anything else."""
+    try:
+        data = loads_line(text)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise StreamError(f"malformed line from the model server: {(line or text)[:200]}")
+    return data
+
+
 DRAIN_LINES = 64
 DRAIN_SECONDS = 1.0
 

@@ -36,7 +36,7 @@ from rift.models.http import (
     drain,
     iter_lines,
     json_request,
-    loads_line,
+    object_line,
     request_json,
     send_with_retry,
 )
@@ -125,12 +125,7 @@ def _tool_call(raw: Any) -> ToolCall | None:
 
 
 def _parse_line(line: str) -> dict[str, Any]:
-    try:
-        data = loads_line(line)
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        raise StreamError(f"malformed line from the model server: {line[:200]}")
+    data = object_line(line)
     if "error" in data:
         error = data["error"]
         if isinstance(error, dict):

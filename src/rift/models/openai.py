@@ -47,9 +47,10 @@ from rift.models.http import (
     iter_lines,
     json_request,
     model_entries,
+    object_line,
     send_with_retry,
 )
-from rift.models.openai_stream import StreamState, parse_payload, sse_payload
+from rift.models.openai_stream import StreamState, sse_payload
 from rift.models.server_info import llama_props
 from rift.models.thinking_profiles import drops_sampling, effort_level, profile_for
 from rift.record import replace
@@ -326,7 +327,7 @@ class OpenAIProvider(ServerProvider):
                     await drain(lines)
                     break
                 if payload:
-                    for event in state.feed(parse_payload(payload)):
+                    for event in state.feed(object_line(payload)):
                         yield event
         finally:
             await response.aclose()

@@ -21,7 +21,6 @@ from rift.models.base import (
     ToolCall,
     Usage,
 )
-from rift.models.http import loads_line
 from rift.record import field, record
 
 _SSE_FIELDS = ("event:", "id:", "retry:")
@@ -136,16 +135,6 @@ def sse_payload(line: str) -> str | None:
     if line.startswith("{"):
         return line  # a bare JSON object: some servers send errors this way
     raise StreamError(f"malformed line from the model server: {line[:200]}")
-
-
-def parse_payload(payload: str) -> dict[str, Any]:
-    try:
-        data = loads_line(payload)
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        raise StreamError(f"malformed line from the model server: {payload[:200]}")
-    return data
 
 
 def _merge_usage(usage: dict[str, Any], timings: dict[str, Any], seen: Usage) -> Usage:
