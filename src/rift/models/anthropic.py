@@ -44,6 +44,7 @@ from rift.models.http import (
     Connection,
     ServerProvider,
     drain,
+    error_mid_answer,
     iter_lines,
     json_request,
     model_entries,
@@ -231,9 +232,7 @@ class _StreamState:
     def feed(self, data: dict[str, Any]) -> list[ModelEvent]:
         kind = data.get("type")
         if kind == "error":
-            error = data.get("error")
-            message = error.get("message", error) if isinstance(error, dict) else error
-            raise StreamError(f"the model server reported an error mid-answer: {message}")
+            raise error_mid_answer(data.get("error"))
         if kind == "message_start":
             message = data.get("message")
             self._usage(message.get("usage") if isinstance(message, dict) else None)

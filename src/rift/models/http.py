@@ -363,6 +363,12 @@ def loads_line(text: str) -> Any:
     return value if end == len(text) else json.loads(text)
 
 
+def error_mid_answer(error: object) -> StreamError:
+    """What to raise for an error a server sent inside its stream (its `message`, if any)."""
+    message = error.get("message", error) if isinstance(error, dict) else error
+    return StreamError(f"the model server reported an error mid-answer: {message}")
+
+
 def object_line(text: str, line: str | None = None) -> dict[str, Any]:
     """`text`, one line of a stream, as the JSON object it must be; a StreamError quoting
     the `line` it came from (`text` itself when not given) when it is anything else."""

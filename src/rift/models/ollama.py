@@ -34,6 +34,7 @@ from rift.models.http import (
     Response,
     ServerProvider,
     drain,
+    error_mid_answer,
     iter_lines,
     json_request,
     object_line,
@@ -127,10 +128,7 @@ def _tool_call(raw: Any) -> ToolCall | None:
 def _parse_line(line: str) -> dict[str, Any]:
     data = object_line(line)
     if "error" in data:
-        error = data["error"]
-        if isinstance(error, dict):
-            error = error.get("message", error)
-        raise StreamError(f"the model server reported an error mid-answer: {error}")
+        raise error_mid_answer(data["error"])
     return data
 
 

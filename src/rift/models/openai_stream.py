@@ -21,6 +21,7 @@ from rift.models.base import (
     ToolCall,
     Usage,
 )
+from rift.models.http import error_mid_answer
 from rift.record import field, record
 
 _SSE_FIELDS = ("event:", "id:", "retry:")
@@ -52,10 +53,8 @@ class StreamState:
     finish_reason: str | None = None
 
     def feed(self, data: dict[str, Any]) -> list[ModelEvent]:
-        error = data.get("error")
-        if error:
-            message = error.get("message", error) if isinstance(error, dict) else error
-            raise StreamError(f"the model server reported an error mid-answer: {message}")
+        if error := data.get("error"):
+            raise error_mid_answer(error)
         progress = data.get("prompt_progress")
         events: list[ModelEvent] = []
         if isinstance(progress, dict):  # llama.cpp, asked with return_progress
