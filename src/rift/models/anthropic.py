@@ -42,12 +42,11 @@ from rift.models.base import (
 from rift.models.http import (
     Client,
     Connection,
-    ServerProvider,
+    ListingServer,
     drain,
     error_mid_answer,
     iter_lines,
     json_request,
-    model_entries,
     object_line,
     send_with_retry,
 )
@@ -323,12 +322,13 @@ def _payload(line: str) -> dict[str, Any] | None:
 # ------------------------------------------------------------------ provider
 
 
-class AnthropicProvider(ServerProvider):
+class AnthropicProvider(ListingServer):
     """A client for the Anthropic Messages API; `base_url` ends with `/v1`."""
 
     TRAITS: ClassVar[ProviderTraits] = ProviderTraits(
         vision=True, thinking=True, adopts_context=True
     )
+    MODELS_QUERY: ClassVar[str] = "?limit=1000"
 
     @classmethod
     def connect(cls, to: Connection) -> AnthropicProvider:
@@ -350,15 +350,6 @@ class AnthropicProvider(ServerProvider):
         self._headers = {"anthropic-version": API_VERSION}
         if api_key:
             self._headers["x-api-key"] = api_key
-
-    async def _entries(self) -> list[dict[str, Any]]:
-        url = f"{self._base_url}/models?limit=1000"
-        return await model_entries(
-            self._client, url, base_url=self._base_url, headers=self._headers
-        )
-
-    async def list_models(self) -> list[str]:
-        return list(dict.fromkeys(e["id"] for e in await self._entries()))
 
     async def show(self, model: str) -> ModelInfo:
         """Every Claude model calls tools and sees images; all but the oldest think."""

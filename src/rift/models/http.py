@@ -33,10 +33,11 @@ import socket
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from rift import __version__
+from rift.config import DEFAULT_READ_TIMEOUT
 from rift.errors import ReadIdleTimeout, ServerHTTPError, ServerUnreachable, StreamError
 from rift.models.proxy_env import may_proxy
 from rift.models.transport import (
@@ -472,7 +473,18 @@ class ServerProvider:
     """What the providers that talk to a server share: the base URL without its trailing
     `/`, and a client closed by `aclose` only when the provider made it itself."""
 
-    def __init__(self, base_url: str, read_timeout: float, client: Client | None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        read_timeout: float = DEFAULT_READ_TIMEOUT,
+        client: Client | None = None,
+    ) -> None:
+        """Args:
+        base_url: e.g. `http://localhost:11434` or `http://gpu-box:8000/v1`; a trailing `/`
+            is dropped.
+        read_timeout: read-idle timeout in seconds, 0 = none (ignored when `client` is given).
+        client: a shared client; the provider then does not close it.
+        """
         self._base_url = base_url.rstrip("/")
         self._owns_client = client is None
         self._client = client or make_client(read_timeout, tls=self._base_url.startswith("https:"))
@@ -484,3 +496,20 @@ class ServerProvider:
     async def aclose(self) -> None:
         if self._owns_client:
             await self._client.aclose()
+
+
+class ListingServer(ServerProvider):
+    """A server that lists its models at `{base_url}/models` (the OpenAI and Anthropic
+    APIs), asked with the provider's `_headers`."""
+
+    MODELS_QUERY: ClassVar[str] = ""
+    _headers: dict[str, str]
+
+    async def _entries(self) -> list[dict[str, Any]]:
+        url = f"{self._base_url}/models{self.MODELS_QUERY}"
+        return await model_entries(
+            self._client, url, base_url=self._base_url, headers=self._headers
+        )
+
+    async def list_models(self) -> list[str]:
+        return list(dict.fromkeys(e["id"] for e in await self._entries()))

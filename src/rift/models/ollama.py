@@ -14,7 +14,6 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
-from rift.config import DEFAULT_READ_TIMEOUT
 from rift.errors import ServerHTTPError, StreamError
 from rift.models.base import (
     ChatRequest,
@@ -29,7 +28,6 @@ from rift.models.base import (
     Usage,
 )
 from rift.models.http import (
-    Client,
     Connection,
     Response,
     ServerProvider,
@@ -180,19 +178,6 @@ class OllamaProvider(ServerProvider):
     def connect(cls, to: Connection) -> OllamaProvider:
         """The registry's constructor (every provider class has one of this shape)."""
         return cls(to.base_url.removesuffix("/v1"), to.read_timeout, client=to.client)
-
-    def __init__(
-        self,
-        base_url: str,
-        read_timeout: float = DEFAULT_READ_TIMEOUT,
-        client: Client | None = None,
-    ) -> None:
-        """Args:
-        base_url: e.g. `http://localhost:11434`; a trailing `/` is dropped.
-        read_timeout: read-idle timeout in seconds, 0 = none (ignored when `client` is given).
-        client: a shared client; the provider then does not close it.
-        """
-        super().__init__(base_url, read_timeout, client)
 
     async def list_models(self) -> list[str]:
         data = await request_json(

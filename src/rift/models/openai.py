@@ -41,12 +41,11 @@ from rift.models.base import (
 from rift.models.http import (
     Client,
     Connection,
+    ListingServer,
     Response,
-    ServerProvider,
     drain,
     iter_lines,
     json_request,
-    model_entries,
     object_line,
     send_with_retry,
 )
@@ -219,7 +218,7 @@ def _states_vision(entry: dict[str, Any]) -> bool:
     return isinstance(entry.get("capabilities"), list) or isinstance(modalities, list)
 
 
-class OpenAIProvider(ServerProvider):
+class OpenAIProvider(ListingServer):
     """A client for one OpenAI-compatible server; `base_url` ends with `/v1`."""
 
     TRAITS: ClassVar[ProviderTraits] = ProviderTraits(
@@ -247,15 +246,6 @@ class OpenAIProvider(ServerProvider):
         super().__init__(base_url, read_timeout, client)
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._llama_cpp = False
-
-    async def _entries(self) -> list[dict[str, Any]]:
-        url = f"{self._base_url}/models"
-        return await model_entries(
-            self._client, url, base_url=self._base_url, headers=self._headers
-        )
-
-    async def list_models(self) -> list[str]:
-        return list(dict.fromkeys(e["id"] for e in await self._entries()))
 
     async def show(self, model: str) -> ModelInfo:
         """The model's entry; on a self-hosted server, also llama.cpp's `/props`, whose
