@@ -24,7 +24,6 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
-from rift.config import DEFAULT_READ_TIMEOUT
 from rift.errors import ModelNotUsable, ServerHTTPError, StreamError
 from rift.models.base import (
     ChatRequest,
@@ -40,7 +39,6 @@ from rift.models.base import (
     Usage,
 )
 from rift.models.http import (
-    Client,
     Connection,
     ListingServer,
     drain,
@@ -337,19 +335,11 @@ class AnthropicProvider(ListingServer):
             raise ModelNotUsable(
                 "no Anthropic API key: set ANTHROPIC_API_KEY (or a provider's api_key_env)"
             )
-        return cls(to.base_url, to.api_key, to.read_timeout, client=to.client)
+        return super().connect(to)
 
-    def __init__(
-        self,
-        base_url: str,
-        api_key: str | None = None,
-        read_timeout: float = DEFAULT_READ_TIMEOUT,
-        client: Client | None = None,
-    ) -> None:
-        super().__init__(base_url, read_timeout, client)
-        self._headers = {"anthropic-version": API_VERSION}
-        if api_key:
-            self._headers["x-api-key"] = api_key
+    @staticmethod
+    def _auth_headers(api_key: str | None) -> dict[str, str]:
+        return {"anthropic-version": API_VERSION, **({"x-api-key": api_key} if api_key else {})}
 
     async def show(self, model: str) -> ModelInfo:
         """Every Claude model calls tools and sees images; all but the oldest think."""

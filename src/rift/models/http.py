@@ -33,7 +33,7 @@ import socket
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 from urllib.parse import urlsplit
 
 from rift import __version__
@@ -503,7 +503,27 @@ class ListingServer(ServerProvider):
     APIs), asked with the provider's `_headers`."""
 
     MODELS_QUERY: ClassVar[str] = ""
-    _headers: dict[str, str]
+
+    @classmethod
+    def connect(cls, to: Connection) -> Self:
+        """The registry's constructor (every provider class has one of this shape)."""
+        return cls(to.base_url, to.api_key, to.read_timeout, client=to.client)
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None = None,
+        read_timeout: float = DEFAULT_READ_TIMEOUT,
+        client: Client | None = None,
+    ) -> None:
+        """Args: as `ServerProvider`'s, and `api_key`, sent in the headers `_auth_headers`
+        makes of it (`Authorization: Bearer <key>` when set, unless a provider says else)."""
+        super().__init__(base_url, read_timeout, client)
+        self._headers = self._auth_headers(api_key)
+
+    @staticmethod
+    def _auth_headers(api_key: str | None) -> dict[str, str]:
+        return {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
     async def _entries(self) -> list[dict[str, Any]]:
         url = f"{self._base_url}/models{self.MODELS_QUERY}"

@@ -28,7 +28,6 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
-from rift.config import DEFAULT_READ_TIMEOUT
 from rift.errors import ServerHTTPError, StreamError
 from rift.models.base import (
     ChatRequest,
@@ -39,8 +38,6 @@ from rift.models.base import (
     StreamDone,
 )
 from rift.models.http import (
-    Client,
-    Connection,
     ListingServer,
     Response,
     drain,
@@ -224,28 +221,8 @@ class OpenAIProvider(ListingServer):
     TRAITS: ClassVar[ProviderTraits] = ProviderTraits(
         vision=True, thinking=True, adopts_context=True
     )
-
-    @classmethod
-    def connect(cls, to: Connection) -> OpenAIProvider:
-        """The registry's constructor (every provider class has one of this shape)."""
-        return cls(to.base_url, to.api_key, to.read_timeout, client=to.client)
-
-    def __init__(
-        self,
-        base_url: str,
-        api_key: str | None = None,
-        read_timeout: float = DEFAULT_READ_TIMEOUT,
-        client: Client | None = None,
-    ) -> None:
-        """Args:
-        base_url: e.g. `http://gpu-box:8000/v1`; a trailing `/` is dropped.
-        api_key: sent as `Authorization: Bearer <key>` when set.
-        read_timeout: read-idle timeout in seconds, 0 = none (ignored when `client` is given).
-        client: a shared client; the provider then does not close it.
-        """
-        super().__init__(base_url, read_timeout, client)
-        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._llama_cpp = False
+    _llama_cpp = False
+    """Set once `show` found llama.cpp's `/props`: it streams prompt progress when asked."""
 
     async def show(self, model: str) -> ModelInfo:
         """The model's entry; on a self-hosted server, also llama.cpp's `/props`, whose
