@@ -146,7 +146,7 @@ def test_a_task_that_only_writes_tests_may_change_them(project: Path, fake_serve
 
 
 def test_tests_run_with_unittest_where_pytest_is_missing(tmp_path: Path) -> None:
-    from rift.core.checks import discover
+    from rift.checks import discover
 
     venv = tmp_path / ".venv" / "bin"
     venv.mkdir(parents=True)
@@ -158,7 +158,7 @@ def test_tests_run_with_unittest_where_pytest_is_missing(tmp_path: Path) -> None
 
 
 def test_the_conventions_people_use_are_found(tmp_path: Path) -> None:
-    from rift.core.checks import discover
+    from rift.checks import discover
 
     (tmp_path / "pkg").mkdir()
     (tmp_path / "tests").mkdir()
@@ -173,7 +173,7 @@ def test_the_conventions_people_use_are_found(tmp_path: Path) -> None:
 
 
 def test_the_counts_of_each_runner_are_read() -> None:
-    from rift.core.checks.results import count_tests, failing_tests
+    from rift.checks.results import count_tests, failing_tests
 
     assert count_tests("Ran 5 tests in 0.01s\n\nFAILED (failures=2, errors=1)\n") == (2, 3)
     assert count_tests("===== 1 failed, 4 passed in 0.1s =====") == (4, 1)

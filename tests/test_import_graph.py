@@ -37,6 +37,7 @@ NEVER_IMPORT_CORE = (
     "rift.extend",
     "rift.lsp",
     "rift.pool",
+    "rift.checks",
     "rift.swarm",
 )
 """The swarm is started by the core (the owner hands the race its candidates' start
@@ -58,7 +59,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("rift.frontends", "rift.integrations"),
     ("rift.core",),
     ("rift.swarm",),
-    ("rift.extend", "rift.lsp", "rift.pool"),
+    ("rift.checks", "rift.extend", "rift.lsp", "rift.pool"),
     ("rift.models", "rift.tools"),
     (*FOUNDATION, "rift.logs"),
     ("rift.testing",),

@@ -95,7 +95,7 @@ FIRST_USE = (
 )
 """Loaded on first use, never for a run that neither runs bash, hashes a plugin nor sandboxes."""
 FIRST_PROMPT = ("rift.core.loop.turn", "rift.core.loop.reply", "rift.core.loop.parts.wholefile",
-                "rift.core.loop.parts.checks", "rift.core.checks.discover",
+                "rift.core.loop.parts.checks", "rift.checks.discover",
                 "rift.core.context.mentions", "rift.models.attachments", "rift.models.pricing",
                 "rift.core.sessions.trace")  # fmt: skip
 """The turn loop and what only a turn uses (`@` mentions, images, the cost, the trace):

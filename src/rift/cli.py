@@ -222,18 +222,15 @@ def _doctor(argv: list[str]) -> int:
 
 def _run(args: "argparse.Namespace") -> tuple[int, bool]:
     """`_main` past the flags: config, then the chosen front end."""
-    from rift.config.load import Overrides, load_config  # cheap: stdlib json and rift.record only
+    from rift.config.load import (  # cheap: stdlib json and rift.record only
+        flag_overrides,
+        load_config,
+    )
 
-    overrides = Overrides(
-        host=args.host,
-        model=args.model,
-        num_ctx=args.num_ctx,
-        temperature=args.temp,
-        max_iterations=args.max_iterations,
+    overrides = flag_overrides(
+        args,
         approve=True if args.approve else None,
-        effort=args.effort,
         trace_file=args.trace,
-        trust_project=args.trust_project,
         add_dirs=tuple(args.add_dir),
     )
     if args.acp:  # each ACP session loads its own config for the editor's cwd

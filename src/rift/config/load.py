@@ -187,6 +187,22 @@ def load_config(
     )
 
 
+def flag_overrides(args: Any, **more: Any) -> Overrides:
+    """The model flags `rift` and `rift swarm` both take (`--host`, `-m`, `--num-ctx`,
+    `--temp`, `--max-iterations`, `--effort`, `--trust-project`) from parsed `args`, and
+    `more` of the caller's own."""
+    return Overrides(
+        host=args.host,
+        model=args.model,
+        num_ctx=args.num_ctx,
+        temperature=args.temp,
+        max_iterations=args.max_iterations,
+        effort=args.effort,
+        trust_project=args.trust_project,
+        **more,
+    )
+
+
 def unreadable_config_files(env: Mapping[str, str], cwd: Path) -> list[str]:
     """The warnings (line and column, as at start-up) for a user or project config that
     exists but does not read as a JSON object. A reload that sees one keeps the settings in

@@ -258,7 +258,7 @@ class Done(Event):
     warning text to learn it. `cost_usd` (additive) is the turn's estimated cost
     at the config's `pricing` rates; 0.0 for local or unpriced models. `checks`
     (additive) is the project's checks as the turn left them, when they ran
-    (`{command, passed, failed, failing, ok}`, core/checks/results.py), else null.
+    (`{command, passed, failed, failing, ok}`, checks/results.py), else null.
     """
 
     name: ClassVar[str] = "done"

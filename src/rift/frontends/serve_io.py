@@ -8,7 +8,8 @@ thread that refuses over-long lines without reading them whole.
 from __future__ import annotations
 
 import asyncio
-from typing import BinaryIO
+from collections.abc import Callable
+from typing import Any, BinaryIO
 
 from rift.events import Content, Event, Thinking, to_json_line
 
@@ -93,25 +94,35 @@ class EventWriter:
             self.closed = True
 
 
+def _command_too_long(size: int) -> Exception:
+    return ValueError(
+        f"command line too long ({size} bytes; the limit is {MAX_LINE_BYTES} bytes); ignored"
+    )
+
+
 def read_lines(
-    stream: BinaryIO, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[object]
+    stream: BinaryIO,
+    loop: asyncio.AbstractEventLoop,
+    queue: asyncio.Queue[Any],
+    limit: int = MAX_LINE_BYTES,
+    too_long: Callable[[int], Exception] = _command_too_long,
+    eof: object = EOF_MARK,
 ) -> None:
-    """Thread body: split stdin into lines, refusing ones over MAX_LINE_BYTES."""
+    """Thread body: split stdin into lines, then `eof`; a line over `limit` bytes is
+    discarded without being read whole and queued as `too_long(its size)` (serve's and
+    ACP's readers)."""
     while True:
-        line = stream.readline(MAX_LINE_BYTES + 1)
+        line = stream.readline(limit + 1)
         if not line:
             break
         item: bytes | Exception = line
-        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+        if len(line) > limit and not line.endswith(b"\n"):
             size = len(line)
             while True:  # discard the rest of the over-long line
-                more = stream.readline(MAX_LINE_BYTES)
+                more = stream.readline(limit)
                 size += len(more)
                 if not more or more.endswith(b"\n"):
                     break
-            item = ValueError(
-                f"command line too long ({size} bytes; the limit is"
-                f" {MAX_LINE_BYTES} bytes); ignored"
-            )
+            item = too_long(size)
         loop.call_soon_threadsafe(queue.put_nowait, item)
-    loop.call_soon_threadsafe(queue.put_nowait, EOF_MARK)
+    loop.call_soon_threadsafe(queue.put_nowait, eof)

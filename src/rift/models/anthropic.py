@@ -22,10 +22,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any, ClassVar
 
-from rift.config.load import DEFAULT_READ_TIMEOUT
 from rift.errors import ModelNotUsable, ServerHTTPError, StreamError
 from rift.models.base import (
     ChatRequest,
@@ -41,13 +39,13 @@ from rift.models.base import (
     Usage,
 )
 from rift.models.http import (
-    Client,
+    Connection,
+    ListingServer,
     drain,
+    error_mid_answer,
     iter_lines,
     json_request,
-    loads_line,
-    make_client,
-    model_entries,
+    object_line,
     send_with_retry,
 )
 from rift.models.thinking import anthropic_budget
@@ -231,9 +229,7 @@ class _StreamState:
     def feed(self, data: dict[str, Any]) -> list[ModelEvent]:
         kind = data.get("type")
         if kind == "error":
-            error = data.get("error")
-            message = error.get("message", error) if isinstance(error, dict) else error
-            raise StreamError(f"the model server reported an error mid-answer: {message}")
+            raise error_mid_answer(data.get("error"))
         if kind == "message_start":
             message = data.get("message")
             self._usage(message.get("usage") if isinstance(message, dict) else None)
@@ -318,68 +314,32 @@ class _StreamState:
 def _payload(line: str) -> dict[str, Any] | None:
     if line.startswith(("event:", ":", "id:", "retry:")):
         return None
-    text = line[5:].strip() if line.startswith("data:") else line
-    try:
-        data = loads_line(text)
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        raise StreamError(f"malformed line from the model server: {line[:200]}")
-    return data
+    return object_line(line[5:].strip() if line.startswith("data:") else line, line)
 
 
 # ------------------------------------------------------------------ provider
 
 
-class AnthropicProvider:
+class AnthropicProvider(ListingServer):
     """A client for the Anthropic Messages API; `base_url` ends with `/v1`."""
 
     TRAITS: ClassVar[ProviderTraits] = ProviderTraits(
         vision=True, thinking=True, adopts_context=True
     )
+    MODELS_QUERY: ClassVar[str] = "?limit=1000"
 
     @classmethod
-    def connect(
-        cls,
-        base_url: str,
-        api_key: str | None,
-        read_timeout: float,
-        client: Client | None,
-        cache_dir: Path | None,
-    ) -> AnthropicProvider:
+    def connect(cls, to: Connection) -> AnthropicProvider:
         """The registry's constructor; the hosted API without a key is refused here."""
-        if not api_key and base_url.startswith(HOSTED_URL):
+        if not to.api_key and to.base_url.startswith(HOSTED_URL):
             raise ModelNotUsable(
                 "no Anthropic API key: set ANTHROPIC_API_KEY (or a provider's api_key_env)"
             )
-        return cls(base_url, api_key, read_timeout, client=client)
+        return super().connect(to)
 
-    def __init__(
-        self,
-        base_url: str,
-        api_key: str | None = None,
-        read_timeout: float = DEFAULT_READ_TIMEOUT,
-        client: Client | None = None,
-    ) -> None:
-        self._base_url = base_url.rstrip("/")
-        self._headers = {"anthropic-version": API_VERSION}
-        if api_key:
-            self._headers["x-api-key"] = api_key
-        self._owns_client = client is None
-        self._client = client or make_client(read_timeout, tls=self._base_url.startswith("https:"))
-
-    @property
-    def base_url(self) -> str:
-        return self._base_url
-
-    async def _entries(self) -> list[dict[str, Any]]:
-        url = f"{self._base_url}/models?limit=1000"
-        return await model_entries(
-            self._client, url, base_url=self._base_url, headers=self._headers
-        )
-
-    async def list_models(self) -> list[str]:
-        return list(dict.fromkeys(e["id"] for e in await self._entries()))
+    @staticmethod
+    def _auth_headers(api_key: str | None) -> dict[str, str]:
+        return {"anthropic-version": API_VERSION, **({"x-api-key": api_key} if api_key else {})}
 
     async def show(self, model: str) -> ModelInfo:
         """Every Claude model calls tools and sees images; all but the oldest think."""
@@ -425,7 +385,3 @@ class AnthropicProvider:
             )
         for event in state.finish():
             yield event
-
-    async def aclose(self) -> None:
-        if self._owns_client:
-            await self._client.aclose()

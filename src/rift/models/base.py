@@ -209,3 +209,12 @@ class Provider(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+async def reply_text(provider: Provider, request: ChatRequest) -> str:
+    """The whole text of the model's reply to `request` (its thinking and calls left out)."""
+    parts: list[str] = []
+    async for event in provider.stream_chat(request):
+        if isinstance(event, ContentDelta):
+            parts.append(event.text)
+    return "".join(parts)

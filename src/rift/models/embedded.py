@@ -32,7 +32,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rift.errors import ModelError, ModelNotUsable, StreamError
 from rift.fs.paths import Paths
@@ -60,6 +60,9 @@ from rift.models.embedded_calls import (
 )
 from rift.models.embedded_whole import fence_closed, whole_file_call, whole_file_path
 from rift.record import record
+
+if TYPE_CHECKING:
+    from rift.models.http import Connection
 
 log = logging.getLogger("rift.embedded")
 _NAME = re.compile(r'"name"\s*:\s*"([^"]*)"')
@@ -103,21 +106,14 @@ class EmbeddedProvider:
     TRAITS: ClassVar[ProviderTraits] = ProviderTraits(small_model=True)
 
     @classmethod
-    def connect(
-        cls,
-        base_url: str,
-        api_key: str | None,
-        read_timeout: float,
-        client: Any,
-        cache_dir: Path | None,
-    ) -> EmbeddedProvider:
+    def connect(cls, to: Connection) -> EmbeddedProvider:
         """The registry's constructor; refuses without the `rift[local]` runtime."""
         if not local_weights.runtime_installed():
             raise ModelNotUsable(
                 f"the embedded model needs {local_weights.RUNTIME_MISSING}: "
                 + local_weights.install_command()
             )
-        return cls(cache_dir or Paths.from_env({}).cache_dir)
+        return cls(to.cache_dir or Paths.from_env({}).cache_dir)
 
     def __init__(self, cache_dir: Path, constrain: bool = True) -> None:
         self.cache_dir = cache_dir

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any, ClassVar
 
-from rift.config.load import DEFAULT_READ_TIMEOUT
 from rift.errors import ServerHTTPError, StreamError
 from rift.models.base import (
     ChatRequest,
@@ -30,13 +28,14 @@ from rift.models.base import (
     Usage,
 )
 from rift.models.http import (
-    Client,
+    Connection,
     Response,
+    ServerProvider,
     drain,
+    error_mid_answer,
     iter_lines,
     json_request,
-    loads_line,
-    make_client,
+    object_line,
     request_json,
     send_with_retry,
 )
@@ -125,17 +124,9 @@ def _tool_call(raw: Any) -> ToolCall | None:
 
 
 def _parse_line(line: str) -> dict[str, Any]:
-    try:
-        data = loads_line(line)
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        raise StreamError(f"malformed line from the model server: {line[:200]}")
+    data = object_line(line)
     if "error" in data:
-        error = data["error"]
-        if isinstance(error, dict):
-            error = error.get("message", error)
-        raise StreamError(f"the model server reported an error mid-answer: {error}")
+        raise error_mid_answer(data["error"])
     return data
 
 
@@ -176,7 +167,7 @@ def _seconds(nanoseconds: object) -> float:
     return float(nanoseconds) / 1e9
 
 
-class OllamaProvider:
+class OllamaProvider(ServerProvider):
     """A client for one Ollama server (a base URL without `/v1`)."""
 
     TRAITS: ClassVar[ProviderTraits] = ProviderTraits(
@@ -184,35 +175,9 @@ class OllamaProvider:
     )
 
     @classmethod
-    def connect(
-        cls,
-        base_url: str,
-        api_key: str | None,
-        read_timeout: float,
-        client: Client | None,
-        cache_dir: Path | None,
-    ) -> OllamaProvider:
+    def connect(cls, to: Connection) -> OllamaProvider:
         """The registry's constructor (every provider class has one of this shape)."""
-        return cls(base_url.removesuffix("/v1"), read_timeout, client=client)
-
-    def __init__(
-        self,
-        base_url: str,
-        read_timeout: float = DEFAULT_READ_TIMEOUT,
-        client: Client | None = None,
-    ) -> None:
-        """Args:
-        base_url: e.g. `http://localhost:11434`; a trailing `/` is dropped.
-        read_timeout: read-idle timeout in seconds, 0 = none (ignored when `client` is given).
-        client: a shared client; the provider then does not close it.
-        """
-        self._base_url = base_url.rstrip("/")
-        self._owns_client = client is None
-        self._client = client or make_client(read_timeout, tls=self._base_url.startswith("https:"))
-
-    @property
-    def base_url(self) -> str:
-        return self._base_url
+        return cls(to.base_url.removesuffix("/v1"), to.read_timeout, client=to.client)
 
     async def list_models(self) -> list[str]:
         data = await request_json(
@@ -286,7 +251,3 @@ class OllamaProvider:
             "the model server closed the stream mid-answer: it ended without a done line"
             " (the connection dropped)"
         )
-
-    async def aclose(self) -> None:
-        if self._owns_client:
-            await self._client.aclose()

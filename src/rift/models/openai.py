@@ -26,10 +26,8 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any, ClassVar
 
-from rift.config.load import DEFAULT_READ_TIMEOUT
 from rift.errors import ServerHTTPError, StreamError
 from rift.models.base import (
     ChatRequest,
@@ -40,16 +38,15 @@ from rift.models.base import (
     StreamDone,
 )
 from rift.models.http import (
-    Client,
+    ListingServer,
     Response,
     drain,
     iter_lines,
     json_request,
-    make_client,
-    model_entries,
+    object_line,
     send_with_retry,
 )
-from rift.models.openai_stream import StreamState, parse_payload, sse_payload
+from rift.models.openai_stream import StreamState, sse_payload
 from rift.models.server_info import llama_props
 from rift.models.thinking_profiles import drops_sampling, effort_level, profile_for
 from rift.record import replace
@@ -218,56 +215,14 @@ def _states_vision(entry: dict[str, Any]) -> bool:
     return isinstance(entry.get("capabilities"), list) or isinstance(modalities, list)
 
 
-class OpenAIProvider:
+class OpenAIProvider(ListingServer):
     """A client for one OpenAI-compatible server; `base_url` ends with `/v1`."""
 
     TRAITS: ClassVar[ProviderTraits] = ProviderTraits(
         vision=True, thinking=True, adopts_context=True
     )
-
-    @classmethod
-    def connect(
-        cls,
-        base_url: str,
-        api_key: str | None,
-        read_timeout: float,
-        client: Client | None,
-        cache_dir: Path | None,
-    ) -> OpenAIProvider:
-        """The registry's constructor (every provider class has one of this shape)."""
-        return cls(base_url, api_key, read_timeout, client=client)
-
-    def __init__(
-        self,
-        base_url: str,
-        api_key: str | None = None,
-        read_timeout: float = DEFAULT_READ_TIMEOUT,
-        client: Client | None = None,
-    ) -> None:
-        """Args:
-        base_url: e.g. `http://gpu-box:8000/v1`; a trailing `/` is dropped.
-        api_key: sent as `Authorization: Bearer <key>` when set.
-        read_timeout: read-idle timeout in seconds, 0 = none (ignored when `client` is given).
-        client: a shared client; the provider then does not close it.
-        """
-        self._base_url = base_url.rstrip("/")
-        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._owns_client = client is None
-        self._client = client or make_client(read_timeout, tls=self._base_url.startswith("https:"))
-        self._llama_cpp = False
-
-    @property
-    def base_url(self) -> str:
-        return self._base_url
-
-    async def _entries(self) -> list[dict[str, Any]]:
-        url = f"{self._base_url}/models"
-        return await model_entries(
-            self._client, url, base_url=self._base_url, headers=self._headers
-        )
-
-    async def list_models(self) -> list[str]:
-        return list(dict.fromkeys(e["id"] for e in await self._entries()))
+    _llama_cpp = False
+    """Set once `show` found llama.cpp's `/props`: it streams prompt progress when asked."""
 
     async def show(self, model: str) -> ModelInfo:
         """The model's entry; on a self-hosted server, also llama.cpp's `/props`, whose
@@ -339,7 +294,7 @@ class OpenAIProvider:
                     await drain(lines)
                     break
                 if payload:
-                    for event in state.feed(parse_payload(payload)):
+                    for event in state.feed(object_line(payload)):
                         yield event
         finally:
             await response.aclose()
@@ -353,7 +308,3 @@ class OpenAIProvider:
         if state.usage is not None:
             yield state.usage
         yield StreamDone(state.finish_reason or "stop")
-
-    async def aclose(self) -> None:
-        if self._owns_client:
-            await self._client.aclose()

@@ -21,7 +21,7 @@ from rift.models.base import (
     ToolCall,
     Usage,
 )
-from rift.models.http import loads_line
+from rift.models.http import error_mid_answer
 from rift.record import field, record
 
 _SSE_FIELDS = ("event:", "id:", "retry:")
@@ -53,10 +53,8 @@ class StreamState:
     finish_reason: str | None = None
 
     def feed(self, data: dict[str, Any]) -> list[ModelEvent]:
-        error = data.get("error")
-        if error:
-            message = error.get("message", error) if isinstance(error, dict) else error
-            raise StreamError(f"the model server reported an error mid-answer: {message}")
+        if error := data.get("error"):
+            raise error_mid_answer(error)
         progress = data.get("prompt_progress")
         events: list[ModelEvent] = []
         if isinstance(progress, dict):  # llama.cpp, asked with return_progress
@@ -136,16 +134,6 @@ def sse_payload(line: str) -> str | None:
     if line.startswith("{"):
         return line  # a bare JSON object: some servers send errors this way
     raise StreamError(f"malformed line from the model server: {line[:200]}")
-
-
-def parse_payload(payload: str) -> dict[str, Any]:
-    try:
-        data = loads_line(payload)
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        raise StreamError(f"malformed line from the model server: {payload[:200]}")
-    return data
 
 
 def _merge_usage(usage: dict[str, Any], timings: dict[str, Any], seen: Usage) -> Usage:

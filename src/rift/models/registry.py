@@ -29,7 +29,7 @@ from rift.config.load import Config
 from rift.errors import ModelError, ModelNotUsable, ServerHTTPError, ServerUnreachable
 from rift.models import sizes, thinking
 from rift.models.base import ModelInfo, Provider, ProviderTraits, Reasoning
-from rift.models.http import Client, make_client, request_json
+from rift.models.http import Client, Connection, make_client, request_json
 from rift.record import record, replace
 
 ProviderKind = str
@@ -67,14 +67,7 @@ class _ProviderClass(Protocol):
     TRAITS: ClassVar[ProviderTraits]
 
     @classmethod
-    def connect(
-        cls,
-        base_url: str,
-        api_key: str | None,
-        read_timeout: float,
-        client: Client | None,
-        cache_dir: Path | None,
-    ) -> Provider: ...
+    def connect(cls, to: Connection) -> Provider: ...
 
 
 def provider_class(kind: ProviderKind) -> type[_ProviderClass]:
@@ -246,7 +239,7 @@ def make_provider(
         ModelNotUsable: the embedded model without the `rift[local]` extra.
     """
     cls = provider_class(route.provider_kind)
-    return cls.connect(route.base_url, route.api_key, read_timeout, client, cache_dir)
+    return cls.connect(Connection(route.base_url, route.api_key, read_timeout, client, cache_dir))
 
 
 async def served_models(name: str, config: Config) -> tuple[str, list[str]]:

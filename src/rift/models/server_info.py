@@ -91,17 +91,6 @@ async def llama_props(
     return parse_props(data)
 
 
-async def busy_slots(client: Client, base_url: str) -> list[bool] | None:
-    """llama.cpp's `/slots`: whether each slot is processing; None where it is not exposed."""
-    try:
-        data = await request_json(client, "GET", f"{root_of(base_url)}/slots", backoff=())
-    except ModelError:
-        return None
-    if not isinstance(data, list):
-        return None
-    return [bool(s.get("is_processing")) for s in data if isinstance(s, dict)]
-
-
 async def is_ollama(client: Client, base_url: str) -> bool:
     """The server at this root also answers Ollama's native `/api/tags`."""
     try:

@@ -8,7 +8,7 @@ configured effort and what the model can do, and changed by `/think`:
   think is a 400 on Ollama, so nothing can switch it on;
 - an effort level implies thinking on;
 - each wire format then spells the value its own way (`ollama_think`,
-  `openai_effort`, `anthropic_budget`).
+  `thinking_profiles.effort_level`, `anthropic_budget`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from rift.models.base import Reasoning
 THINK_WORDS = ("on", "off", "auto")
 _OLLAMA_LEVELS = {"minimal": "low", "low": "low", "medium": "medium"}
 """Ollama's graded `think` knows low/medium/high; anything above medium is high."""
-_OPENAI_LEVELS = {"minimal": "minimal", "low": "low", "medium": "medium"}
 _ANTHROPIC_BUDGETS = {
     "minimal": 1024,
     "low": 2048,
@@ -76,13 +75,6 @@ def ollama_think(value: Reasoning) -> bool | str | None:
     if isinstance(value, str):
         return _OLLAMA_LEVELS.get(value, "high")
     return value
-
-
-def openai_effort(value: Reasoning) -> str | None:
-    """OpenAI's `reasoning_effort` for a level (minimal, low, medium, high)."""
-    if isinstance(value, str):
-        return _OPENAI_LEVELS.get(value, "high")
-    return None
 
 
 def anthropic_budget(value: Reasoning) -> int | None:

@@ -27,7 +27,7 @@ PoolCheck = tuple[str, Literal["ok", "warn", "fail", "info"], str, str]
 
 async def _ask(url: str, model: str, key: str | None) -> ModelInfo | str:
     """The endpoint's model info, or why it could not say."""
-    provider = OpenAIProvider.connect(openai_base(url), key, CHECK_TIMEOUT_S, None, None)
+    provider = OpenAIProvider(openai_base(url), key, CHECK_TIMEOUT_S)
     try:
         return await asyncio.wait_for(read_slots(provider, model), CHECK_TIMEOUT_S)
     except (ModelError, TimeoutError) as exc:

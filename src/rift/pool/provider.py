@@ -38,7 +38,7 @@ def shared_pool(hosts: Sequence[PoolHost], read_timeout: float) -> Pool:
                 h.url,
                 h.model,
                 h.weight,
-                OpenAIProvider.connect(openai_base(h.url), h.api_key, read_timeout, None, None),
+                OpenAIProvider(openai_base(h.url), h.api_key, read_timeout),
                 h.slots,
             )
             for h in hosts

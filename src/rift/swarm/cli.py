@@ -19,7 +19,7 @@ import signal
 import sys
 from pathlib import Path
 
-from rift.config.load import Config, Overrides, load_config
+from rift.config.load import Config, flag_overrides, load_config
 from rift.errors import RiftError
 from rift.fs.checkpoints import UndoJournal
 from rift.swarm import merge as merging
@@ -96,16 +96,7 @@ def _merge_parser() -> argparse.ArgumentParser:
 
 
 def _swarm(args: argparse.Namespace, start: StartCandidate) -> int:
-    overrides = Overrides(
-        host=args.host,
-        model=args.model,
-        num_ctx=args.num_ctx,
-        temperature=args.temp,
-        max_iterations=args.max_iterations,
-        effort=args.effort,
-        trust_project=args.trust_project,
-    )
-    config = load_config(os.environ, Path.cwd(), overrides)
+    config = load_config(os.environ, Path.cwd(), flag_overrides(args))
     from rift.logs import log_to_file
 
     log_to_file(config.paths.log_file)

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from rift.config.load import Config
-from rift.models.base import ChatRequest, ContentDelta, Message
+from rift.models.base import ChatRequest, Message, reply_text
 from rift.models.registry import EMBEDDED_NUM_CTX, detect_protocol, make_provider, resolve
 from rift.record import record
 from rift.swarm.candidates import CandidateResult
@@ -153,10 +153,6 @@ async def ask_judge(
             temperature=0.0,
             num_predict=REPLY_TOKENS,
         )
-        parts: list[str] = []
-        async for event in provider.stream_chat(request):
-            if isinstance(event, ContentDelta):
-                parts.append(event.text)
-        return "".join(parts)
+        return await reply_text(provider, request)
     finally:
         await provider.aclose()

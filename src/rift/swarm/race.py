@@ -70,7 +70,6 @@ class RaceOutcome:
     judged_by: str = "none"
     note: str = ""
     """Why there is no winner, or what a judge could not do."""
-    judge_answer: str = ""
     test_command: str | None = None
 
 
@@ -253,7 +252,6 @@ async def _judge(
     except ModelError as exc:
         outcome.note = f"the chat judge failed: {str(exc).splitlines()[0]}"
         return
-    outcome.judge_answer = answer
     verdict = judge.parse_winner(answer, [r.name for r in eligible])
     if verdict.winner is not None:
         outcome.winner = verdict.winner

@@ -13,7 +13,6 @@ first one only if it changed something and its tests pass.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
@@ -22,6 +21,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from rift.checks.discover import has_python_tests, npm_test, python_configured, python_for
+from rift.checks.results import count_tests
 from rift.config.load import Config
 from rift.record import record
 from rift.swarm.candidates import CandidateResult
@@ -29,8 +30,6 @@ from rift.tools._proc import run_shell, strip_ansi
 from rift.tools.sandbox import choose_sandbox
 
 TEST_TIMEOUT_S = 600.0
-NPM_PLACEHOLDER = "no test specified"
-_PY_CONFIGS = ("pytest.ini", "conftest.py", "tox.ini")
 
 
 @record
@@ -64,15 +63,15 @@ def detect_command(cwd: Path, root: Path) -> str | None:
     `root` is the person's own checkout: its `.venv`/`venv` (never committed, so
     absent from worktrees) is where a Python project's pytest usually lives.
     """
-    if _python_configured(cwd):
+    if python_configured(cwd):
         return _pytest(root)
     if (cwd / "Cargo.toml").is_file():
         return "cargo test"
     if (cwd / "go.mod").is_file():
         return "go test ./..."
-    if _npm_test(cwd / "package.json"):
+    if npm_test(cwd / "package.json"):
         return "npm test"
-    if _has_python_tests(cwd):
+    if has_python_tests(cwd):
         return _pytest(root)
     return None
 
@@ -99,48 +98,11 @@ def bare_interpreter(command: str) -> bool:
     return all(word.startswith("-") for word in words[1:])
 
 
-def _python_configured(cwd: Path) -> bool:
-    if any((cwd / name).is_file() for name in _PY_CONFIGS):
-        return True
-    for name, marker in (("pyproject.toml", "[tool.pytest"), ("setup.cfg", "[tool:pytest]")):
-        try:
-            if marker in (cwd / name).read_text(encoding="utf-8", errors="replace"):
-                return True
-        except OSError:
-            continue
-    return False
-
-
-def _has_python_tests(cwd: Path) -> bool:
-    """test_*.py or *_test.py at the top, or in a top-level tests/ or test/ folder."""
-    for folder in (cwd, cwd / "tests", cwd / "test"):
-        try:
-            names = [p.name for p in folder.iterdir() if p.suffix == ".py"]
-        except OSError:
-            continue
-        if any(n.startswith("test_") or n.endswith("_test.py") for n in names):
-            return True
-    return False
-
-
-def _npm_test(package: Path) -> bool:
-    try:
-        data = json.loads(package.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    scripts = data.get("scripts") if isinstance(data, dict) else None
-    test = scripts.get("test") if isinstance(scripts, dict) else None
-    return isinstance(test, str) and NPM_PLACEHOLDER not in test
-
-
 def _pytest(root: Path) -> str:
-    for venv in (".venv", "venv"):
-        python = root / venv / "bin" / "python"
-        if python.is_file():
-            return f"{python} -m pytest -q -p no:cacheprovider"
-    if shutil.which("pytest"):
+    python = python_for(root)
+    if python == "python3" and shutil.which("pytest"):
         return "pytest -q -p no:cacheprovider"
-    return "python3 -m pytest -q -p no:cacheprovider"
+    return f"{python} -m pytest -q -p no:cacheprovider"
 
 
 async def run_tests(command: str, cwd: Path, config: Config) -> tuple[SuiteRun, str | None]:
@@ -176,19 +138,6 @@ def _wrapped(command: str, cwd: Path, config: Config) -> tuple[str, str | None]:
         values = {"cmd": shell_quote(command), "cwd": str(cwd)}
         return re.sub(r"\{(cmd|cwd)\}", lambda m: values[m.group(1)], perms.bash_wrapper), problem
     return command, problem
-
-
-def count_tests(output: str) -> tuple[int, int]:
-    """(passed, failed) read from a test runner's summary lines; (0, 0) when unknown."""
-    go_ok = len(re.findall(r"^ok\s+\S+", output, re.MULTILINE))
-    go_fail = len(re.findall(r"^(?:FAIL|--- FAIL)\s+\S+", output, re.MULTILINE))
-    jest = re.findall(r"^Tests:\s+(.*)$", output, re.MULTILINE)
-    text = "\n".join(jest) if jest else output
-    passed = sum(int(n) for n in re.findall(r"(\d+) (?:passed|passing)\b", text))
-    failed = sum(int(n) for n in re.findall(r"(\d+) (?:failed|failing|errors?)\b", text))
-    if not passed and not failed and (go_ok or go_fail):
-        return go_ok, go_fail
-    return passed, failed
 
 
 def rank(results: Sequence[CandidateResult]) -> list[CandidateResult]:

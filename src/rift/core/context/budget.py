@@ -19,7 +19,7 @@ from typing import Any, cast
 
 from rift.core.sessions.store import COMPACTED_PREFIX, turn_starts
 from rift.errors import RiftError
-from rift.models.base import ChatRequest, ContentDelta, Message, Provider
+from rift.models.base import ChatRequest, Message, Provider, reply_text
 from rift.record import record
 from rift.text.hygiene import scrub
 from rift.text.patterns import lazy
@@ -310,11 +310,7 @@ async def summarize(
         think=False,
         num_predict=SUMMARY_NUM_PREDICT,
     )
-    parts: list[str] = []
-    async for event in provider.stream_chat(request):
-        if isinstance(event, ContentDelta):
-            parts.append(event.text)
-    summary = scrub(_THINK_BLOCK().sub("", "".join(parts)).strip())
+    summary = scrub(_THINK_BLOCK().sub("", await reply_text(provider, request)).strip())
     if not summary:
         raise RiftError("the model returned an empty summary")
     note: Message = {"role": "user", "content": COMPACTED_PREFIX + summary}

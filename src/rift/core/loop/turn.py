@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from rift.core.checks.results import CheckResult
+from rift.checks.results import CheckResult
 from rift.core.context.budget import (
     enforce_budget,
     strip_old_thinking,

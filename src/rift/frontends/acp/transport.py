@@ -22,6 +22,8 @@ import logging
 import threading
 from typing import Any, BinaryIO
 
+from rift.frontends.serve_io import read_lines
+
 log = logging.getLogger("rift.acp")
 
 MAX_LINE_BYTES = 50 * 1024 * 1024
@@ -51,21 +53,14 @@ def _read_lines(
 ) -> None:
     """Thread body: split stdin into lines; an over-long line becomes a ValueError."""
     try:
-        while True:
-            line = stream.readline(MAX_LINE_BYTES + 1)
-            if not line:
-                break
-            item: bytes | ValueError = line
-            if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
-                while True:  # drop the rest of the line
-                    more = stream.readline(MAX_LINE_BYTES)
-                    if not more or more.endswith(b"\n"):
-                        break
-                item = ValueError(f"message longer than {MAX_LINE_BYTES} bytes")
-            loop.call_soon_threadsafe(queue.put_nowait, item)
+        read_lines(stream, loop, queue, MAX_LINE_BYTES, _too_long, _EOF)
     except (OSError, ValueError) as exc:  # stdin closed under us: same as EOF
         log.debug("stdin reader stopped: %s", exc)
-    loop.call_soon_threadsafe(queue.put_nowait, _EOF)
+        loop.call_soon_threadsafe(queue.put_nowait, _EOF)
+
+
+def _too_long(size: int) -> Exception:
+    return ValueError(f"message longer than {MAX_LINE_BYTES} bytes")
 
 
 class StdioTransport:

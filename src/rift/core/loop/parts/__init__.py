@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 from rift.models.base import Message, ToolCall
 
 if TYPE_CHECKING:
-    from rift.core.checks.results import CheckResult
+    from rift.checks.results import CheckResult
     from rift.core.loop.reply import Reply
     from rift.core.loop.setup import TurnSetup
     from rift.events import Event

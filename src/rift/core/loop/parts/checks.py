@@ -1,7 +1,7 @@
 """The project's own checks judge the change, in rounds.
 
 A small model calls its first plausible edit done; a failing test is the only
-judge that does not care how the task was worded. So (core/checks/ finds the
+judge that does not care how the task was worded. So (checks/ finds the
 command from the files and manifests):
 
 - before the turn's first change to a file, the tests that belong to it run once,
@@ -27,8 +27,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rift.core.checks import discover, results
-from rift.core.checks.results import CheckResult
+from rift.checks import discover, results
+from rift.checks.results import CheckResult
 from rift.core.loop.parts import Part, Turn
 from rift.core.loop.parts.leftovers import changed_files
 from rift.fs import safe_fs

@@ -23,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rift.core.checks.discover import is_test_file
+from rift.checks.discover import is_test_file
 from rift.core.loop.parts import Part, Turn
 from rift.core.loop.parts.preread import Preread
 from rift.core.permissions.hunks import changed_lines
