@@ -76,10 +76,13 @@ def remount_attack_as(user: str, outside: Path) -> tuple[bool, bool] | None:
     project = outside / "project"  # not under a root-only temp dir: the user must reach it
     project.mkdir()
     os.chown(project, entry.pw_uid, entry.pw_gid)
-    box, _ = choose_sandbox("bwrap", network=False, project=project, has_wrapper=False)
+    # the argv that user's rift builds: their home's stores hidden, not the caller's (a
+    # root-only /root/.npmrc as a mount point makes bwrap fail for anyone else)
+    home = Path(entry.pw_dir)
+    box, _ = choose_sandbox("bwrap", network=False, project=project, has_wrapper=False, home=home)
     if box is None:
         return None
-    box = replace(box, root=entry.pw_uid == 0)  # the argv that user's rift builds
+    box = replace(box, root=entry.pw_uid == 0)
     subprocess.run(
         [*box.argv(box.project), "sh", "-c", REMOUNT_ATTACK.format(outside=outside)],
         user=entry.pw_uid,
