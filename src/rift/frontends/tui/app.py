@@ -204,7 +204,8 @@ class RiftApp(App[int]):
     async def after_bind(self, started: Started, *, fresh: bool) -> None:
         """A new conversation is in charge: status, resumed history, startup notices."""
         conversation = started.conversation
-        self.status_bar.set(model=conversation.model, mode=conversation.mode, text="ready")
+        state = conversation.state
+        self.status_bar.set(model=state.model, mode=state.mode, text="ready")
         from rift.events import History
 
         for event in started.opening_events():
@@ -354,7 +355,9 @@ class RiftApp(App[int]):
         self.composer.input.placeholder = "Ask rift to do something…  (/ commands · @ files)"
         if ask_id is not None and self.driver.conversation is not None:
             answer = prefix + text if prefix else text
-            self.driver.conversation.answer(ask_id, answer)
+            from rift.core import answer as answer_ask
+
+            answer_ask(self.driver.conversation, ask_id, answer)
             self.say("answer: " + (answer or "(skipped)"), "info")
 
     # ---------------------------------------------------------- actions
@@ -427,7 +430,7 @@ class RiftApp(App[int]):
         from rift.frontends.tui.commands import hints
 
         conversation = self.driver.conversation
-        skills = conversation.skills if conversation is not None else {}
+        skills = conversation.state.skills if conversation is not None else {}
         return hints(sorted(skills))
 
     def pasted(self, text: str) -> str | None:

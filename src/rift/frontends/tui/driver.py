@@ -1,8 +1,8 @@
 """The TUI's adapter to the core: a thin layer over `Conversation`.
 
 It plays the part `ServeLoop` plays for `--serve`: front-end input becomes
-`Conversation` calls (submit, cancel, set_model, set_option, rewind,
-compact, new_conversation...), and everything the core reports comes back
+`Conversation` calls (submit, cancel) and the core's commands (set_model,
+set_option, rewind, compact, new_conversation...), and everything the core reports comes back
 as events through `emit`. The conversation owns the turn task, busy, the
 undo journal and the session file, so an option change keeps the journal
 and `/clear` keeps the old session resumable, exactly as in every other face.
@@ -117,7 +117,7 @@ class Driver:
     @property
     def config(self) -> Config:
         """The settings in force: the conversation's once one is bound."""
-        return self.conversation.config if self.conversation is not None else self._config
+        return self.conversation.state.config if self.conversation is not None else self._config
 
     @property
     def busy(self) -> bool:
@@ -146,6 +146,9 @@ class Driver:
         """
         from rift.core import (  # late: see module docstring
             StartOptions,
+            offer_trust,
+            set_edit_review,
+            set_mode,
             start_agent,
         )
 
@@ -155,17 +158,17 @@ class Driver:
         options = StartOptions(continue_last=continue_last, resume=resume)
         started = await start_agent(config, self.emit, options)
         conversation = started.conversation
-        conversation.edit_review = True  # the TUI reviews edits hunk by hunk
+        set_edit_review(conversation, True)  # the TUI reviews edits hunk by hunk
         conversation.auto_continue = config.auto_continue
         if old is not None:
-            conversation.set_mode(old.mode, announce=False)
+            set_mode(conversation, old.state.mode, announce=False)
             conversation.auto_continue = old.auto_continue
             await old.close()
         self._config = config
         self.conversation = conversation
         self.tasks = started.agent.tasks
         self.offline = None
-        conversation.offer_trust()  # project plugins, hooks and MCP servers ask once
+        offer_trust(conversation)  # project plugins, hooks and MCP servers ask once
         return started
 
     # --------------------------------------------------------------- turns

@@ -209,9 +209,9 @@ class EventView:
             if choice == DENY_WHY:  # the reason is typed in the input, then sent with the deny
                 self.app.begin_answer(event.id, "Why not? rift reads your answer", "deny: ")
                 return
-            conversation.answer(event.id, choice if choice is not None else deny)
+            answer(conversation, event.id, choice if choice is not None else deny)
 
-        from rift.core import option_label  # the core words what its choices mean
+        from rift.core import answer, option_label  # the core words what its choices mean
 
         meanings = {option.id: option_label(option) for option in event.options}
         labels = [meanings.get(c, c) for c in choices]
@@ -223,7 +223,7 @@ class EventView:
 
     def _edit_review(self, event: EditReview) -> None:
         # Imported here: hunks is core code, loaded with the agent, not before first paint.
-        from rift.core import reassemble
+        from rift.core import allow_for_session, decide, reassemble
 
         conversation = self.app.require_conversation()
         segments = event.segments
@@ -232,12 +232,12 @@ class EventView:
 
         def decided(mask: list[bool] | None) -> None:
             if screen.allow_session:  # bash still asks: only writes and edits are let through
-                conversation.allow_for_session("write", "edit")
+                allow_for_session(conversation, "write", "edit")
                 self.app.say("edits and writes run without review for the rest of this session")
             if mask is None or not any(mask):
-                conversation.decide(event.id, False, None)
+                decide(conversation, event.id, False, None)
             else:
-                conversation.decide(event.id, True, reassemble(segments, mask))
+                decide(conversation, event.id, True, reassemble(segments, mask))
 
         self.app.set_phase("waiting for you")
         self.app.push_screen(screen, decided)
