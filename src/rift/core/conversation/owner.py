@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from rift.core.conversation.prepare import Prepared, prepare, task_note
 from rift.core.conversation.refusal import Refusal
@@ -35,7 +35,7 @@ from rift.core.conversation.upkeep import cancelled_before_start, discard_if_emp
 from rift.core.sessions.store import INTERRUPT_NOTE
 from rift.errors import RiftError
 from rift.events import Done, Info, TaskFinished, Warning
-from rift.record import record
+from rift.record import record, replace
 
 if TYPE_CHECKING:
     from rift.config import Config
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 BUSY_TEXT = "turn in progress — cancel it or wait for done"
 WhenBusy = Literal["queue", "refuse"]
+T = TypeVar("T")
 
 
 Ending = Literal["answered", "stopped", "wrapped", "cancelled", "error", "refused"]
@@ -66,6 +67,9 @@ class Submitted:
     resolves when the prompt's own turn has ended (at once for a refusal)."""
 
     status: Literal["started", "queued", "refused"]
+    began: asyncio.Future[bool]
+    """True once the prompt's turn has started; False when it never will (refused when
+    its turn came, withdrawn by `take_back`, or the conversation closed first)."""
     result: asyncio.Future[TurnResult]
     refusal: Refusal | None = None
 
@@ -112,7 +116,7 @@ class Conversation:
         """Cancel arrived before the task ran: it ends at once, the way a cancel would."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closed = False
-        self._queue: list[tuple[str, Attachments | None, asyncio.Future[TurnResult]]] = []
+        self._queue: list[tuple[str, Attachments | None, Submitted]] = []
         self.auto_continue = False
         """Opt-in (serve `hello` auto_continue): a background task that finishes while the
         conversation is idle starts a turn on its notification, as the original's TUI did."""
@@ -173,22 +177,24 @@ class Conversation:
         images ride on the prompt's message (vision models only).
         Empty text starts nothing and says nothing.
         """
-        result: asyncio.Future[TurnResult] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        submitted = Submitted("started", loop.create_future(), loop.create_future())
         if not text.strip():
-            return _refused(result, Refusal("empty", ""))
+            return _refused(submitted, Refusal("empty", ""))
         if (self._busy and not self._settling) or (self._queue and when_busy == "queue"):
             if when_busy == "queue" and not self._closed:
-                self._queue.append((text, attachments, result))
-                return Submitted("queued", result)
-            return _refused(result, self._busy_refusal() or Refusal("busy", BUSY_TEXT))
-        return self._begin_prompt(text, attachments, result)
+                queued = replace(submitted, status="queued")
+                self._queue.append((text, attachments, queued))
+                return queued
+            return _refused(submitted, self._busy_refusal() or Refusal("busy", BUSY_TEXT))
+        return self._begin_prompt(text, attachments, submitted)
 
     def take_back(self) -> str | None:
         """Withdraw the newest queued prompt (the TUI's Esc); its text, or None."""
         if not self._queue:
             return None
-        text, _, result = self._queue.pop()
-        _settle(result, TurnResult(None, "refused"))
+        text, _, submitted = self._queue.pop()
+        _refused(submitted, Refusal("withdrawn", ""))
         return text
 
     async def run(self, text: str, attachments: Attachments | None = None) -> Done | None:
@@ -322,28 +328,29 @@ class Conversation:
     def _next(self) -> None:
         """The work ended: the oldest queued prompt starts, else pending notifications may."""
         while self._queue and not self._busy and not self._closed:
-            text, attachments, result = self._queue.pop(0)
-            if self._begin_prompt(text, attachments, result):
+            text, attachments, submitted = self._queue.pop(0)
+            if self._begin_prompt(text, attachments, submitted):
                 return
         self._continue_on_notes()
 
     # ----------------------------------------------------------------- turns
 
     def _begin_prompt(
-        self, text: str, attachments: Attachments | None, result: asyncio.Future[TurnResult]
+        self, text: str, attachments: Attachments | None, submitted: Submitted
     ) -> Submitted:
         agent = self._agent
         state = agent.binding
         prepared = prepare(agent, text, vision=state.route.traits.vision and state.info.vision)
         if isinstance(prepared, Refusal):
-            return _refused(result, prepared)
+            return _refused(submitted, prepared)
         if attachments is not None:
             images = prepared.images + attachments.images
             prepared = Prepared(prepared.text + attachments.text, prepared.words, images)
         agent.offer_trust()  # the project's plugins/hooks/servers ask once, no wait
         self._held = False
-        self._begin_turn(prepared, result)
-        return Submitted("started", result)
+        self._begin_turn(prepared, submitted.result)
+        _settle(submitted.began, True)
+        return submitted
 
     def _begin_turn(
         self, prepared: Prepared, result: asyncio.Future[TurnResult] | None = None
@@ -408,14 +415,15 @@ class Conversation:
         self._begin_turn(Prepared(text="", words="[task notification]"))
 
 
-def _settle(result: asyncio.Future[TurnResult], ended: TurnResult) -> None:
-    if not result.done():  # nobody waits on a future cancelled with its loop
-        result.set_result(ended)
+def _settle(future: asyncio.Future[T], value: T) -> None:
+    if not future.done():  # nobody waits on a future cancelled with its loop
+        future.set_result(value)
 
 
-def _refused(result: asyncio.Future[TurnResult], refusal: Refusal) -> Submitted:
-    _settle(result, TurnResult(None, "refused"))
-    return Submitted("refused", result, refusal)
+def _refused(submitted: Submitted, refusal: Refusal) -> Submitted:
+    _settle(submitted.began, False)
+    _settle(submitted.result, TurnResult(None, "refused"))
+    return replace(submitted, status="refused", refusal=refusal)
 
 
 def _ended(task: asyncio.Task[Any], max_iterations: int) -> TurnResult:

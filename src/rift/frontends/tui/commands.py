@@ -19,6 +19,10 @@ from rift.frontends.tui import session_commands as session
 from rift.frontends.tui.config_edit import config as _config
 from rift.frontends.tui.format import gauge
 from rift.frontends.tui.paste import paste as _paste
+from rift.frontends.tui.session_commands import run
+from rift.frontends.tui.swarm_commands import candidates as _candidates
+from rift.frontends.tui.swarm_commands import merge as _merge
+from rift.frontends.tui.swarm_commands import swarm as _swarm
 from rift.frontends.tui.widgets.activity import color_diff
 from rift.frontends.tui.widgets.composer import CommandHint
 from rift.record import record
@@ -362,40 +366,6 @@ async def _add_dir(app: CommandHost, arg: str) -> None:
     run(app, "add-dir", arg.strip())
 
 
-async def _swarm(app: CommandHost, arg: str) -> None:
-    """Race candidates in worktrees; each shows as a sub-agent card, the verdict as info."""
-    if run(app, "swarm", arg):
-        app.say(
-            "swarm: racing in .rift/worktrees/ (Esc cancels and removes them;"
-            " /candidates follows each one)",
-            "info",
-        )
-        await app.driver.wait()
-        if app.driver.swarm.stop():  # cancelled: what still ran was stopped
-            from rift.frontends.tui.screens.swarm import SwarmScreen
-
-            SwarmScreen.refresh_open(list(app.screen_stack))
-
-
-async def _merge(app: CommandHost, arg: str) -> None:
-    run(app, "merge", arg)
-
-
-async def _candidates(app: CommandHost, arg: str) -> None:
-    """A tab per candidate of the latest race; `m` there merges the selected one."""
-    from rift.core import merge as merge_candidate
-    from rift.core import swarm_patch
-    from rift.frontends.tui.screens.swarm import SwarmScreen
-
-    def patch(name: str) -> str:
-        return swarm_patch(app.require_conversation(), name)
-
-    def merge(name: str) -> object:
-        return merge_candidate(app.require_conversation(), name)  # as /merge <name>
-
-    app.push_screen(SwarmScreen(app.driver.swarm, patch, merge))
-
-
 async def _quit(app: CommandHost, arg: str) -> None:
     app.exit(0)
 
@@ -445,13 +415,6 @@ def _registry() -> tuple[CoreCommand, ...]:
 
 
 FACE = _registry()
-
-
-def run(app: CommandHost, name: str, arg: str) -> bool:
-    """Run registry command `name` on the conversation (its own `run`); events show it."""
-    from rift.core import BY_NAME
-
-    return BY_NAME[name].run(app.require_conversation(), arg)
 
 
 def _registered(name: str) -> Handler:

@@ -27,7 +27,7 @@ from rift.frontends.tui.swarmboard import SwarmBoard
 from rift.record import field, record, replace
 
 if TYPE_CHECKING:
-    from rift.core import Conversation, Started, TaskRegistry
+    from rift.core import Conversation, Started, Submitted, TaskRegistry
     from rift.events import Done, Event, TurnStats
 
 
@@ -173,19 +173,21 @@ class Driver:
 
     # --------------------------------------------------------------- turns
 
-    def start_turn(self, text: str) -> bool:
+    def start_turn(self, text: str) -> Submitted | None:
         """Submit a prompt, with the images `/paste` staged; the owner expands skills and
-        @mentions. False when refused (the staged images then wait for the next one)."""
+        @mentions, and queues it while other work runs. None when refused (the staged
+        images then wait for the next one)."""
         assert self.conversation is not None
         attachments = None
         if self.staged:
             from rift.models.attachments import Attachments
 
             attachments = Attachments(images=tuple(self.staged))
-        accepted = bool(self.conversation.submit(text, attachments))
-        if accepted:
-            self.staged.clear()
-        return accepted
+        submitted = self.conversation.submit(text, attachments, when_busy="queue")
+        if not submitted:
+            return None
+        self.staged.clear()
+        return submitted
 
     async def wait(self) -> object:
         """Until the current work (turn, switch, compaction, option change) has ended."""

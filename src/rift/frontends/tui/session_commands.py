@@ -29,6 +29,13 @@ if TYPE_CHECKING:
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 
 
+def run(app: CommandHost, name: str, arg: str) -> bool:
+    """Run registry command `name` on the conversation (its own `run`); events show it."""
+    from rift.core import BY_NAME
+
+    return BY_NAME[name].run(app.require_conversation(), arg)
+
+
 async def _bind(app: CommandHost, config: Config, resume: Path | None = None) -> None:
     """Open a conversation on `config` (offline → online, or another session)."""
     try:

@@ -182,7 +182,7 @@ class EventView:
         if event.outcome == "error" and not self._turn_did_something:
             self.app.restore_prompt()
         self.app.refresh_diff()
-        self.app.send_next()
+        self.app.refresh_tasks()  # a task the model killed ends silently
 
     def _prefill(self, event: PrefillProgress) -> None:
         """A progress line while the server reads a long prompt; its speed for /stats."""
