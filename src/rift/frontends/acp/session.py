@@ -102,7 +102,7 @@ class AcpSession:
     """Fixed for the editor, even when `/clear` moves the conversation to a new file."""
     extensions: Extensions | None = None
     models: list[str] = field(default_factory=list)
-    _queue: asyncio.Queue[Outgoing] = field(default_factory=asyncio.Queue)
+    _updates: asyncio.Queue[Outgoing] = field(default_factory=asyncio.Queue)
     _pump: asyncio.Task[None] | None = None
     _cancelled: bool = False
     _mcp_waited: bool = False
@@ -189,7 +189,7 @@ class AcpSession:
 
     def _send(self, items: list[Outgoing]) -> None:
         for item in items:
-            self._queue.put_nowait(item)
+            self._updates.put_nowait(item)
 
     def go_live(self) -> None:
         """The session's response is out: announce, and start sending.
@@ -223,7 +223,7 @@ class AcpSession:
     async def _run_pump(self) -> None:
         await self._live.wait()
         while True:
-            item = await self._queue.get()
+            item = await self._updates.get()
             try:
                 if isinstance(item, PermissionItem):
                     task = asyncio.create_task(self._permit(item))
@@ -234,11 +234,11 @@ class AcpSession:
             except (ConnectionError, RequestError) as exc:
                 log.debug("update not delivered: %s", exc)
             finally:
-                self._queue.task_done()
+                self._updates.task_done()
 
     async def flush(self) -> None:
         """Wait until every queued update has been written."""
-        await self._queue.join()
+        await self._updates.join()
 
     async def replay(self) -> None:
         """Send the stored conversation the way its turns were shown live, tool calls,
