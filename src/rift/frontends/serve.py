@@ -74,7 +74,8 @@ class ServeLoop:
 
     Only the wire belongs here: field validation and the warnings for malformed
     commands. Whether a command may run now (busy), skill and mention
-    expansion, cancel and shutdown are the owner's (core/conversation/owner.py).
+    expansion, cancel and shutdown are the owner's (core/conversation/owner.py); what
+    a command does is its registry object's `run` (core/commands/).
     """
 
     def __init__(self, conversation: Conversation, emit: Callable[[Event], None]):

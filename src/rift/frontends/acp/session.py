@@ -1,19 +1,19 @@
 """One ACP session: a thin adapter between the editor and rift's `Conversation`.
 
-The conversation owner (core/conversation/owner.py) runs the turns, switches and
-commands; this class turns ACP requests into its calls and its events into
-`session/update`s. The core emits synchronously, the editor is reached
-asynchronously: events are translated on the spot (`updates.Translator`) and
-queued, and one pump task sends them in order. The pump starts when the
-session is live, i.e. after the `session/new` (or `session/load`) response is
-on the wire, so the commands, the context gauge and the title it opens with
-never arrive for a session the editor has not heard of yet. An `ask` becomes a
-`session/request_permission` in a task of its own, so the pump never waits on
-a person. A prompt's response is sent only after the queue is drained, so
-every update of a turn reaches the editor before the turn's `stopReason`, which
-comes from the core's own account of how the turn ended (`Submitted.result`).
-A prompt sent after `session/cancel` is queued by the core behind the cancelled
-turn; no lock here.
+The conversation owner (core/conversation/owner.py) runs the turns and the core's
+commands (core/commands/) run switches and the rest; this class turns ACP requests
+into their calls and the events into `session/update`s. The core emits
+synchronously, the editor is reached asynchronously: events are translated on the
+spot (`updates.Translator`) and queued, and one pump task sends them in order. The
+pump starts when the session is live, i.e. after the `session/new` (or
+`session/load`) response is on the wire, so the commands, the context gauge and
+the title it opens with never arrive for a session the editor has not heard of
+yet. An `ask` becomes a `session/request_permission` in a task of its own, so the
+pump never waits on a person. A prompt's response is sent only after the updates
+are drained, so every update of a turn reaches the editor before the turn's
+`stopReason`, which comes from the core's own account of how the turn ended
+(`Submitted.result`). A prompt sent after `session/cancel` is queued by the core
+behind the cancelled turn; no lock here.
 """
 
 from __future__ import annotations
@@ -336,9 +336,8 @@ class AcpSession:
         if submitted.status == "started":
             self._begin_turn()
         try:
-            if submitted.status == "queued":
-                await self.conv.wait()  # the cancelled turn ends; then ours starts
-                self._begin_turn()
+            if submitted.status == "queued" and await asyncio.shield(submitted.began):
+                self._begin_turn()  # the cancelled turn has ended; ours starts now
             ended = await asyncio.shield(submitted.result)
         except asyncio.CancelledError:  # the connection is closing under us
             self.conv.cancel()
@@ -354,7 +353,6 @@ class AcpSession:
         return PromptResponse(stop_reason=STOP_REASONS.get(ended.ending, "end_turn"))
 
     def _begin_turn(self) -> None:
-        self.translator.begin_turn()
         self._refused.clear()
         self._cancelled = False
 
@@ -364,6 +362,8 @@ class AcpSession:
         self.translator.speak_notices = True
         self._cancelled = False
         command = BY_NAME[invocation.name]
+        if self._cancelled:
+            await self.conv.wait()  # sent right after session/cancel: the cancel ends first
         try:
             if invocation.name == "rewind" and not (invocation.argument or "1").isdigit():
                 raise request_error(-32602, "/rewind takes a number of turns")
