@@ -19,7 +19,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rift.core.commands import BY_NAME, COMMANDS, Command, for_face, serve_commands
+    from rift.core.commands import (
+        BY_NAME,
+        COMMANDS,
+        Command,
+        for_face,
+        parse_command,
+        serve_commands,
+    )
     from rift.core.commands.access import (
         allow_for_session,
         answer,
@@ -36,7 +43,7 @@ if TYPE_CHECKING:
     from rift.core.commands.config import add_directory, set_approval, set_mode
     from rift.core.commands.looking import clear_plan
     from rift.core.commands.model import set_model, set_option, set_thinking
-    from rift.core.commands.parse import Invocation, parse_command, split_command
+    from rift.core.commands.parse import Invocation, split_command
     from rift.core.commands.session import compact, history, new_conversation, replay, rewind, undo
     from rift.core.commands.swarm import merge, swarm, swarm_changes, swarm_patch, worktrees
     from rift.core.context.budget import budget
@@ -61,7 +68,7 @@ _EXPORTS: dict[str, str] = {
     "for_face": "rift.core.commands",
     "serve_commands": "rift.core.commands",
     "Invocation": "rift.core.commands.parse",
-    "parse_command": "rift.core.commands.parse",
+    "parse_command": "rift.core.commands",
     "split_command": "rift.core.commands.parse",
     "allow_for_session": "rift.core.commands.access",
     "answer": "rift.core.commands.access",

@@ -18,9 +18,11 @@ Commands only the terminal can do (its clipboard, panes) run `terminal_only`.
 
 from __future__ import annotations
 
-from rift.core.commands import config, looking, model, session, swarm
+from collections.abc import Container, Iterable
+
+from rift.core.commands import config, looking, model, parse, session, swarm
 from rift.core.commands.base import ACP, EVERYWHERE, TUI, Command, Owner, command, terminal_only
-from rift.core.commands.parse import Invocation, parse_command, split_command
+from rift.core.commands.parse import Invocation, split_command
 
 __all__ = [
     "ACP",
@@ -147,6 +149,13 @@ SERVE_ORDER = (
     "new_session",
 )
 """The order `ready.commands` has always listed them in (clients may show it)."""
+
+
+def parse_command(
+    text: str, skills: Container[str] = (), names: Iterable[str] | None = None
+) -> Invocation | None:
+    """The command a prompt invokes (parse.py), `names` defaulting to the registry's."""
+    return parse.parse_command(text, skills, BY_NAME if names is None else names)
 
 
 def for_face(face: str) -> tuple[Command, ...]:

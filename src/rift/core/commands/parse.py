@@ -30,12 +30,13 @@ def split_command(text: str) -> tuple[str, str] | None:
 
 
 def parse_command(
-    text: str, skills: Container[str] = (), names: Iterable[str] | None = None
+    text: str, skills: Container[str] = (), names: Iterable[str] = ()
 ) -> Invocation | None:
     """The command a prompt invokes, or None for text meant for the model.
 
     `/skill:name task` always names a skill (known or not: the owner says which are
-    not); `/name args` is one of `names` (default: the registry's), else a skill
+    not); `/name args` is one of `names` (the front door's `parse_command` defaults
+    them to the registry's), else a skill
     called `name`; any other `/…` (a path like `/etc/hosts`) is text.
     """
     parts = split_command(text)
@@ -44,10 +45,6 @@ def parse_command(
     head, argument = parts
     if head.startswith("skill:"):
         return Invocation(head[len("skill:") :].strip(), argument, skill=True)
-    if names is None:
-        from rift.core.commands import BY_NAME
-
-        names = BY_NAME
     if head in set(names):
         return Invocation(head, argument, skill=False)
     if head in skills:
