@@ -152,6 +152,8 @@ class EventView:
         self.app.driver.totals.tools += 1
         self.app.driver.totals.tool_failures += 0 if event.ok else 1
         self.app.set_phase("waiting for the model")
+        if event.tool == "task":  # a kill is silent: the task tool's result says it
+            self.app.refresh_tasks()
 
     def _edit_diff(self, event: EditDiff) -> None:
         self.app.activity.log_view.edit_diff(event.path, event.added, event.removed, event.diff)
@@ -182,7 +184,7 @@ class EventView:
         if event.outcome == "error" and not self._turn_did_something:
             self.app.restore_prompt()
         self.app.refresh_diff()
-        self.app.refresh_tasks()  # a task the model killed ends silently
+        self.app.refresh_tasks()
 
     def _prefill(self, event: PrefillProgress) -> None:
         """A progress line while the server reads a long prompt; its speed for /stats."""
