@@ -5,8 +5,10 @@ Front ends (serve, printer, TUI, ACP, the CLI) reach the core through these name
 The names load lazily (module `__getattr__`), so `import rift.core` costs nothing and a face
 still imports only what its path needs (`tests/test_startup_imports.py` pins that).
 
-The core's five wings, each with a README saying which file to read first:
-- `conversation/`: the owner (busy, work task, messages, session), runtime, startup, tasks, LSP
+The core's wings, each with a README saying which file to read first:
+- `conversation/`: the owner (busy, work task, queue, messages, session), runtime, startup,
+  tasks, LSP
+- `commands/`: the slash commands as objects (spec + run function), one registry by topic
 - `loop/`: one turn: model calls, local-model repairs, pre-read, salvage, sub-agents
 - `context/`: the token budget and compaction, system prompt, instruction files, @mentions
 - `sessions/`: the session store, undo journal and checkpoints, replay, trace
