@@ -46,7 +46,14 @@ if TYPE_CHECKING:
     from rift.core.commands.looking import clear_plan
     from rift.core.commands.model import set_model, set_option, set_thinking
     from rift.core.commands.parse import Invocation, split_command
-    from rift.core.commands.session import compact, history, new_conversation, replay, rewind, undo
+    from rift.core.commands.session import (
+        compact,
+        history,
+        new_conversation,
+        replay,
+        rewind,
+        undo,
+    )
     from rift.core.commands.swarm import merge, swarm, swarm_changes, swarm_patch, worktrees
     from rift.core.context.budget import budget
     from rift.core.conversation.doctor import run_doctor
@@ -68,9 +75,9 @@ _EXPORTS: dict[str, str] = {
     "COMMANDS": "rift.core.commands",
     "Command": "rift.core.commands",
     "for_face": "rift.core.commands",
+    "parse_command": "rift.core.commands",
     "serve_commands": "rift.core.commands",
     "Invocation": "rift.core.commands.parse",
-    "parse_command": "rift.core.commands",
     "split_command": "rift.core.commands.parse",
     "allow_for_session": "rift.core.commands.access",
     "answer": "rift.core.commands.access",
@@ -101,25 +108,25 @@ _EXPORTS: dict[str, str] = {
     "swarm_changes": "rift.core.commands.swarm",
     "swarm_patch": "rift.core.commands.swarm",
     "worktrees": "rift.core.commands.swarm",
-    "run_doctor": "rift.core.conversation.doctor",
     "Conversation": "rift.core.conversation.owner",
     "ConversationState": "rift.core.conversation.owner",
     "Submitted": "rift.core.conversation.owner",
+    "run_doctor": "rift.core.conversation.doctor",
     "Refusal": "rift.core.conversation.refusal",
     "StartOptions": "rift.core.conversation.startup",
     "Started": "rift.core.conversation.startup",
     "start_agent": "rift.core.conversation.startup",
     "start_candidate": "rift.core.conversation.startup",
     "TaskRegistry": "rift.core.conversation.tasks",
-    "option_label": "rift.core.permissions.choices",
     "MODES": "rift.core.permissions.gate",
+    "option_label": "rift.core.permissions.choices",
     "preview_region": "rift.core.permissions.hunks",
     "reassemble": "rift.core.permissions.hunks",
-    "usage_lines": "rift.core.pool.scheduler",
-    "resolve_resume": "rift.core.sessions.named",
     "Prompt": "rift.core.sessions.replay",
     "SessionStore": "rift.core.sessions.store",
+    "resolve_resume": "rift.core.sessions.named",
     "budget": "rift.core.context.budget",
+    "usage_lines": "rift.core.pool.scheduler",
     "CallDescription": "rift.tools.calls",  # each tool declares it; the core lends it to faces
     "describe_call": "rift.tools.calls",
 }
