@@ -186,7 +186,8 @@ class Conversation:
                 queued = replace(submitted, status="queued")
                 self._queue.append((text, attachments, queued))
                 return queued
-            return _refused(submitted, self._busy_refusal() or Refusal("busy", BUSY_TEXT))
+            refusal = self._busy_refusal()  # warns; None only when closed with a queue
+            return _refused(submitted, refusal if refusal is not None else Refusal("busy", ""))
         return self._begin_prompt(text, attachments, submitted)
 
     def take_back(self) -> str | None:
