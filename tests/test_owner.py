@@ -72,7 +72,9 @@ def test_a_prompt_on_the_step_after_model_changed_runs_alone(tmp_path: Path) -> 
     async def body(conversation, events: list[Event]) -> None:  # type: ignore[no-untyped-def]
         owner.append(conversation)
         await conversation.run("warm-up")
-        assert conversation.set_model("other-model")
+        from rift.core import set_model
+
+        assert set_model(conversation, "other-model")
         while not accepted:
             await asyncio.sleep(0.01)
         await asyncio.sleep(0.2)
@@ -82,6 +84,7 @@ def test_a_prompt_on_the_step_after_model_changed_runs_alone(tmp_path: Path) -> 
 
     events = _run(script, tmp_path, body, react)
     assert [bool(a) for a in accepted] == [True, False]
-    assert getattr(accepted[1], "code", None) == "busy"  # a typed refusal, not just False
+    refusal = getattr(accepted[1], "refusal", None)
+    assert getattr(refusal, "code", None) == "busy"  # a typed refusal, not just False
     assert sum(isinstance(e, Done) for e in events) == 2  # warm-up and queued, nothing else
     assert any(isinstance(e, Warning) and e.code == "busy" for e in events)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from rift.config.load import Overrides, load_config
+from rift.core import set_thinking
 from rift.core.conversation.startup import StartOptions, start_agent
 from rift.events import Event
 from rift.models.thinking import describe, parse_think
@@ -44,7 +45,7 @@ def _think_values(capabilities: list[str], words: list[str], tmp_path: Path) -> 
             conversation = started.conversation
             try:
                 for word in words:
-                    conversation.set_thinking(word)
+                    set_thinking(conversation, word)
                     await conversation.run("hi")
             finally:
                 await conversation.close()

@@ -1,6 +1,6 @@
 """The everyday commands over serve (issue 32): /retry, /init, /share, /fork, /system,
 /tools, /btw, /config, /permissions add|remove; additive serve commands listed in
-`ready.commands`, run by the owner (`Conversation.command`)."""
+`ready.commands`, run by each registry command's own `run` (core/commands/)."""
 
 from __future__ import annotations
 

@@ -128,4 +128,4 @@ def test_one_parser_reads_every_spelling() -> None:
     review = parse_command("/review the diff", skills={"review"})
     assert review is not None and review.skill and review.argument == "the diff"
     assert parse_command("/etc/hosts is broken") is None
-    assert parse_command("/compact", commands=()) is None  # serve: only skills expand
+    assert parse_command("/compact", names=()) is None  # serve: only skills expand

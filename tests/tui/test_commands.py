@@ -12,6 +12,7 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from rift.core import history
 from rift.frontends.tui.commands import COMMANDS, is_command
 from rift.frontends.tui.screens.picker import PickerScreen
 
@@ -56,7 +57,7 @@ def test_help_unknown_and_approval_commands(tui: Any) -> None:
         assert app.status_bar.state.approve
         await send(pilot, "/yolo")
         await until(pilot, lambda: not app.status_bar.state.approve, "approval off")
-        assert app.driver.conversation is not None and not app.driver.conversation.approve
+        assert app.driver.conversation is not None and not app.driver.conversation.state.approve
         await send(pilot, "/approve")
         await until(pilot, lambda: app.status_bar.state.approve, "approval on")
 
@@ -135,11 +136,11 @@ def test_undo_and_rewind_restore_files(tui: Any, project: Path) -> None:
         assert (project / "new.txt").exists()
         conversation = app.driver.conversation
         assert conversation is not None
-        assert [m.text for m in conversation.history()][:1] == ["write new.txt"]
+        assert [m.text for m in history(conversation)][:1] == ["write new.txt"]
         await send(pilot, "/rewind")
         await until(pilot, lambda: "rewound 1 turn(s)" in transcript_text(app), "the rewind")
         assert not (project / "new.txt").exists()
-        assert conversation.history() == []
+        assert history(conversation) == []
         assert "write new.txt" not in transcript_text(app)
         await send(pilot, "/undo")
         await until(pilot, lambda: "nothing to undo" in transcript_text(app), "undo's answer")
@@ -249,7 +250,7 @@ def test_conversation_commands(tui: Any, project: Path) -> None:
         await until(pilot, lambda: "session saved as" in transcript_text(app), "/save")
         await send(pilot, "/clear")
         await until(pilot, lambda: "conversation cleared" in transcript_text(app), "/clear")
-        assert conversation.history() == []
+        assert history(conversation) == []
         await send(pilot, "/sessions")
         picker = await until(
             pilot, lambda: isinstance(app.screen, PickerScreen) and app.screen, "the sessions"

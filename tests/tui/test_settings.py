@@ -32,7 +32,7 @@ def test_mode_switches_the_approval_mode_and_shows_it(tui: Any, project: Path) -
         await send(pilot, "/mode plan")
         await until(pilot, lambda: "mode: plan" in _status(app), "plan mode in the status bar")
         assert app.driver.conversation is not None
-        assert app.driver.conversation.mode == "plan"
+        assert app.driver.conversation.state.mode == "plan"
         await send(pilot, "write it")
         await idle(pilot)
         assert not isinstance(app.screen, PickerScreen)  # refused, never asked
@@ -40,15 +40,17 @@ def test_mode_switches_the_approval_mode_and_shows_it(tui: Any, project: Path) -
         await until(pilot, lambda: "mode: accept-edits" in _status(app), "accept-edits")
         await send(pilot, "/mode sometimes")
         await until(pilot, lambda: "usage: /mode" in transcript_text(app), "the usage error")
-        assert app.driver.conversation.mode == "accept-edits"  # unchanged
+        assert app.driver.conversation.state.mode == "accept-edits"  # unchanged
         await send(pilot, "/mode auto")
         await until(pilot, lambda: "yolo: approval off" in _status(app), "auto")
         assert not app.status_bar.state.approve
         await send(pilot, "/approve")
         await until(pilot, lambda: "approve: on" in _status(app), "/approve still works")
-        assert app.driver.conversation.mode == "ask"
+        assert app.driver.conversation.state.mode == "ask"
         await send(pilot, "/yolo")
-        await until(pilot, lambda: app.driver.conversation.mode == "auto", "/yolo still works")
+        await until(
+            pilot, lambda: app.driver.conversation.state.mode == "auto", "/yolo still works"
+        )
         await send(pilot, "/mode")
         await until(pilot, lambda: "approval mode: auto" in transcript_text(app), "the listing")
 

@@ -6,7 +6,9 @@ The names load lazily (module `__getattr__`), so `import rift.core` costs nothin
 still imports only what its path needs (`tests/test_startup_imports.py` pins that).
 
 The core's wings, each with a README saying which file to read first:
-- `conversation/`: the owner (busy, work task, messages, session), runtime, startup, tasks
+- `conversation/`: the owner (busy, work task, queue, messages, session), runtime, startup,
+  tasks
+- `commands/`: the slash commands as objects (spec + run function), one registry by topic
 - `loop/`: one turn: model calls, local-model repairs, pre-read, salvage, sub-agents
 - `context/`: the token budget and compaction, system prompt, instruction files, @mentions
 - `sessions/`: the session store, replay, share, trace
@@ -21,18 +23,41 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rift.core.context.budget import budget
-    from rift.core.conversation.commands import (
+    from rift.core.commands import (
+        BY_NAME,
         COMMANDS,
-        CommandSpec,
-        Invocation,
-        everyday_wires,
+        Command,
         for_face,
         parse_command,
         serve_commands,
-        split_command,
     )
-    from rift.core.conversation.owner import Conversation
+    from rift.core.commands.access import (
+        allow_for_session,
+        answer,
+        context_gauge,
+        decide,
+        delegate,
+        deny_for_session,
+        list_models,
+        list_sessions,
+        offer_trust,
+        permission_rules,
+        set_edit_review,
+    )
+    from rift.core.commands.config import add_directory, set_approval, set_mode
+    from rift.core.commands.looking import clear_plan
+    from rift.core.commands.model import set_model, set_option, set_thinking
+    from rift.core.commands.session import (
+        compact,
+        history,
+        new_conversation,
+        replay,
+        rewind,
+        undo,
+    )
+    from rift.core.commands.swarm import merge, swarm, swarm_changes, swarm_patch, worktrees
+    from rift.core.context.budget import budget
+    from rift.core.conversation.owner import Conversation, ConversationState, Submitted
     from rift.core.conversation.refusal import Refusal
     from rift.core.conversation.startup import Started, StartOptions, start_agent, start_candidate
     from rift.core.conversation.tasks import TaskRegistry
@@ -44,18 +69,50 @@ if TYPE_CHECKING:
     from rift.core.sessions.replay import Prompt
     from rift.core.sessions.store import SessionStore
     from rift.pool.scheduler import usage_lines
+    from rift.text.slash import Invocation, split_command
     from rift.tools.calls import CallDescription, describe_call
 
 _EXPORTS: dict[str, str] = {
-    "COMMANDS": "rift.core.conversation.commands",
-    "CommandSpec": "rift.core.conversation.commands",
-    "Invocation": "rift.core.conversation.commands",
-    "everyday_wires": "rift.core.conversation.commands",
-    "for_face": "rift.core.conversation.commands",
-    "parse_command": "rift.core.conversation.commands",
-    "serve_commands": "rift.core.conversation.commands",
-    "split_command": "rift.core.conversation.commands",
+    "BY_NAME": "rift.core.commands",
+    "COMMANDS": "rift.core.commands",
+    "Command": "rift.core.commands",
+    "for_face": "rift.core.commands",
+    "parse_command": "rift.core.commands",
+    "serve_commands": "rift.core.commands",
+    "Invocation": "rift.text.slash",
+    "split_command": "rift.text.slash",
+    "allow_for_session": "rift.core.commands.access",
+    "answer": "rift.core.commands.access",
+    "context_gauge": "rift.core.commands.access",
+    "decide": "rift.core.commands.access",
+    "delegate": "rift.core.commands.access",
+    "deny_for_session": "rift.core.commands.access",
+    "list_models": "rift.core.commands.access",
+    "list_sessions": "rift.core.commands.access",
+    "offer_trust": "rift.core.commands.access",
+    "permission_rules": "rift.core.commands.access",
+    "set_edit_review": "rift.core.commands.access",
+    "add_directory": "rift.core.commands.config",
+    "set_approval": "rift.core.commands.config",
+    "set_mode": "rift.core.commands.config",
+    "clear_plan": "rift.core.commands.looking",
+    "set_model": "rift.core.commands.model",
+    "set_option": "rift.core.commands.model",
+    "set_thinking": "rift.core.commands.model",
+    "compact": "rift.core.commands.session",
+    "history": "rift.core.commands.session",
+    "new_conversation": "rift.core.commands.session",
+    "replay": "rift.core.commands.session",
+    "rewind": "rift.core.commands.session",
+    "undo": "rift.core.commands.session",
+    "merge": "rift.core.commands.swarm",
+    "swarm": "rift.core.commands.swarm",
+    "swarm_changes": "rift.core.commands.swarm",
+    "swarm_patch": "rift.core.commands.swarm",
+    "worktrees": "rift.core.commands.swarm",
     "Conversation": "rift.core.conversation.owner",
+    "ConversationState": "rift.core.conversation.owner",
+    "Submitted": "rift.core.conversation.owner",
     "run_doctor": "rift.core.doctor.report",
     "Refusal": "rift.core.conversation.refusal",
     "StartOptions": "rift.core.conversation.startup",
@@ -77,33 +134,64 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "BY_NAME",
     "COMMANDS",
     "MODES",
     "CallDescription",
-    "CommandSpec",
+    "Command",
     "Conversation",
+    "ConversationState",
     "Invocation",
     "Prompt",
     "Refusal",
     "SessionStore",
     "StartOptions",
     "Started",
+    "Submitted",
     "TaskRegistry",
+    "add_directory",
+    "allow_for_session",
+    "answer",
     "budget",
+    "clear_plan",
+    "compact",
+    "context_gauge",
+    "decide",
+    "delegate",
+    "deny_for_session",
     "describe_call",
-    "everyday_wires",
     "for_face",
+    "history",
+    "list_models",
+    "list_sessions",
+    "merge",
+    "new_conversation",
+    "offer_trust",
     "option_label",
     "parse_command",
+    "permission_rules",
     "preview_region",
     "reassemble",
+    "replay",
     "resolve_resume",
+    "rewind",
     "run_doctor",
     "serve_commands",
+    "set_approval",
+    "set_edit_review",
+    "set_mode",
+    "set_model",
+    "set_option",
+    "set_thinking",
     "split_command",
     "start_agent",
     "start_candidate",
+    "swarm",
+    "swarm_changes",
+    "swarm_patch",
+    "undo",
     "usage_lines",
+    "worktrees",
 ]
 
 

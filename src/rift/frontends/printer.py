@@ -134,7 +134,7 @@ async def _run(
     if not renderer.json_mode and renderer.reply and not renderer.reply.endswith("\n"):
         renderer.out.write("\n")
     result = {
-        "model": conversation.model,
+        "model": conversation.state.model,
         "reply": renderer.reply,
         "tools": renderer.tools,
         "stats": to_plain(done.stats),

@@ -25,12 +25,25 @@ from typing import Any
 from rift import __version__
 from rift.config.load import Config
 from rift.core import (
+    COMMANDS as REGISTRY,
+)
+from rift.core import (
     MODES,
+    Command,
     Conversation,
     StartOptions,
-    everyday_wires,
+    answer,
+    decide,
+    list_models,
+    list_sessions,
+    merge,
+    offer_trust,
     serve_commands,
+    set_approval,
+    set_edit_review,
+    set_mode,
     start_agent,
+    swarm,
 )
 from rift.errors import ModelError
 from rift.events import (
@@ -44,6 +57,7 @@ from rift.events import (
 from rift.frontends.serve_io import EOF_MARK, EventWriter, read_lines
 from rift.text.hygiene import scrub
 
+REGISTRY_BY_WIRE = {c.wire: c for c in REGISTRY if c.wire is not None}
 COMMANDS = tuple(serve_commands())
 """The wire commands (`ready.commands`), derived from the core's command registry."""
 _JSON_SPACE = " \t\r\n"
@@ -55,12 +69,13 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-class ServeLoop:  # noqa: PLR0904 - one public handler per serve command
+class ServeLoop:
     """Reads commands and translates each into one call on the conversation owner.
 
     Only the wire belongs here: field validation and the warnings for malformed
     commands. Whether a command may run now (busy), skill and mention
-    expansion, cancel and shutdown are the owner's (core/conversation/owner.py).
+    expansion, cancel and shutdown are the owner's (core/conversation/owner.py); what
+    a command does is its registry object's `run` (core/commands/).
     """
 
     def __init__(self, conversation: Conversation, emit: Callable[[Event], None]):
@@ -73,20 +88,18 @@ class ServeLoop:  # noqa: PLR0904 - one public handler per serve command
             "answer": self.answer,
             "edit_decision": self.edit_decision,
             "cancel": self.cancel,
-            "undo": self.undo,
             "list_sessions": self.list_sessions,
             "list_models": self.list_models,
             "set_model": self.set_model,
             "set_approval": self.set_approval,
             "set_mode": self.set_mode,
             "rewind": self.rewind,
-            "compact": self.compact,
-            "new_session": self.new_session,
             "swarm": self.swarm,
             "merge": self.merge,
         }
-        for wire, name in everyday_wires().items():
-            self.handlers[wire] = self._everyday(name)
+        for command in REGISTRY:  # the rest run from the registry: no fields, or `args`
+            if command.wire is not None and command.wire not in self.handlers:
+                self.handlers[command.wire] = self._registered(command)
 
     def warn(self, text: str) -> None:
         self.emit(Warning(text=text, code="bad_command"))
@@ -138,24 +151,24 @@ class ServeLoop:  # noqa: PLR0904 - one public handler per serve command
             approve = None
         conversation = self.conversation
         # additive: opt-in auto-turns, defaulting to the user config's `auto_continue`
-        auto_continue = cmd.get("auto_continue", conversation.config.auto_continue)
+        auto_continue = cmd.get("auto_continue", conversation.state.config.auto_continue)
         if not isinstance(auto_continue, bool):
             self.warn("hello: 'auto_continue' must be a boolean")
             auto_continue = False
-        conversation.edit_review = edit_review
+        set_edit_review(conversation, edit_review)
         conversation.auto_continue = auto_continue
         if approve is not None:
-            conversation.set_approval(approve, announce=False)  # capabilities says it
+            set_approval(conversation, approve, announce=False)  # capabilities says it
         self.emit(
             Capabilities(
                 protocol_version=PROTOCOL_VERSION,
                 edit_review=edit_review,
-                approve=conversation.approve,
+                approve=conversation.state.approve,
             )
         )
         # Project trust asks wait for hello (its `approve` may switch them off) or the
         # first prompt, so they never come before the client is listening (spec `hello`).
-        conversation.offer_trust()
+        offer_trust(conversation)
 
     def prompt(self, cmd: dict[str, Any]) -> None:
         text = cmd.get("text")
@@ -171,7 +184,7 @@ class ServeLoop:  # noqa: PLR0904 - one public handler per serve command
         if not isinstance(ask_id, int) or isinstance(ask_id, bool) or not isinstance(text, str):
             self.warn("answer needs a numeric 'id' and a string 'text'")
             return
-        self.conversation.answer(ask_id, text)
+        answer(self.conversation, ask_id, text)
 
     def edit_decision(self, cmd: dict[str, Any]) -> None:
         review_id, apply, content = cmd.get("id"), cmd.get("apply", False), cmd.get("content")
@@ -186,20 +199,17 @@ class ServeLoop:  # noqa: PLR0904 - one public handler per serve command
                 " string 'content'"
             )
             return
-        self.conversation.decide(review_id, apply, content)
+        decide(self.conversation, review_id, apply, content)
 
     def cancel(self, _cmd: dict[str, Any]) -> None:
         self.conversation.cancel()
 
-    def undo(self, _cmd: dict[str, Any]) -> None:
-        self.conversation.undo()
-
     def list_sessions(self, _cmd: dict[str, Any]) -> None:
-        self.emit(self.conversation.list_sessions())
+        self.emit(list_sessions(self.conversation))
 
     def list_models(self, _cmd: dict[str, Any]) -> None:
         async def discover() -> None:
-            self.emit(await self.conversation.list_models())
+            self.emit(await list_models(self.conversation))
 
         self.spawn(discover())
 
@@ -208,18 +218,18 @@ class ServeLoop:  # noqa: PLR0904 - one public handler per serve command
         if not isinstance(model, str) or not model.strip():
             self.warn("set_model needs a 'model' field")
             return
-        self.conversation.set_model(model)
+        REGISTRY_BY_WIRE["set_model"].run(self.conversation, model)
 
     def set_approval(self, cmd: dict[str, Any]) -> None:
         approve = cmd.get("approve")
         if not isinstance(approve, bool):
             self.warn("set_approval needs a boolean 'approve' field")
             return
-        self.conversation.set_approval(approve)  # acked by the owner
+        set_approval(self.conversation, approve)  # acked by the core
 
     def set_mode(self, cmd: dict[str, Any]) -> None:
         mode = cmd.get("mode")
-        if not isinstance(mode, str) or not self.conversation.set_mode(mode):
+        if not isinstance(mode, str) or not set_mode(self.conversation, mode):
             self.warn(f"set_mode needs a 'mode' field: one of {', '.join(MODES)}")
 
     def rewind(self, cmd: dict[str, Any]) -> None:
@@ -227,13 +237,7 @@ class ServeLoop:  # noqa: PLR0904 - one public handler per serve command
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
             self.warn("rewind needs a positive integer 'n' (default 1)")
             return
-        self.conversation.rewind(n)
-
-    def compact(self, _cmd: dict[str, Any]) -> None:
-        self.conversation.compact()
-
-    def new_session(self, _cmd: dict[str, Any]) -> None:
-        self.conversation.new_conversation()
+        REGISTRY_BY_WIRE["rewind"].run(self.conversation, str(n))
 
     def swarm(self, cmd: dict[str, Any]) -> None:
         task, attempts, explore = cmd.get("task"), cmd.get("attempts", 1), cmd.get("explore")
@@ -256,7 +260,8 @@ class ServeLoop:  # noqa: PLR0904 - one public handler per serve command
                 " 'test_cmd' (a string)"
             )
             return
-        self.conversation.swarm(
+        swarm(
+            self.conversation,
             task,
             models=models,
             attempts=attempts,
@@ -270,17 +275,18 @@ class ServeLoop:  # noqa: PLR0904 - one public handler per serve command
         if not isinstance(name, str) or not isinstance(cleanup, bool) or not (name or cleanup):
             self.warn("merge needs a candidate 'name' string and/or 'cleanup': true")
             return
-        self.conversation.merge(name, cleanup)
+        merge(self.conversation, name, cleanup)
 
-    def _everyday(self, name: str) -> Callable[[dict[str, Any]], None]:
-        """An everyday command (/retry, /share…): its optional string `args` to the owner."""
+    def _registered(self, command: Command) -> Callable[[dict[str, Any]], None]:
+        """A registry command (/undo, /retry, /share…): its optional string `args` to
+        the command's own run."""
 
         def run(cmd: dict[str, Any]) -> None:
             args = cmd.get("args", "")
             if not isinstance(args, str):
                 self.warn(f"{cmd.get('cmd')}: 'args' must be a string")
                 return
-            self.conversation.command(name, args)
+            command.run(self.conversation, args)
 
         return run
 
@@ -313,16 +319,17 @@ async def _serve(config: Config, options: StartOptions, emit: EventWriter) -> in
         emit(Warning(text=f"error: {exc}", code="error"))
         return 2
     conversation = started.conversation
+    state = conversation.state
     emit(
         Ready(
-            model=conversation.model,
+            model=state.model,
             session=str(conversation.session_path),
             cwd=str(config.cwd),
             version=__version__,
             protocol_version=PROTOCOL_VERSION,
-            num_ctx=conversation.num_ctx,
-            approve=conversation.approve,
-            skills=[SkillInfo(s.name, s.description) for s in conversation.skills.values()],
+            num_ctx=state.num_ctx,
+            approve=state.approve,
+            skills=[SkillInfo(s.name, s.description) for s in state.skills.values()],
             commands=list(COMMANDS),
         )
     )

@@ -42,11 +42,18 @@ EXPLORE_TEMPERATURE = 0.8
 """`--explore` adds a copy of each model sampling at this temperature."""
 
 
+class CandidateState(Protocol):
+    """What a race reads of a candidate's conversation state (`ConversationState`)."""
+
+    @property
+    def model(self) -> str: ...
+
+
 class CandidateConversation(Protocol):
     """What a race drives of a candidate's conversation (the core's `Conversation`)."""
 
     @property
-    def model(self) -> str: ...
+    def state(self) -> CandidateState: ...
     async def run(self, text: str) -> Done | None: ...
     async def close(self) -> None: ...
 
@@ -204,7 +211,7 @@ async def run_candidate(run: CandidateRun) -> CandidateResult:
         relay(notice)
     done = None
     try:
-        if is_embedded(conversation.model):
+        if is_embedded(conversation.state.model):
             async with run.serial:
                 done = await conversation.run(run.task)
         else:

@@ -2,16 +2,20 @@
 
 `rift --serve`, `rift -p`, the TUI and ACP translate their input into these calls
 and render the events that come back through the `emit` they gave `start_agent`.
+The slash commands are objects of their own (core/commands/): each is handed this
+owner through the narrow `Owner` protocol (core/commands/base.py) and starts its
+work with `work`, so the busy rule below holds for them too.
 What keeps rift's promises the same everywhere:
 
-- One piece of work at a time. `_start` is the only place work begins: busy is set
-  before any await, and only the end of that same task clears it. A turn's task
-  includes its after-turn work (idle compaction, `context`); a command sent after
-  `done` but before that ends is chained behind it, never run under it. Otherwise
-  work while busy is refused with `warning` (code "busy"), not queued.
-- The owner holds the state: busy, the work task, `interrupted`, `session_path`
-  and every structural change to `messages`; the runtime (runtime.py) runs a
-  turn's model loop and swaps models when told.
+- One piece of work at a time. `work` (and `submit`) is the only place work begins:
+  busy is set before any await, and only the end of that same task clears it. A
+  turn's task includes its after-turn work (idle compaction, `context`); work sent
+  after `done` but before that ends is chained behind it, never run under it.
+  Otherwise work while busy is refused with `warning` (code "busy"); a prompt
+  submitted with `when_busy="queue"` waits instead and starts when the work ends.
+- The owner holds the state: busy, the work task, the queue, `interrupted`,
+  `session_path` and every structural change to `messages`; the runtime
+  (runtime.py) runs a turn's model loop and swaps models when told.
 - Every undecided review is closed after a turn, on `cancel` and on `close`.
 - Nothing is lost: saved after every turn (before `done`) and at close.
 
@@ -23,48 +27,85 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from rift.core.conversation.daily import Daily
 from rift.core.conversation.prepare import Prepared, prepare, task_note
-from rift.core.conversation.readings import Readings
 from rift.core.conversation.refusal import Refusal
-from rift.core.conversation.swarming import Swarming
-from rift.core.conversation.upkeep import (
-    cancelled_before_start,
-    compact_now,
-    discard_if_empty,
-    remember,
-    rewind_cut,
-    save,
-)
-from rift.core.permissions.gate import MODES
-from rift.core.sessions.store import INTERRUPT_NOTE, SessionStore, history_for
+from rift.core.conversation.upkeep import cancelled_before_start, discard_if_empty, save
+from rift.core.sessions.store import INTERRUPT_NOTE
 from rift.errors import RiftError
-from rift.events import ApprovalChanged, Done, History, Info, SessionChanged, TaskFinished, Warning
-from rift.record import replace
+from rift.events import Done, Info, TaskFinished, Warning
+from rift.record import record, replace
 
 if TYPE_CHECKING:
     from rift.config.load import Config
-    from rift.core.conversation.runtime import Agent, ModelBinding
+    from rift.core.conversation.runtime import Agent
+    from rift.extend.skills import Skill
     from rift.models.attachments import Attachments
-    from rift.swarm.candidates import StartCandidate
 
 BUSY_TEXT = "turn in progress — cancel it or wait for done"
+WhenBusy = Literal["queue", "refuse"]
+T = TypeVar("T")
 
 
-class Conversation(Readings, Swarming, Daily):
-    """Owns one conversation: its work, its messages, its session, its end."""
+Ending = Literal["answered", "stopped", "wrapped", "cancelled", "error", "refused"]
 
-    def __init__(self, agent: Agent, session_path: Path, start_candidate: StartCandidate) -> None:
+
+@record
+class TurnResult:
+    """How a submitted prompt's turn ended: its `done` (None when it never ran) and the
+    ending a face reports ("wrapped": the turn used its whole iteration budget)."""
+
+    done: Done | None
+    ending: Ending
+
+
+@record
+class Submitted:
+    """What `submit` did with a prompt: "started" it, "queued" it behind the running work
+    (it starts when that ends), or "refused" it (`refusal` says why; falsy). `result`
+    resolves when the prompt's own turn has ended (at once for a refusal)."""
+
+    status: Literal["started", "queued", "refused"]
+    began: asyncio.Future[bool]
+    """True once the prompt's turn has started; False when it never will (refused when
+    its turn came, withdrawn by `take_back`, or the conversation closed first)."""
+    result: asyncio.Future[TurnResult]
+    refusal: Refusal | None = None
+
+    def __bool__(self) -> bool:
+        return self.status != "refused"
+
+
+@record
+class ConversationState:
+    """A snapshot of what a face shows about the conversation (`Conversation.state`)."""
+
+    model: str
+    num_ctx: int
+    approve: bool
+    mode: str
+    """The approval mode (permissions/gate.py MODES); `approve` is its serve-protocol flag."""
+    sees: bool
+    """The model reports vision: images in a prompt can reach it."""
+    edit_review: bool
+    """Writes come as `edit_review` (serve after hello, the TUI) rather than asks."""
+    config: Config
+    skills: dict[str, Skill]
+    queued: tuple[str, ...]
+    """Prompts waiting for the running work, oldest first, as typed."""
+
+
+class Conversation:
+    """Owns one conversation: its work, its queue, its messages, its session, its end."""
+
+    def __init__(self, agent: Agent, session_path: Path, notes: tuple[str, ...] = ()) -> None:
         self._agent = agent
-        self._start_candidate = start_candidate  # a race's candidates start with it
         self.session_path = session_path
-        """The session file; a new one on `new_conversation`."""
+        """The session file; commands move it (`/clear`, `/fork`, `/save`)."""
         self.interrupted = False
         """The last turn was cancelled: the next prompt starts with INTERRUPT_NOTE."""
-        self.busy = False
-        """Work is running, after-turn work included; set and cleared only by `_start`."""
+        self._busy = False
         self._work: asyncio.Task[Any] | None = None
         self._settling = False
         """The current work is a turn whose `done` is out; only after-turn work remains,
@@ -75,44 +116,91 @@ class Conversation(Readings, Swarming, Daily):
         """Cancel arrived before the task ran: it ends at once, the way a cancel would."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closed = False
+        self._queue: list[tuple[str, Attachments | None, Submitted]] = []
         self.auto_continue = False
         """Opt-in (serve `hello` auto_continue): a background task that finishes while the
         conversation is idle starts a turn on its notification, as the original's TUI did."""
-        self._notes: list[str] = []
-        """Task notifications not yet seen by the model; they lead the next turn's text."""
+        self._notes: list[str] = list(notes)
+        """Notes not yet seen by the model (finished tasks; after a resume, the files the
+        session touched); they lead the next turn's text."""
         self._held = False
         """A cancel suppressed the pending notifications' automatic turn (until the next prompt)."""
         agent.tasks.on_finished = self._task_finished
 
+    # ------------------------------------------------------------------ state
+
+    @property
+    def agent(self) -> Agent:
+        """The runtime, for the commands (core/commands/) and startup; faces use `state`."""
+        return self._agent
+
+    @agent.setter
+    def agent(self, agent: Agent) -> None:
+        self._agent = agent  # `/restart` rebuilds it around the same conversation
+        agent.tasks.on_finished = self._task_finished
+
+    @property
+    def busy(self) -> bool:
+        """Work is running, after-turn work included; set and cleared only by `work`."""
+        return self._busy
+
+    @property
+    def state(self) -> ConversationState:
+        agent = self._agent
+        binding = agent.binding
+        return ConversationState(
+            model=agent.model,
+            num_ctx=agent.num_ctx,
+            approve=agent.approval.enabled,
+            mode=agent.approval.mode,
+            sees=binding.route.traits.vision and binding.info.vision,
+            edit_review=agent.broker.edit_review,
+            config=agent.config,
+            skills=agent.skills,
+            queued=tuple(text for text, _, _ in self._queue),
+        )
+
     # ------------------------------------------------------------------ turns
 
-    def submit(self, text: str, attachments: Attachments | None = None) -> Literal[True] | Refusal:
-        """Start a turn on `text`; a falsy `Refusal` (and a warning) when it cannot now.
+    def submit(
+        self,
+        text: str,
+        attachments: Attachments | None = None,
+        *,
+        when_busy: WhenBusy = "refuse",
+    ) -> Submitted:
+        """Start a turn on `text`, or queue it behind the running work (`when_busy="queue"`);
+        refused (falsy, with a warning) when it cannot run.
 
-        Skills (`/skill:name task`) and `@path` mentions are expanded here, once.
+        Skills (`/skill:name task`) and `@path` mentions are expanded when the turn starts.
         `attachments` (models/attachments.py): its text files follow the prompt, its
         images ride on the prompt's message (vision models only).
         Empty text starts nothing and says nothing.
         """
+        loop = asyncio.get_running_loop()
+        submitted = Submitted("started", loop.create_future(), loop.create_future())
         if not text.strip():
-            return Refusal("empty", "")
-        refusal = self._busy_refusal()
-        if refusal is not None:
-            return refusal
-        prepared = prepare(self._agent, text, vision=self.sees)
-        if isinstance(prepared, Refusal):
-            return prepared
-        if attachments is not None:
-            images = prepared.images + attachments.images
-            prepared = Prepared(prepared.text + attachments.text, prepared.words, images)
-        self._agent.offer_trust()  # the project's plugins/hooks/servers ask once, no wait
-        self._held = False
-        self._begin_turn(prepared)
-        return True
+            return _refused(submitted, Refusal("empty", ""))
+        if (self._busy and not self._settling) or (self._queue and when_busy == "queue"):
+            if when_busy == "queue" and not self._closed:
+                queued = replace(submitted, status="queued")
+                self._queue.append((text, attachments, queued))
+                return queued
+            refusal = self._busy_refusal()  # warns; None only when closed with a queue
+            return _refused(submitted, refusal if refusal is not None else Refusal("busy", ""))
+        return self._begin_prompt(text, attachments, submitted)
+
+    def take_back(self) -> str | None:
+        """Withdraw the newest queued prompt (the TUI's Esc); its text, or None."""
+        if not self._queue:
+            return None
+        text, _, submitted = self._queue.pop()
+        _refused(submitted, Refusal("withdrawn", ""))
+        return text
 
     async def run(self, text: str, attachments: Attachments | None = None) -> Done | None:
         """Submit and wait for the turn's `done`; None when it did not start."""
-        if not self.submit(text, attachments):
+        if self.submit(text, attachments).status != "started":
             return None
         result = await self.wait()
         return result if isinstance(result, Done) else None
@@ -128,11 +216,12 @@ class Conversation(Readings, Swarming, Daily):
 
     def cancel(self) -> bool:
         """Cancel the running work; every pending review is closed first. True when
-        something was running (a turn's after-turn work is left to finish)."""
+        something was running (a turn's after-turn work is left to finish). Queued
+        prompts stay queued (`take_back` withdraws them)."""
         self._agent.broker.close_reviews()
         self._held = True  # Esc also means "not now" to queued task notifications
         work = self._work
-        if work is None or work.done() or not self.busy or self._settling:
+        if work is None or work.done() or not self._busy or self._settling:
             return False
         if self._started:
             work.cancel()
@@ -146,118 +235,58 @@ class Conversation(Readings, Swarming, Daily):
         if self._closed:
             return
         self._closed = True
+        while self._queue:
+            self.take_back()
         self._agent.broker.close_reviews()
         self._agent.broker.drop_all()  # pending asks resolve as "no answer" = deny
         self.cancel()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._save()
+        self.save()
         discard_if_empty(self.session_path)
         await self._agent.aclose()
 
-    # --------------------------------------------------------------- commands
-
-    def set_model(self, name: str) -> Literal[True] | Refusal:
-        """Start a live model switch (its work ends True or with the failure's refusal);
-        a refusal (and a warning) when busy or unnamed."""
-        name = name.strip()
-        if not name:
-            self._agent.emit(Warning("set_model needs a 'model' field"))
-            return Refusal("empty", "set_model needs a 'model' field")
-        busy = self._busy_refusal("turn in progress — cancel it or wait before switching models")
-        if busy is not None:
-            return busy
-        self._start(self._switch(name), "model switch")
-        return True
-
-    def set_approval(self, on: bool, *, announce: bool = True) -> None:
-        """Approval on (ask) or off (auto); acked with `approval_changed` unless
-        `announce` is False (serve's `hello`, whose answer is `capabilities`)."""
-        self._agent.approval.enabled = on
-        if announce:
-            self._approval_changed()
-
-    def set_mode(self, mode: str, *, announce: bool = True) -> bool:
-        """Switch the approval mode (acked with `approval_changed` unless `announce` is
-        False); False for a name that is not one of MODES."""
-        if mode not in MODES:
-            return False
-        self._agent.approval.mode = mode
-        if announce:
-            self._approval_changed()
-        return True
-
-    def undo(self) -> bool:
-        """Revert the last turn's file changes (info or warning)."""
-        if self._refused_busy("turn in progress — cancel it or wait before undoing"):
-            return False
-        return self._now_or_after_turn(self._agent.undo, "undo")
-
-    def rewind(self, n: int = 1) -> bool:
-        """Drop the last `n` turns from the conversation and undo their file changes."""
-        if self._refused_busy():
-            return False
-        return self._now_or_after_turn(lambda: self._rewind(n), "rewind")
-
-    def compact(self) -> bool:
-        """Start a compaction now (prune old outputs, summarize); busy while it runs."""
-        if self._refused_busy():
-            return False
-        self._start(self._compact(), "compaction")
-        return True
-
-    def remember(self, fact: str) -> bool:
-        """Save `fact` to the project memory as the `remember` tool would (`/remember`):
-        gated as an edit of `.rift/memory.md`, so it is asked or reviewed like one; busy
-        while it runs. The outcome arrives as `info` or `warning`."""
-        if self._refused_busy():
-            return False
-        self._start(remember(self._agent, fact), "remember")
-        return True
-
-    def new_conversation(self) -> bool:
-        """What `/clear` means: the old session stays saved and resumable; the
-        conversation starts empty in a new session file."""
-        if self._refused_busy():
-            return False
-        return self._now_or_after_turn(self._clear, "new conversation")
-
-    def set_option(
-        self,
-        *,
-        temperature: float | None = None,
-        num_ctx: int | None = None,
-        host: str | None = None,
-    ) -> bool:
-        """Change sampling, context size or host on the same conversation: the messages
-        and the undo journal carry over. A host or context change re-runs the model's
-        preflight (as set_model does) and is acked the same way."""
-        if self._refused_busy():
-            return False
-        changes: dict[str, object] = {}
-        if temperature is not None:
-            changes["temperature"] = temperature
-        if num_ctx is not None:
-            changes.update(num_ctx=num_ctx, num_ctx_explicit=True)
-        if host is not None:
-            changes.update(host=host, host_explicit=True)
-        if not changes:
-            return False
-        config = replace(self._agent.config, **changes)
-        if num_ctx is None and host is None:
-            self._agent.config = config
-            self._agent.emit(Info(f"temperature set to {temperature}"))
-            return True
-        self._start(self._rebind(config), "option change")
-        return True
-
     # ------------------------------------------------------------------ work
 
-    def _refused_busy(self, text: str = BUSY_TEXT) -> bool:
-        return self._busy_refusal(text) is not None
+    def work(
+        self,
+        body: Coroutine[Any, Any, object] | Callable[[], bool],
+        kind: str,
+        *,
+        busy_text: str = BUSY_TEXT,
+    ) -> bool:
+        """Begin a command's work under the busy rule; False (and a `busy` warning) when
+        other work runs. A coroutine runs as the conversation's work (busy until it ends,
+        reached by `cancel`); a plain function that edits the conversation runs now, or
+        chained behind a turn's after-turn work. True: it was accepted."""
+        if self._busy_refusal(busy_text) is not None:
+            if not callable(body):
+                body.close()
+            return False
+        if callable(body):
+            if not self._settling:
+                return body()
+            command = body
+
+            async def later() -> bool:
+                return command()
+
+            body = later()
+        self._start(body, kind)
+        return True
+
+    def spawn(self, body: Coroutine[Any, Any, object]) -> None:
+        """Side work that is not the conversation's (closing a replaced provider, /btw)."""
+        task = asyncio.create_task(body)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def save(self) -> None:
+        """The session on disk now (never an empty one: see `save`)."""
+        save(self._agent, self.session_path)
 
     def _busy_refusal(self, text: str = BUSY_TEXT) -> Refusal | None:
-        if not self.busy or self._settling:
+        if not self._busy or self._settling:
             return None
         self._agent.emit(Warning(text, code="busy"))
         return Refusal("busy", text)
@@ -268,7 +297,7 @@ class Conversation(Readings, Swarming, Daily):
         Work started while a turn's after-turn work runs waits for it first.
         """
         previous = self._work if self._settling else None
-        self.busy = True
+        self._busy = True
         self._settling = False
         self._started = False
         self._cancel_early = False
@@ -288,35 +317,45 @@ class Conversation(Readings, Swarming, Daily):
                 return await body
             finally:
                 if self._work is task:
-                    self.busy = False
+                    self._busy = False
                     self._settling = False
+                    asyncio.get_running_loop().call_soon(self._next)
 
         task = asyncio.create_task(run())
         self._work = task
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _now_or_after_turn(self, command: Callable[[], bool], kind: str) -> bool:
-        """Run a command that edits the conversation now, or, while a turn's after-turn
-        work runs, as work chained behind it (True: it was accepted)."""
-        if not self._settling:
-            return command()
-
-        async def later() -> bool:
-            return command()
-
-        self._start(later(), kind)
-        return True
-
-    def _spawn(self, body: Coroutine[Any, Any, object]) -> None:
-        """Side work that is not the conversation's (closing a replaced provider)."""
-        task = asyncio.create_task(body)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+    def _next(self) -> None:
+        """The work ended: the oldest queued prompt starts, else pending notifications may."""
+        while self._queue and not self._busy and not self._closed:
+            text, attachments, submitted = self._queue.pop(0)
+            if self._begin_prompt(text, attachments, submitted):
+                return
+        self._continue_on_notes()
 
     # ----------------------------------------------------------------- turns
 
-    def _begin_turn(self, prepared: Prepared) -> None:
+    def _begin_prompt(
+        self, text: str, attachments: Attachments | None, submitted: Submitted
+    ) -> Submitted:
+        agent = self._agent
+        state = agent.binding
+        prepared = prepare(agent, text, vision=state.route.traits.vision and state.info.vision)
+        if isinstance(prepared, Refusal):
+            return _refused(submitted, prepared)
+        if attachments is not None:
+            images = prepared.images + attachments.images
+            prepared = Prepared(prepared.text + attachments.text, prepared.words, images)
+        agent.offer_trust()  # the project's plugins/hooks/servers ask once, no wait
+        self._held = False
+        self._begin_turn(prepared, submitted.result)
+        _settle(submitted.began, True)
+        return submitted
+
+    def _begin_turn(
+        self, prepared: Prepared, result: asyncio.Future[TurnResult] | None = None
+    ) -> None:
         """Start a turn, with the pending task notifications ahead of its text.
 
         Notes are added after skill/mention expansion: a task's output must never
@@ -328,25 +367,27 @@ class Conversation(Readings, Swarming, Daily):
             text = f"{notes}\n\n{prepared.text}".strip()
             prepared = Prepared(text=text, words=prepared.words, images=prepared.images)
         self._start(self._turn(prepared))
+        if result is not None:
+            max_iterations = self._agent.config.max_iterations
+            work = self._work
+            assert work is not None
+            work.add_done_callback(lambda task: _settle(result, _ended(task, max_iterations)))
 
     async def _turn(self, prepared: Prepared) -> Done:
         """The turn, then everything that belongs to its end, in the protocol's order:
         reviews closed, saved, `done`, trace; then idle compaction and `context`."""
         agent = self._agent
-        try:
-            text = prepared.text
-            if self.interrupted:
-                text, self.interrupted = INTERRUPT_NOTE + text, False
-            end = await agent.run_turn(text, prepared.words, prepared.images)
-            self.interrupted = end.cancelled
-            self._save()  # before done: a turn a client saw end is on disk
-            agent.emit(end.done)
-            agent.trace(end)
-            self._settling = True
-            await self._after_turn()
-            return end.done
-        finally:  # notifications that arrived during the turn may start the next one
-            asyncio.get_running_loop().call_soon(self._continue_on_notes)
+        text = prepared.text
+        if self.interrupted:
+            text, self.interrupted = INTERRUPT_NOTE + text, False
+        end = await agent.run_turn(text, prepared.words, prepared.images)
+        self.interrupted = end.cancelled
+        self.save()  # before done: a turn a client saw end is on disk
+        agent.emit(end.done)
+        agent.trace(end)
+        self._settling = True
+        await self._after_turn()
+        return end.done
 
     async def _after_turn(self) -> None:
         """Idle compaction (saved when it ran), then the fresh context gauge."""
@@ -358,7 +399,7 @@ class Conversation(Readings, Swarming, Daily):
         else:
             agent.messages[:] = messages
             if compaction.prunes or compaction.summaries:
-                self._save()
+                self.save()
         agent.emit(agent.context_gauge())
 
     def _task_finished(self, event: TaskFinished) -> None:
@@ -369,82 +410,34 @@ class Conversation(Readings, Swarming, Daily):
         """The opt-in auto-turn: only when idle, open, not held by a cancel, with notes."""
         if not self._notes or not self.auto_continue or self._held:
             return
-        if self.busy or self._closed:
+        if self._busy or self._closed:
             return
         self._agent.emit(Info("background task finished — continuing"))
         self._begin_turn(Prepared(text="", words="[task notification]"))
 
-    # ------------------------------------------------------------- the rest
 
-    async def _switch(self, name: str) -> Literal[True] | Refusal:
-        try:
-            old = await self._agent.set_model(name)
-        except asyncio.CancelledError:
-            self._agent.emit(Warning("model switch cancelled"))
-            raise
-        return self._replaced(old)
+def _settle(future: asyncio.Future[T], value: T) -> None:
+    if not future.done():  # nobody waits on a future cancelled with its loop
+        future.set_result(value)
 
-    async def _rebind(self, config: Config) -> Literal[True] | Refusal:
-        agent = self._agent
-        kept = agent.config
-        agent.config = config
-        old = await agent.set_model(agent.model)
-        if isinstance(old, Refusal):
-            agent.config = kept  # the switch failed: keep what worked
-        return self._replaced(old)
 
-    def _replaced(self, old: ModelBinding | Refusal) -> Literal[True] | Refusal:
-        """A switch ended; the replaced provider's connections close on the side."""
-        if isinstance(old, Refusal):
-            return old
-        self._spawn(old.provider.aclose())
-        self._spawn(self._agent.check_server(old.route))  # beside the conversation, brief
-        return True
+def _refused(submitted: Submitted, refusal: Refusal) -> Submitted:
+    _settle(submitted.began, False)
+    _settle(submitted.result, TurnResult(None, "refused"))
+    return replace(submitted, status="refused", refusal=refusal)
 
-    async def _compact(self) -> None:
-        agent = self._agent
-        before = agent.context_gauge().used
-        outcome = await compact_now(agent)
-        if outcome is None:
-            return
-        messages, pruned = outcome
-        agent.messages[:] = messages
-        self._save()
-        after = agent.context_gauge()
-        agent.emit(
-            Info(f"compacted: ~{before} → ~{after.used} tokens ({pruned} old outputs pruned)")
-        )
-        agent.emit(after)
 
-    def _rewind(self, n: int) -> bool:
-        agent = self._agent
-        cut = rewind_cut(agent, n)
-        if cut is None:
-            return False
-        start, restored = cut
-        del agent.messages[start:]
-        self._save()
-        agent.emit(Info(f"rewound {n} turn(s) — {restored}"))
-        agent.emit(History(messages=history_for(agent.messages)))
-        agent.emit(agent.context_gauge())
-        return True
-
-    def _clear(self) -> bool:
-        agent = self._agent
-        self._save()
-        old = self.session_path
-        discard_if_empty(old)
-        del agent.messages[1:]  # the system prompt stays
-        agent.journal.clear()
-        self.interrupted = False
-        self.session_path = SessionStore(agent.config.paths.sessions_dir).reserve()
-        agent.emit(SessionChanged(session=str(self.session_path), previous=str(old)))
-        agent.emit(agent.context_gauge())
-        return True
-
-    def _approval_changed(self) -> None:
-        self._agent.emit(ApprovalChanged(approve=self.approve, mode=self.mode))
-
-    def _save(self) -> None:
-        """The session on disk now (never an empty one: see `save`)."""
-        save(self._agent, self.session_path)
+def _ended(task: asyncio.Task[Any], max_iterations: int) -> TurnResult:
+    """A turn's task ended: how (a cancelled task, or one cancelled before it ran, ended
+    "cancelled"; a turn that used every iteration "wrapped")."""
+    if task.cancelled():
+        return TurnResult(None, "cancelled")
+    if task.exception() is not None:
+        return TurnResult(None, "error")
+    done = task.result()
+    if not isinstance(done, Done):
+        return TurnResult(None, "cancelled")
+    ending: Ending = done.outcome  # type: ignore[assignment]
+    if ending not in ("error", "cancelled") and done.stats.iterations >= max_iterations:
+        ending = "wrapped"  # the budget ran out (below 3 the core cannot wrap up)
+    return TurnResult(done, ending)

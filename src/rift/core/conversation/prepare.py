@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rift.core.conversation.commands import parse_command
 from rift.core.conversation.refusal import Refusal
 from rift.events import Info, TaskFinished, Warning
 from rift.record import record
+from rift.text.slash import parse_command
 
 if TYPE_CHECKING:
     from rift.core.conversation.runtime import Agent
@@ -33,7 +33,7 @@ def prepare(agent: Agent, text: str, *, vision: bool) -> Prepared | Refusal:
     unknown skill. Problems with mentions are warnings; the prompt still goes."""
     from rift.core.context.mentions import expand  # with the first prompt, not at start
 
-    invocation = parse_command(text, commands=())  # only `/skill:name task` expands here
+    invocation = parse_command(text, names=())  # only `/skill:name task` expands here
     if invocation is not None:
         skill = agent.skills.get(invocation.name)
         if skill is None:

@@ -9,6 +9,7 @@ from rift.record import record
 class Refusal:
     """Why the owner did not start what a face asked for; falsy, so `if not submit(...)`
     still reads right. `code` is the warning's code ("busy", "unknown_skill", "empty",
+    "withdrawn": taken back from the queue,
     "failed"); `text` is what the warning said (empty for "empty", which says nothing)."""
 
     code: str

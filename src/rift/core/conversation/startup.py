@@ -20,7 +20,7 @@ from rift.core.conversation.confine import confine_agent, readable_paths
 from rift.core.conversation.owner import Conversation
 from rift.core.conversation.runtime import Agent, ModelBinding, bind_model
 from rift.core.permissions.rules import read_allowed
-from rift.core.sessions.store import SessionStore, load_session
+from rift.core.sessions.store import SessionStore, history_for, load_session
 from rift.errors import ModelError, ModelNotUsable, ServerUnreachable
 from rift.events import Event, History, Info, Warning
 from rift.extend.loader import Extensions
@@ -59,17 +59,20 @@ class Started:
     """The owner front ends call; they never reach into `agent`'s state."""
 
     def __post_init__(self) -> None:
-        self.conversation = Conversation(self.agent, self.session_path, start_candidate)
-        if self.resumed:
-            self.conversation.note_resume()  # the files it touched lead the next prompt
+        notes: tuple[str, ...] = ()
+        if self.resumed:  # the files it touched lead the next prompt
+            from rift.core.sessions.resume_note import resume_note  # resumed sessions only
+
+            note = (resume_note(self.agent.messages) or "").strip()
+            notes = (note,) if note else ()
+        self.conversation = Conversation(self.agent, self.session_path, notes)
 
     def opening_events(self) -> list[Event]:
         """What every face shows first, in this order: the context gauge, the resumed
         conversation (`history`, when there is one) and the notices met on the way."""
-        conversation = self.conversation
-        out: list[Event] = [conversation.context_gauge()]
+        out: list[Event] = [self.agent.context_gauge()]
         if self.resumed:
-            out.append(History(messages=conversation.history()))
+            out.append(History(messages=history_for(self.agent.messages)))
         return out + self.notices
 
 

@@ -14,11 +14,11 @@ from collections.abc import Mapping
 
 from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
-from rift.core import CommandSpec, Invocation, for_face, parse_command
+from rift.core import Command, Invocation, for_face, parse_command
 from rift.extend.skills import Skill
 
-OWN: tuple[CommandSpec, ...] = for_face("acp")
-"""rift's own session commands (core/conversation/commands.py), in the registry's order."""
+OWN: tuple[Command, ...] = for_face("acp")
+"""rift's own session commands (core/commands/), in the registry's order."""
 
 
 def available(skills: Mapping[str, Skill]) -> list[AvailableCommand]:
@@ -43,4 +43,4 @@ def _hint(text: str) -> AvailableCommandInput | None:
 
 def parse(text: str, skills: Mapping[str, Skill]) -> Invocation | None:
     """The command a prompt invokes (`/name args` or `/skill:name args`), or None for text."""
-    return parse_command(text, skills, OWN)
+    return parse_command(text, skills, [c.name for c in OWN])

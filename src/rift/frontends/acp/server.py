@@ -204,7 +204,8 @@ class RiftAcpAgent:
 
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
         session = self._session(session_id)
-        parts = prompt_text(prompt, session.conv.config.cwd, sees=session.conv.sees)
+        state = session.conv.state
+        parts = prompt_text(prompt, state.config.cwd, sees=state.sees)
         return await session.prompt(parts.text, parts.images)
 
     async def cancel(self, session_id: str, **_: Any) -> None:

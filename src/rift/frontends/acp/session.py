@@ -1,16 +1,19 @@
 """One ACP session: a thin adapter between the editor and rift's `Conversation`.
 
-The conversation owner (core/conversation/owner.py) runs the turns, switches and
-commands; this class turns ACP requests into its calls and its events into
-`session/update`s. The core emits synchronously, the editor is reached
-asynchronously: events are translated on the spot (`updates.Translator`) and
-queued, and one pump task sends them in order. The pump starts when the
-session is live, i.e. after the `session/new` (or `session/load`) response is
-on the wire, so the commands, the context gauge and the title it opens with
-never arrive for a session the editor has not heard of yet. An `ask` becomes a
-`session/request_permission` in a task of its own, so the pump never waits on
-a person. A prompt's response is sent only after the queue is drained, so
-every update of a turn reaches the editor before the turn's `stopReason`.
+The conversation owner (core/conversation/owner.py) runs the turns and the core's
+commands (core/commands/) run switches and the rest; this class turns ACP requests
+into their calls and the events into `session/update`s. The core emits
+synchronously, the editor is reached asynchronously: events are translated on the
+spot (`updates.Translator`) and queued, and one pump task sends them in order. The
+pump starts when the session is live, i.e. after the `session/new` (or
+`session/load`) response is on the wire, so the commands, the context gauge and
+the title it opens with never arrive for a session the editor has not heard of
+yet. An `ask` becomes a `session/request_permission` in a task of its own, so the
+pump never waits on a person. A prompt's response is sent only after the updates
+are drained, so every update of a turn reaches the editor before the turn's
+`stopReason`, which comes from the core's own account of how the turn ended
+(`Submitted.result`). A prompt sent after `session/cancel` is queued by the core
+behind the cancelled turn; no lock here.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import datetime
 import logging
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from acp import PromptResponse, RequestError, update_agent_message_text, update_user_message_text
 from acp.helpers import update_available_commands
@@ -34,9 +37,28 @@ from acp.schema import (
 )
 
 from rift.config.load import Config, McpServerConfig
-from rift.core import Conversation, Invocation, Prompt, Refusal, StartOptions, start_agent
+from rift.core import (
+    BY_NAME,
+    Conversation,
+    Invocation,
+    Prompt,
+    Refusal,
+    StartOptions,
+    answer,
+    context_gauge,
+    delegate,
+    deny_for_session,
+    list_models,
+    list_sessions,
+    replay,
+    set_edit_review,
+    set_mode,
+    set_model,
+    start_agent,
+    swarm_changes,
+)
 from rift.errors import RiftError
-from rift.events import Done, Event
+from rift.events import Event
 from rift.extend.loader import Extensions
 from rift.frontends.acp.commands import available, parse
 from rift.frontends.acp.delegate import EditorFs, EditorTerminal
@@ -58,8 +80,10 @@ STOP_REASONS: dict[str, StopReason] = {
     "stopped": "end_turn",  # never "refusal": Zed deletes the user's message and turn on it
     "wrapped": "max_turn_requests",
     "cancelled": "cancelled",
+    "refused": "cancelled",  # a queued prompt withdrawn before it ran
 }
-"""`done.outcome` → ACP stop reason; "error" is a JSON-RPC error instead."""
+"""The core's turn ending (`TurnResult.ending`) → ACP stop reason; "error" is a
+JSON-RPC error instead."""
 
 
 def request_error(code: int, message: str) -> RequestError:
@@ -78,14 +102,12 @@ class AcpSession:
     """Fixed for the editor, even when `/clear` moves the conversation to a new file."""
     extensions: Extensions | None = None
     models: list[str] = field(default_factory=list)
-    _queue: asyncio.Queue[Outgoing] = field(default_factory=asyncio.Queue)
+    _updates: asyncio.Queue[Outgoing] = field(default_factory=asyncio.Queue)
     _pump: asyncio.Task[None] | None = None
     _cancelled: bool = False
     _mcp_waited: bool = False
     _asks: set[asyncio.Task[None]] = field(default_factory=set)
     _live: asyncio.Event = field(default_factory=asyncio.Event)
-    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    """Held by the running turn: a prompt sent after `session/cancel` waits for it."""
     _titled: bool = False
     _refused: set[tuple[str, tuple[str, ...]]] = field(default_factory=set)
     """This turn's refused asks (question and diff): the same change is not asked again."""
@@ -107,8 +129,8 @@ class AcpSession:
         conv = started.conversation
         translator = Translator(
             cwd=config.cwd,
-            may_ask=lambda tool: mode_asks(conv.mode, tool),
-            swarm=SwarmUpdates(conv.swarm_changes),
+            may_ask=lambda tool: mode_asks(conv.state.mode, tool),
+            swarm=SwarmUpdates(lambda name: swarm_changes(conv, name)),
         )
         session = cls(
             client=client,
@@ -120,11 +142,11 @@ class AcpSession:
         relay.append(session)
         for notice in started.notices:
             log.warning("%s", getattr(notice, "text", notice))
-        conv.edit_review = False  # writes come as asks → session/request_permission
+        set_edit_review(conv, False)  # writes come as asks → session/request_permission
         session._delegate(capabilities)
         session._pump = asyncio.create_task(session._run_pump())
         try:
-            session.models = (await conv.list_models()).models
+            session.models = (await list_models(conv)).models
         except RiftError as exc:
             log.warning("could not list models: %s", exc)
         return session
@@ -154,7 +176,7 @@ class AcpSession:
             terminal = EditorTerminal(
                 self.client, self.session_id, lambda tid: self._send(self.translator.running(tid))
             )
-        self.conv.delegate(files=files, terminal=terminal)
+        delegate(self.conv, files=files, terminal=terminal)
 
     # ------------------------------------------------------------ the stream
 
@@ -167,7 +189,7 @@ class AcpSession:
 
     def _send(self, items: list[Outgoing]) -> None:
         for item in items:
-            self._queue.put_nowait(item)
+            self._updates.put_nowait(item)
 
     def go_live(self) -> None:
         """The session's response is out: announce, and start sending.
@@ -181,13 +203,13 @@ class AcpSession:
 
     def announce(self) -> None:
         """The commands `/` offers, the context gauge and, once there is one, the title."""
-        self._send([update_available_commands(available(self.conv.skills))])
-        self.emit(self.conv.context_gauge())
+        self._send([update_available_commands(available(self.conv.state.skills))])
+        self.emit(context_gauge(self.conv))
         if self._titled:
             self._send([self._title_update()])
 
     def _title_update(self) -> Any:
-        items = self.conv.list_sessions().items
+        items = list_sessions(self.conv).items
         mine = next((i for i in items if Path(i.path) == self.conv.session_path), None)
         saved = datetime.datetime.fromtimestamp(
             mine.saved_at if mine else time.time(), tz=datetime.UTC
@@ -201,7 +223,7 @@ class AcpSession:
     async def _run_pump(self) -> None:
         await self._live.wait()
         while True:
-            item = await self._queue.get()
+            item = await self._updates.get()
             try:
                 if isinstance(item, PermissionItem):
                     task = asyncio.create_task(self._permit(item))
@@ -212,18 +234,18 @@ class AcpSession:
             except (ConnectionError, RequestError) as exc:
                 log.debug("update not delivered: %s", exc)
             finally:
-                self._queue.task_done()
+                self._updates.task_done()
 
     async def flush(self) -> None:
         """Wait until every queued update has been written."""
-        await self._queue.join()
+        await self._updates.join()
 
     async def replay(self) -> None:
         """Send the stored conversation the way its turns were shown live, tool calls,
         diffs and plans included, before session/load answers."""
         self._live.set()
         translator = Translator(cwd=self.translator.cwd, may_ask=lambda _: False)
-        for item in self.conv.replay():
+        for item in replay(self.conv):
             if isinstance(item, Prompt):
                 self._titled = True
                 self._send([*translator.finish(), update_user_message_text(item.text)])
@@ -238,12 +260,12 @@ class AcpSession:
         """Forward one ask; anything but a chosen allow option answers "deny"."""
         ask, call = item.ask, item.call
         if not ask.choices:  # a free-text question has no ACP form yet
-            self.conv.answer(ask.id, "")
+            answer(self.conv, ask.id, "")
             return
         tool = call.tool if call is not None else None
         change = (ask.question, tuple(ask.detail))
         if change in self._refused:  # e.g. the model retrying the very same change
-            self.conv.answer(ask.id, "deny")
+            answer(self.conv, ask.id, "deny")
             return
         offered = permission_choices(ask.options, tool)
         tool_call = ToolCallUpdate(
@@ -259,60 +281,64 @@ class AcpSession:
             )
         except (RequestError, ConnectionError) as exc:
             log.warning("permission request failed (%s): denying", exc)
-            self.conv.answer(ask.id, "deny")
+            answer(self.conv, ask.id, "deny")
             return
         outcome = response.outcome
         option = outcome.option_id if isinstance(outcome, AllowedOutcome) else None
-        answer = offered.answers.get(option, "deny") if option is not None else "deny"
+        said = offered.answers.get(option, "deny") if option is not None else "deny"
         if option == REJECT_ALWAYS and tool is not None:
-            self.conv.deny_for_session(tool)  # holds in every mode, asks or not
-        if answer == "deny":
+            deny_for_session(self.conv, tool)  # holds in every mode, asks or not
+        if said == "deny":
             self._refused.add(change)
-        if answer != "deny" and call is not None and call is self.translator.current:
+        if said != "deny" and call is not None and call is self.translator.current:
             self._send(self.translator.running())
-        self.conv.answer(ask.id, answer)
+        answer(self.conv, ask.id, said)
 
     # ------------------------------------------------------------------ turns
 
     @property
     def busy(self) -> bool:
-        return self.conv.busy or self._lock.locked()
+        return self.conv.busy
 
     async def prompt(self, text: str, images: tuple[str, ...] = ()) -> PromptResponse:
         """Run one turn (or one command) to its end and say why it ended.
 
         While a turn runs, another prompt is refused, unless the running turn
-        was cancelled: then the new one runs as soon as the cancelled one has
-        ended, as editors expect after `session/cancel`.
+        was cancelled: then the core queues the new one behind it, as editors
+        expect after `session/cancel`.
         """
-        if self.busy and not self._cancelled:
-            raise request_error(-32600, "a turn is already running in this session")
-        async with self._lock:
-            invocation = parse(text, self.conv.skills)
-            if invocation is not None and not invocation.skill:
-                return await self._command(invocation)
-            if invocation is not None:  # the owner expands skills in this spelling
-                text = f"/skill:{invocation.name} {invocation.argument}".rstrip()
-            if not text.strip():
-                if not images:
-                    return PromptResponse(stop_reason="end_turn")
-                text = "(see the attached image)"
-            return await self._turn_to_end(text, images)
+        invocation = parse(text, self.conv.state.skills)
+        if invocation is not None and not invocation.skill:
+            if self.busy and not self._cancelled:
+                raise request_error(-32600, "a turn is already running in this session")
+            return await self._command(invocation)
+        if invocation is not None:  # the owner expands skills in this spelling
+            text = f"/skill:{invocation.name} {invocation.argument}".rstrip()
+        if not text.strip():
+            if not images:
+                return PromptResponse(stop_reason="end_turn")
+            text = "(see the attached image)"
+        return await self._turn_to_end(text, images)
 
     async def _turn_to_end(self, text: str, images: tuple[str, ...]) -> PromptResponse:
         if not self._mcp_waited and self.extensions is not None:
             self._mcp_waited = True  # the first turn sees every MCP server's tools
             await self.extensions.wait_mcp()
-        self.translator.begin_turn()
-        self._refused.clear()
-        self._cancelled = False
-        submitted = self.conv.submit(text, Attachments(images=images) if images else None)
-        if isinstance(submitted, Refusal):
+        # After session/cancel the editor sends its next prompt at once: the core queues it.
+        when_busy: Literal["queue", "refuse"] = "queue" if self._cancelled else "refuse"
+        submitted = self.conv.submit(
+            text, Attachments(images=images) if images else None, when_busy=when_busy
+        )
+        if isinstance(submitted.refusal, Refusal):
             await self.flush()
-            code = -32600 if submitted.code == "busy" else -32602
-            raise request_error(code, submitted.text or "the prompt was refused")
+            code = -32600 if submitted.refusal.code == "busy" else -32602
+            raise request_error(code, submitted.refusal.text or "the prompt was refused")
+        if submitted.status == "started":
+            self._begin_turn()
         try:
-            await self.conv.wait()
+            if submitted.status == "queued" and await asyncio.shield(submitted.began):
+                self._begin_turn()  # the cancelled turn has ended; ours starts now
+            ended = await asyncio.shield(submitted.result)
         except asyncio.CancelledError:  # the connection is closing under us
             self.conv.cancel()
             raise
@@ -321,53 +347,42 @@ class AcpSession:
             self._titled = True
             self._send([self._title_update()])
         await self.flush()
-        return PromptResponse(stop_reason=self._stop_reason(self.translator.done))
+        if ended.ending == "error":
+            reason = ended.done.reason if ended.done is not None else ""
+            raise request_error(-32603, reason or "the turn failed")
+        return PromptResponse(stop_reason=STOP_REASONS.get(ended.ending, "end_turn"))
 
-    def _stop_reason(self, done: Done | None) -> StopReason:
-        if done is None or self._cancelled:
-            return "cancelled"
-        if done.outcome == "error":
-            raise request_error(-32603, done.reason or "the turn failed")
-        if done.stats.iterations >= self.conv.config.max_iterations:
-            return "max_turn_requests"  # the budget ran out (below 3 the core cannot wrap up)
-        return STOP_REASONS.get(done.outcome, "end_turn")
+    def _begin_turn(self) -> None:
+        self._refused.clear()
+        self._cancelled = False
 
     async def _command(self, invocation: Invocation) -> PromptResponse:
         """rift's own `/command`: what it reports becomes the agent's message; one whose
         work (a race, a turn) was cancelled answers `cancelled`."""
         self.translator.speak_notices = True
         self._cancelled = False
+        command = BY_NAME[invocation.name]
+        if self._cancelled:
+            await self.conv.wait()  # sent right after session/cancel: the cancel ends first
         try:
-            if invocation.name == "undo":
-                self.conv.undo()
-            elif invocation.name == "rewind":
-                count = invocation.argument or "1"
-                if not count.isdigit():
-                    raise request_error(-32602, "/rewind takes a number of turns")
-                self.conv.rewind(int(count))
-            elif invocation.name == "compact":
-                if self.conv.compact():
-                    await self.conv.wait()
-            elif invocation.name in ("swarm", "merge"):
+            if invocation.name == "rewind" and not (invocation.argument or "1").isdigit():
+                raise request_error(-32602, "/rewind takes a number of turns")
+            if invocation.name == "swarm":
                 await self._swarm_command(invocation)
             elif invocation.name == "clear":
-                if self.conv.new_conversation():
+                if command.run(self.conv, invocation.argument):
                     self._titled = False
                     self._send([update_agent_message_text("Started a fresh conversation.\n")])
-            elif self.conv.command(invocation.name, invocation.argument):
-                await self.conv.wait()  # a turn (/retry, /init) or a rebind runs to its end
+            elif command.run(self.conv, invocation.argument):
+                await self.conv.wait()  # a turn (/retry, /init), a race or a rebind ends
         finally:
             self.translator.speak_notices = False
         await self.flush()
         return PromptResponse(stop_reason="cancelled" if self._cancelled else "end_turn")
 
     async def _swarm_command(self, invocation: Invocation) -> None:
-        """/swarm runs the race to its verdict (a plan and a tool call per candidate);
-        /merge answers at once."""
-        argument = invocation.argument
-        if invocation.name == "merge":
-            self.conv.merge_line(argument)
-        elif self.conv.swarm_line(argument):
+        """/swarm runs the race to its verdict (a plan and a tool call per candidate)."""
+        if BY_NAME["swarm"].run(self.conv, invocation.argument):
             await self.conv.wait()
             self._send(self.translator.swarm.finish())  # cancelled: open calls failed
 
@@ -382,10 +397,10 @@ class AcpSession:
 
     @property
     def mode(self) -> str:
-        return self.conv.mode
+        return self.conv.state.mode
 
     def set_mode(self, mode: str) -> None:
-        if not self.conv.set_mode(mode):
+        if not set_mode(self.conv, mode):
             raise request_error(-32602, f"unknown mode '{mode}'")
 
     async def set_model(self, name: str) -> None:
@@ -394,7 +409,7 @@ class AcpSession:
             raise request_error(-32600, "a turn is running: cancel it or wait before switching")
         if not name.strip():
             raise request_error(-32602, "set_model needs a model name")
-        started = self.conv.set_model(name)
+        started = set_model(self.conv, name)
         ended = await self.conv.wait() if started is True else started
         if ended is not True:
             said = ended.text if isinstance(ended, Refusal) else ""
@@ -402,7 +417,7 @@ class AcpSession:
         await self.flush()
 
     def config_options(self) -> list[Any]:
-        return config_options(self.mode, self.conv.model, self.models)
+        return config_options(self.mode, self.conv.state.model, self.models)
 
     # ---------------------------------------------------------------- closing
 

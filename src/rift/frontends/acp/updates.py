@@ -101,8 +101,6 @@ class Translator:
     may_ask: Callable[[str], bool]
     """Whether a gated tool may wait for approval in the session's mode now."""
     current: ToolCallState | None = None
-    done: Done | None = None
-    """The last turn's `done`: how it ended."""
     speak_notices: bool = False
     """While a `/command` runs, its info and warnings are the agent's message."""
     swarm: SwarmUpdates = field(default_factory=SwarmUpdates)
@@ -110,9 +108,6 @@ class Translator:
     _count: int = 0
     _held: tuple[ToolCallState, ToolResult] | None = None
     """A write/edit that succeeded, completed once its `edit_diff` arrives."""
-
-    def begin_turn(self) -> None:
-        self.done = None
 
     def feed(self, event: Event) -> list[Outgoing]:
         if isinstance(event, EditDiff):
@@ -137,7 +132,6 @@ class Translator:
                 UsageUpdate(session_update="usage_update", used=event.used, size=event.limit)
             )
         elif isinstance(event, Done):
-            self.done = event
             if event.outcome == "stopped":  # the reason is the agent's last words, not a refusal
                 out.append(
                     update_agent_message_text(f"\n\n[rift stopped this turn: {event.reason}]")

@@ -5,9 +5,10 @@ widgets, and only after the first frame (`on_ready`) does the connect worker
 import the core and bind the model. A failed bind leaves the UI open with a
 banner explaining how to point rift at a server; `/host` and `/model` retry.
 
-Prompts are never dropped: one sent while the model is still being bound or
-while a turn runs waits in a queue (shown above the input; Esc takes back the
-newest) and goes out when the model is ready or the turn is over. Ctrl+C
+Prompts are never dropped: one sent while a turn runs is queued by the core
+(`submit(when_busy="queue")`; shown above the input from the conversation's state,
+Esc takes back the newest) and starts when the turn is over; one sent while the
+model is still being bound waits for the bind, then goes the same way. Ctrl+C
 cancels a running turn; on an idle prompt it asks for a second press to quit.
 """
 
@@ -95,9 +96,8 @@ class RiftApp(App[int]):
         self._files: list[str] | None = None
         self.connecting = True
         """Until the first bind has succeeded or failed: prompts wait rather than fail."""
-        self.queued: list[str] = []
-        """Prompts waiting for the model or the running turn, oldest first (as typed)."""
-        self._queued_shown: list[str | None] = []
+        self._bound = asyncio.Event()
+        """Set when the first bind has succeeded or failed: prompts sent before it go then."""
         self.last_prompt = ""
         """The newest prompt as typed, put back in the box when its turn failed to start."""
         self._activity_choice: bool | None = None
@@ -173,7 +173,6 @@ class RiftApp(App[int]):
             self.exit(0)
             return
         self._pump()
-        self.set_interval(1.0, self.refresh_tasks)
         self.set_interval(0.25, self._tick)
         self._connect()
 
@@ -187,12 +186,11 @@ class RiftApp(App[int]):
             started = await self.driver.connect()
             if started is None:
                 self._show_offline(self.driver.offline or "no model server")
-                self._unqueue_all()
                 return
             await self.after_bind(started, fresh=True)
         finally:
             self.connecting = False
-        self.send_next()
+            self._bound.set()  # prompts typed meanwhile go now (or back in the box)
 
     def _show_offline(self, reason: str) -> None:
         text = Text.assemble(("No model is connected.", "bold"), "\n")
@@ -204,7 +202,8 @@ class RiftApp(App[int]):
     async def after_bind(self, started: Started, *, fresh: bool) -> None:
         """A new conversation is in charge: status, resumed history, startup notices."""
         conversation = started.conversation
-        self.status_bar.set(model=conversation.model, mode=conversation.mode, text="ready")
+        state = conversation.state
+        self.status_bar.set(model=state.model, mode=state.mode, text="ready")
         from rift.events import History
 
         for event in started.opening_events():
@@ -266,15 +265,18 @@ class RiftApp(App[int]):
         except RiftError as exc:
             self.say(f"! {exc}", "error")
             self.status_bar.set(text="command failed")
-        if self.queued:
-            self.send_next()  # a prompt typed during /model or /compact
+
+    @property
+    def queued(self) -> list[str]:
+        """The prompts the conversation holds for after the running work, oldest first."""
+        conversation = self.driver.conversation
+        return list(conversation.state.queued) if conversation is not None else []
 
     def send_prompt(self, text: str, shown: str | None = None) -> None:
-        """Send a prompt as a new turn, or queue it while the model binds or a turn runs."""
-        if self.connecting or self.driver.busy or self.queued:
-            self.queued.append(text)
-            self._queued_shown.append(shown)
-            self._show_queue()
+        """Send a prompt: it starts a turn now, or the core queues it behind the running
+        work; one sent while the model binds goes once the bind is over."""
+        if self.connecting:
+            self._after_bind(text, shown)
             return
         if self.driver.conversation is None:
             self.say("! no model is connected — /host URL or /model NAME first", "warning")
@@ -282,48 +284,44 @@ class RiftApp(App[int]):
             return
         self._start(text, shown)
 
+    @work(group="bind")
+    async def _after_bind(self, text: str, shown: str | None) -> None:
+        await self._bound.wait()
+        self.send_prompt(text, shown)
+
     def _start(self, text: str, shown: str | None) -> None:
-        """Submit to the conversation, which attaches @mentions and expands /skill:name."""
+        """Submit to the conversation, which attaches @mentions and expands /skill:name
+        and queues the prompt while other work runs."""
         typed = shown if shown is not None else text
+        submitted = self.driver.start_turn(text)
+        if submitted is None:  # refused (an unknown skill…): it said why
+            self.last_prompt = typed
+            self.restore_prompt()
+        elif submitted.status == "started":
+            self._began(typed)
+        else:
+            self._show_queue()
+            self._when_begun(submitted.began, typed)
+
+    @work(group="queue")
+    async def _when_begun(self, began: asyncio.Future[bool], typed: str) -> None:
+        """A queued prompt: shown as sent when the core starts its turn."""
+        started = await began
+        self._show_queue()
+        if started and self.chat.is_attached:
+            self._began(typed)
+
+    def _began(self, typed: str) -> None:  # the prompt's turn started: show it as sent
         self.last_prompt = typed
         self.transcript.add_user(typed)
         self.status_bar.begin_turn("waiting for the first token")
         if self._view is not None:
             self._view.turn_began()
-        if not self.driver.start_turn(text):  # refused (an unknown skill…): it said why
-            self.status_bar.end_turn()
-            self.restore_prompt()
-
-    @work(exclusive=True, group="queue")
-    async def send_next(self) -> None:
-        """The turn is over (or the model is bound): send the oldest queued prompt."""
-        await self.driver.wait()
-        if not self.queued or self.connecting or self.driver.busy or not self.chat.is_attached:
-            return
-        if self.driver.conversation is None:
-            self._unqueue_all()
-            return
-        text, shown = self.queued.pop(0), self._queued_shown.pop(0)
-        self._show_queue()
-        self._start(text, shown)
 
     def _show_queue(self) -> None:
-        self.composer.show_queue([s if s is not None else t for t, s in self._queued_pairs()])
-        self.status_bar.set(queued=len(self.queued))
-
-    def _queued_pairs(self) -> list[tuple[str, str | None]]:
-        return list(zip(self.queued, self._queued_shown, strict=True))
-
-    def _unqueue_all(self) -> None:
-        """Nothing can run the queued prompts (no model): the oldest goes back in the box."""
-        if not self.queued:
-            return
-        first = self._queued_shown[0] or self.queued[0]
-        self.queued, self._queued_shown = [], []
-        self._show_queue()
-        if not self.composer.input.text:
-            self.composer.input.load_text(first)
-        self.say("! no model is connected — your prompt is back in the box", "warning")
+        queued = self.queued
+        self.composer.show_queue(queued)
+        self.status_bar.set(queued=len(queued))
 
     def restore_prompt(self) -> None:
         """The turn failed before anything happened (server down): the prompt goes back."""
@@ -354,7 +352,9 @@ class RiftApp(App[int]):
         self.composer.input.placeholder = "Ask rift to do something…  (/ commands · @ files)"
         if ask_id is not None and self.driver.conversation is not None:
             answer = prefix + text if prefix else text
-            self.driver.conversation.answer(ask_id, answer)
+            from rift.core import answer as answer_ask
+
+            answer_ask(self.driver.conversation, ask_id, answer)
             self.say("answer: " + (answer or "(skipped)"), "info")
 
     # ---------------------------------------------------------- actions
@@ -362,9 +362,7 @@ class RiftApp(App[int]):
     def action_cancel(self) -> None:
         if self.pending_answer is not None:
             self._finish_answer("")
-        elif self.queued:
-            self.queued.pop()
-            self._queued_shown.pop()
+        elif self.driver.conversation is not None and self.driver.conversation.take_back():
             self._show_queue()
         elif self.driver.cancel():
             self.set_phase("cancelling…")
@@ -415,7 +413,7 @@ class RiftApp(App[int]):
         with contextlib.suppress(NoMatches):  # the screen is being torn down
             self.status_bar.tick()
 
-    def refresh_tasks(self) -> None:
+    def refresh_tasks(self) -> None:  # on task_started/task_finished and after each turn
         tasks = self.driver.tasks
         if tasks is not None:
             with contextlib.suppress(NoMatches):  # the screen is being torn down
@@ -427,7 +425,7 @@ class RiftApp(App[int]):
         from rift.frontends.tui.commands import hints
 
         conversation = self.driver.conversation
-        skills = conversation.skills if conversation is not None else {}
+        skills = conversation.state.skills if conversation is not None else {}
         return hints(sorted(skills))
 
     def pasted(self, text: str) -> str | None:

@@ -19,12 +19,16 @@ from rift.frontends.tui import session_commands as session
 from rift.frontends.tui.config_edit import config as _config
 from rift.frontends.tui.format import gauge
 from rift.frontends.tui.paste import paste as _paste
+from rift.frontends.tui.session_commands import run
+from rift.frontends.tui.swarm_commands import candidates as _candidates
+from rift.frontends.tui.swarm_commands import merge as _merge
+from rift.frontends.tui.swarm_commands import swarm as _swarm
 from rift.frontends.tui.widgets.activity import color_diff
 from rift.frontends.tui.widgets.composer import CommandHint
 from rift.record import record
 
 if TYPE_CHECKING:
-    from rift.core import CommandSpec
+    from rift.core import Command as CoreCommand
     from rift.frontends.tui.host import CommandHost
 
 Handler = Callable[["CommandHost", str], Awaitable[None]]
@@ -48,7 +52,7 @@ class Command:
     """A registry command (`spec`) and the TUI's handler for it."""
 
     run: Handler
-    spec: CommandSpec
+    spec: CoreCommand
 
     @property
     def args(self) -> str:
@@ -77,7 +81,7 @@ def is_command(text: str) -> bool:
 async def dispatch(app: CommandHost, text: str) -> None:
     from rift.core import parse_command, split_command
 
-    invocation = parse_command(text, commands=FACE)
+    invocation = parse_command(text, names=COMMANDS)
     if invocation is not None and invocation.skill:
         await _skill(app, invocation.name, invocation.argument)
         return
@@ -140,9 +144,11 @@ async def _yolo(app: CommandHost, arg: str) -> None:
 
 
 async def _set_approval(app: CommandHost, on: bool) -> None:
+    from rift.core import set_approval
+
     conversation = app.require_conversation()
-    conversation.set_approval(on)
-    app.status_bar.set(mode=conversation.mode)
+    set_approval(conversation, on)
+    app.status_bar.set(mode=conversation.state.mode)
     if on:
         app.say("approval on: writes, edits and bash commands ask first", "info")
     else:
@@ -158,16 +164,16 @@ MODE_HELP = {
 
 
 async def _mode(app: CommandHost, arg: str) -> None:
-    from rift.core import MODES
+    from rift.core import MODES, set_mode
 
     conversation = app.require_conversation()
     word = arg.strip().lower()
     if not word:
-        lines = [f"approval mode: {conversation.mode}"]
+        lines = [f"approval mode: {conversation.state.mode}"]
         lines += [f"  {name:<13}{MODE_HELP[name]}" for name in MODES]
         app.say("\n".join(lines))
         return
-    if not conversation.set_mode(word):
+    if not set_mode(conversation, word):
         raise RiftError(f"usage: /mode {'|'.join(MODES)} (not '{arg.strip()}')")
     app.status_bar.set(mode=word)
     app.say(f"mode {word}: {MODE_HELP[word]}", "warning" if word == "auto" else "info")
@@ -188,12 +194,15 @@ async def _autocontinue(app: CommandHost, arg: str) -> None:
 
 async def _permissions(app: CommandHost, arg: str) -> None:
     if arg:
-        app.require_conversation().command("permissions", arg)
+        run(app, "permissions", arg)
         return
+    from rift.core import permission_rules
+
     conversation = app.require_conversation()
-    config = conversation.config
-    rules = conversation.permissions()  # in force now: granted in this session included
-    text = Text.assemble(("approval mode: ", "bold"), conversation.mode, "\n")
+    state = conversation.state
+    config = state.config
+    rules = permission_rules(conversation)  # in force now: granted in this session included
+    text = Text.assemble(("approval mode: ", "bold"), state.mode, "\n")
     for kind in ("allow", "ask", "deny"):
         texts = rules.get(kind, ())
         text.append(f"{kind}: ", style="bold")
@@ -209,25 +218,27 @@ async def _permissions(app: CommandHost, arg: str) -> None:
 
 async def _think(app: CommandHost, arg: str) -> None:
     try:
-        app.say(app.require_conversation().set_thinking(arg), "info")
+        from rift.core import set_thinking
+
+        app.say(set_thinking(app.require_conversation(), arg), "info")
     except ValueError as exc:
         raise RiftError(f"/think: {exc}") from exc
 
 
 async def _undo(app: CommandHost, arg: str) -> None:
-    app.require_conversation().undo()
+    run(app, "undo", arg)
 
 
 async def _tokens(app: CommandHost, arg: str) -> None:
-    from rift.core import budget
+    from rift.core import budget, context_gauge, history
 
     conversation = app.require_conversation()
-    used, limit = conversation.context_gauge().used, conversation.num_ctx
+    used, limit = context_gauge(conversation).used, conversation.state.num_ctx
     label, _ = gauge(used, limit)
     app.say(
         f"{label} · {used} of {limit} tokens (estimate)\n"
         f"compaction budget: {budget(limit)} tokens (num_ctx − 5120)\n"
-        f"messages: {len(conversation.history())} shown in the conversation"
+        f"messages: {len(history(conversation))} shown in the conversation"
     )
 
 
@@ -243,7 +254,7 @@ async def _stats(app: CommandHost, arg: str) -> None:
         f"tokens: {t.prompt_tokens} prompt · {t.output_tokens} output · {t.rate:.1f} tok/s\n"
         f"prompt reading (prefill): {prefill}\n"
         f"{t.time_line()}\n"
-        f"model: {conversation.model if conversation else '(offline)'}\n"
+        f"model: {conversation.state.model if conversation else '(offline)'}\n"
         f"session: {conversation.session_path if conversation else '-'}"
         + "".join(f"\n{line}" for line in usage_lines())  # a server pool's per-server use
     )
@@ -264,7 +275,9 @@ async def _cost(app: CommandHost, arg: str) -> None:
 
 async def _plan(app: CommandHost, arg: str) -> None:
     if arg == "clear":
-        app.require_conversation().clear_plan()
+        from rift.core import clear_plan
+
+        clear_plan(app.require_conversation())
         app.plan_items = []
         app.activity.plan.set_items([])
         app.say("plan cleared")
@@ -305,7 +318,7 @@ async def _tasks(app: CommandHost, arg: str) -> None:
 
 
 async def _skills(app: CommandHost, arg: str) -> None:
-    skills = app.require_conversation().skills
+    skills = app.require_conversation().state.skills
     if not skills:
         app.say("(no skills: add .rift/skills/<name>/SKILL.md or ~/.config/rift/skills/)")
         return
@@ -313,7 +326,7 @@ async def _skills(app: CommandHost, arg: str) -> None:
 
 
 async def _skill(app: CommandHost, name: str, task: str) -> None:
-    if name not in app.require_conversation().skills:
+    if name not in app.require_conversation().state.skills:
         raise RiftError(f"unknown skill '{name}' — /skills lists them")
     app.send_prompt(f"/skill:{name} {task}".strip())  # the conversation expands it
 
@@ -343,46 +356,14 @@ async def _copy(app: CommandHost, arg: str) -> None:
 async def _remember(app: CommandHost, arg: str) -> None:
     if not arg.strip():
         raise RiftError("usage: /remember <fact> (saved to .rift/memory.md for later sessions)")
-    if app.require_conversation().remember(arg):
+    if run(app, "remember", arg):
         await app.driver.wait()  # the edit review comes and goes meanwhile
 
 
 async def _add_dir(app: CommandHost, arg: str) -> None:
     if not arg.strip():
         raise RiftError("usage: /add-dir <path> (write and edit may change files there too)")
-    app.require_conversation().add_directory(arg.strip())
-
-
-async def _swarm(app: CommandHost, arg: str) -> None:
-    """Race candidates in worktrees; each shows as a sub-agent card, the verdict as info."""
-    if app.require_conversation().swarm_line(arg):
-        app.say(
-            "swarm: racing in .rift/worktrees/ (Esc cancels and removes them;"
-            " /candidates follows each one)",
-            "info",
-        )
-        await app.driver.wait()
-        if app.driver.swarm.stop():  # cancelled: what still ran was stopped
-            from rift.frontends.tui.screens.swarm import SwarmScreen
-
-            SwarmScreen.refresh_open(list(app.screen_stack))
-
-
-async def _merge(app: CommandHost, arg: str) -> None:
-    app.require_conversation().merge_line(arg)
-
-
-async def _candidates(app: CommandHost, arg: str) -> None:
-    """A tab per candidate of the latest race; `m` there merges the selected one."""
-    from rift.frontends.tui.screens.swarm import SwarmScreen
-
-    def patch(name: str) -> str:
-        return app.require_conversation().swarm_patch(name)
-
-    def merge(name: str) -> object:
-        return app.require_conversation().merge(name)  # as /merge <name>
-
-    app.push_screen(SwarmScreen(app.driver.swarm, patch, merge))
+    run(app, "add-dir", arg.strip())
 
 
 async def _quit(app: CommandHost, arg: str) -> None:
@@ -427,7 +408,7 @@ HANDLERS: dict[str, Handler] = {
 """What the TUI does for each command; every registry command for the TUI has one."""
 
 
-def _registry() -> tuple[CommandSpec, ...]:
+def _registry() -> tuple[CoreCommand, ...]:
     from rift.core import for_face
 
     return for_face("tui")
@@ -436,15 +417,15 @@ def _registry() -> tuple[CommandSpec, ...]:
 FACE = _registry()
 
 
-def _everyday(name: str) -> Handler:
-    """The TUI's handler for an everyday command: the owner runs it, events show it."""
+def _registered(name: str) -> Handler:
+    """The TUI's handler for a command it shows no more of than its events."""
 
-    async def run(app: CommandHost, arg: str) -> None:
-        app.require_conversation().command(name, arg)
+    async def handler(app: CommandHost, arg: str) -> None:
+        run(app, name, arg)
 
-    return run
+    return handler
 
 
 COMMANDS: dict[str, Command] = {
-    spec.name: Command(HANDLERS.get(spec.name) or _everyday(spec.name), spec) for spec in FACE
+    spec.name: Command(HANDLERS.get(spec.name) or _registered(spec.name), spec) for spec in FACE
 }

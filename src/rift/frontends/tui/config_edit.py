@@ -4,7 +4,7 @@ Only the TUI owns a terminal it can lend: the app is suspended (Textual's
 `App.suspend`) while `$VISUAL`/`$EDITOR` (or the config's "editor") runs in the
 foreground, and resumes when it exits; the owner then reloads the settings as
 `/config reload` does. Serve and ACP have no terminal to lend, so there the owner
-only names the file (core/conversation/daily.py). Every other `/config` form is
+only names the file (core/commands/config.py). Every other `/config` form is
 the owner's.
 """
 
@@ -28,9 +28,11 @@ EDIT_WORDS = ("edit", "open")
 
 async def config(app: CommandHost, arg: str) -> None:
     """`/config [reload|edit]`: `edit` (or `open`) runs the editor here; the rest the owner."""
+    from rift.core import BY_NAME
+
     conversation = app.require_conversation()
     if arg.strip() not in EDIT_WORDS:
-        conversation.command("config", arg)
+        BY_NAME["config"].run(conversation, arg)
         return
     settings = app.driver.config
     path, created = ensure_user_config(settings)
@@ -46,7 +48,7 @@ async def config(app: CommandHost, arg: str) -> None:
     status = _run_editor(app, [*shlex.split(settings.editor), str(path)])
     if status != 0:
         app.say(f"the editor exited with status {status}; reloading what it saved", "warning")
-    conversation.command("config", "reload")
+    BY_NAME["config"].run(conversation, "reload")
 
 
 def _run_editor(app: CommandHost, argv: list[str]) -> int:

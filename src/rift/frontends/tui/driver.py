@@ -1,8 +1,8 @@
 """The TUI's adapter to the core: a thin layer over `Conversation`.
 
 It plays the part `ServeLoop` plays for `--serve`: front-end input becomes
-`Conversation` calls (submit, cancel, set_model, set_option, rewind,
-compact, new_conversation...), and everything the core reports comes back
+`Conversation` calls (submit, cancel) and the core's commands (set_model,
+set_option, rewind, compact, new_conversation...), and everything the core reports comes back
 as events through `emit`. The conversation owns the turn task, busy, the
 undo journal and the session file, so an option change keeps the journal
 and `/clear` keeps the old session resumable, exactly as in every other face.
@@ -27,7 +27,7 @@ from rift.frontends.tui.swarmboard import SwarmBoard
 from rift.record import field, record, replace
 
 if TYPE_CHECKING:
-    from rift.core import Conversation, Started, TaskRegistry
+    from rift.core import Conversation, Started, Submitted, TaskRegistry
     from rift.events import Done, Event, TurnStats
 
 
@@ -117,7 +117,7 @@ class Driver:
     @property
     def config(self) -> Config:
         """The settings in force: the conversation's once one is bound."""
-        return self.conversation.config if self.conversation is not None else self._config
+        return self.conversation.state.config if self.conversation is not None else self._config
 
     @property
     def busy(self) -> bool:
@@ -146,6 +146,9 @@ class Driver:
         """
         from rift.core import (  # late: see module docstring
             StartOptions,
+            offer_trust,
+            set_edit_review,
+            set_mode,
             start_agent,
         )
 
@@ -155,34 +158,36 @@ class Driver:
         options = StartOptions(continue_last=continue_last, resume=resume)
         started = await start_agent(config, self.emit, options)
         conversation = started.conversation
-        conversation.edit_review = True  # the TUI reviews edits hunk by hunk
+        set_edit_review(conversation, True)  # the TUI reviews edits hunk by hunk
         conversation.auto_continue = config.auto_continue
         if old is not None:
-            conversation.set_mode(old.mode, announce=False)
+            set_mode(conversation, old.state.mode, announce=False)
             conversation.auto_continue = old.auto_continue
             await old.close()
         self._config = config
         self.conversation = conversation
         self.tasks = started.agent.tasks
         self.offline = None
-        conversation.offer_trust()  # project plugins, hooks and MCP servers ask once
+        offer_trust(conversation)  # project plugins, hooks and MCP servers ask once
         return started
 
     # --------------------------------------------------------------- turns
 
-    def start_turn(self, text: str) -> bool:
+    def start_turn(self, text: str) -> Submitted | None:
         """Submit a prompt, with the images `/paste` staged; the owner expands skills and
-        @mentions. False when refused (the staged images then wait for the next one)."""
+        @mentions, and queues it while other work runs. None when refused (the staged
+        images then wait for the next one)."""
         assert self.conversation is not None
         attachments = None
         if self.staged:
             from rift.models.attachments import Attachments
 
             attachments = Attachments(images=tuple(self.staged))
-        accepted = bool(self.conversation.submit(text, attachments))
-        if accepted:
-            self.staged.clear()
-        return accepted
+        submitted = self.conversation.submit(text, attachments, when_busy="queue")
+        if not submitted:
+            return None
+        self.staged.clear()
+        return submitted
 
     async def wait(self) -> object:
         """Until the current work (turn, switch, compaction, option change) has ended."""

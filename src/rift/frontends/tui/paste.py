@@ -34,9 +34,9 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 async def paste(app: CommandHost, arg: str) -> None:
     """Stage the clipboard's image for the next prompt (vision models only)."""
     conversation = app.require_conversation()
-    if not conversation.sees:
+    if not conversation.state.sees:
         raise RiftError(
-            f"model '{conversation.model}' does not report vision: no image staged"
+            f"model '{conversation.state.model}' does not report vision: no image staged"
             " (switch to a vision model, e.g. llama-server with --mmproj)"
         )
     data = await read_clipboard_image()

@@ -1,6 +1,6 @@
 """Slash commands that change the model binding or the conversation.
 
-Each one is a call on the conversation owner (`rift.core.conversation.owner`):
+Each one is a call on the core's commands (`rift.core.commands`), given the owner:
 /model → `set_model`, /host /ctx /temp → `set_option` (the messages and the
 undo journal carry over), /rewind → `rewind`, /compact → `compact`, /clear →
 `new_conversation` (the old session stays saved and resumable). What the
@@ -27,6 +27,13 @@ if TYPE_CHECKING:
     from rift.frontends.tui.host import CommandHost
 
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
+
+
+def run(app: CommandHost, name: str, arg: str) -> bool:
+    """Run registry command `name` on the conversation (its own `run`); events show it."""
+    from rift.core import BY_NAME
+
+    return BY_NAME[name].run(app.require_conversation(), arg)
 
 
 async def _bind(app: CommandHost, config: Config, resume: Path | None = None) -> None:
@@ -58,7 +65,9 @@ def _saved(app: CommandHost, key: str, value: object) -> None:
 async def model(app: CommandHost, arg: str) -> None:
     name = arg.strip()
     if len(name.split()) == 2 and app.driver.conversation is not None:
-        app.driver.conversation.command("roles", name)  # `/model ROLE NAME`: see /roles
+        from rift.core import BY_NAME
+
+        BY_NAME["roles"].run(app.driver.conversation, name)  # `/model ROLE NAME`: see /roles
         return
     if not name:
         names, current = await _model_names(app)
@@ -69,10 +78,12 @@ async def model(app: CommandHost, arg: str) -> None:
         if choice is None:
             return
         name = choice
+    from rift.core import set_model
+
     conversation = app.driver.conversation
     if conversation is None:
         await _bind(app, app.driver.with_config(model=name))
-    elif not conversation.set_model(name) or not await _work_succeeded(app):
+    elif not set_model(conversation, name) or not await _work_succeeded(app):
         return  # the core already explained why ("model switch failed: …")
     _saved(app, "model", name)
 
@@ -80,7 +91,9 @@ async def model(app: CommandHost, arg: str) -> None:
 async def _model_names(app: CommandHost) -> tuple[list[str], str]:
     conversation = app.driver.conversation
     if conversation is not None:
-        found = await conversation.list_models()
+        from rift.core import list_models
+
+        found = await list_models(conversation)
         return found.models, found.current
     from rift.models.registry import list_all_models
 
@@ -100,10 +113,12 @@ async def host(app: CommandHost, arg: str) -> None:
     problem = host_problem(url)
     if problem:
         raise RiftError(problem)
+    from rift.core import set_option
+
     conversation = app.driver.conversation
     if conversation is None:
         await _bind(app, app.driver.with_config(host=url, host_explicit=True))
-    elif not conversation.set_option(host=url) or not await _work_succeeded(app):
+    elif not set_option(conversation, host=url) or not await _work_succeeded(app):
         return
     _saved(app, "host", url)
 
@@ -114,8 +129,10 @@ async def ctx(app: CommandHost, arg: str) -> None:
         raise RiftError("usage: /ctx <n>, e.g. /ctx 32768 or /ctx 32k")
     if n < 2048:
         raise RiftError("num_ctx must be at least 2048 tokens")
+    from rift.core import set_option
+
     conversation = app.require_conversation()
-    if not conversation.set_option(num_ctx=n) or not await _work_succeeded(app):
+    if not set_option(conversation, num_ctx=n) or not await _work_succeeded(app):
         return
     _saved(app, "num_ctx", n)
 
@@ -127,7 +144,9 @@ async def temp(app: CommandHost, arg: str) -> None:
         raise RiftError("usage: /temp <0.0-2.0>") from None
     if not 0.0 <= value <= 2.0:
         raise RiftError("temperature must be between 0.0 and 2.0")
-    app.require_conversation().set_option(temperature=value)  # it says so (info)
+    from rift.core import set_option
+
+    set_option(app.require_conversation(), temperature=value)  # it says so (info)
 
 
 # -------------------------------------------------------- the conversation
@@ -136,7 +155,9 @@ async def temp(app: CommandHost, arg: str) -> None:
 async def sessions(app: CommandHost, arg: str) -> None:
     conversation = app.driver.conversation
     if conversation is not None:
-        items = conversation.list_sessions().items
+        from rift.core import list_sessions
+
+        items = list_sessions(conversation).items
         current: Path | None = conversation.session_path
     else:
         from rift.core import SessionStore
@@ -171,22 +192,28 @@ async def rewind(app: CommandHost, arg: str) -> None:
         n = int(arg or "1")
     except ValueError:
         raise RiftError("usage: /rewind [n]") from None
-    app.require_conversation().rewind(n)  # info + the shortened history, or a warning
+    from rift.core import rewind as rewind_turns
+
+    rewind_turns(app.require_conversation(), n)  # info + the shortened history, or a warning
 
 
 async def compact(app: CommandHost, arg: str) -> None:
-    if app.require_conversation().compact():
+    from rift.core import compact as compact_now
+
+    if compact_now(app.require_conversation()):
         app.say("compacting: summarizing earlier conversation…", "info")
         await app.driver.wait()
 
 
 async def clear(app: CommandHost, arg: str) -> None:
+    from rift.core import new_conversation
+
     conversation = app.require_conversation()
     previous = conversation.session_path
-    if not conversation.new_conversation():
+    if not new_conversation(conversation):
         return
     await app.transcript.clear_all()
-    app.transcript.add_banner(__version__, conversation.model, tips=False)
+    app.transcript.add_banner(__version__, conversation.state.model, tips=False)
     kept = previous.exists()
     app.say(
         "conversation cleared — a new one starts"
@@ -199,8 +226,10 @@ def transcript_markdown(app: CommandHost) -> str:
     conversation = app.driver.conversation
     if conversation is None:
         return ""
-    parts = [f"# rift session · {conversation.model}\n"]
-    for message in conversation.history():
+    from rift.core import history
+
+    parts = [f"# rift session · {conversation.state.model}\n"]
+    for message in history(conversation):
         who = "You" if message.role == "user" else "rift"
         parts.append(f"## {who}\n\n{message.text.strip()}\n")
     return "\n".join(parts) if len(parts) > 1 else ""

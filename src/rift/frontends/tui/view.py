@@ -152,6 +152,8 @@ class EventView:
         self.app.driver.totals.tools += 1
         self.app.driver.totals.tool_failures += 0 if event.ok else 1
         self.app.set_phase("waiting for the model")
+        if event.tool == "task":  # a kill is silent: the task tool's result says it
+            self.app.refresh_tasks()
 
     def _edit_diff(self, event: EditDiff) -> None:
         self.app.activity.log_view.edit_diff(event.path, event.added, event.removed, event.diff)
@@ -182,7 +184,7 @@ class EventView:
         if event.outcome == "error" and not self._turn_did_something:
             self.app.restore_prompt()
         self.app.refresh_diff()
-        self.app.send_next()
+        self.app.refresh_tasks()
 
     def _prefill(self, event: PrefillProgress) -> None:
         """A progress line while the server reads a long prompt; its speed for /stats."""
@@ -209,9 +211,9 @@ class EventView:
             if choice == DENY_WHY:  # the reason is typed in the input, then sent with the deny
                 self.app.begin_answer(event.id, "Why not? rift reads your answer", "deny: ")
                 return
-            conversation.answer(event.id, choice if choice is not None else deny)
+            answer(conversation, event.id, choice if choice is not None else deny)
 
-        from rift.core import option_label  # the core words what its choices mean
+        from rift.core import answer, option_label  # the core words what its choices mean
 
         meanings = {option.id: option_label(option) for option in event.options}
         labels = [meanings.get(c, c) for c in choices]
@@ -223,7 +225,7 @@ class EventView:
 
     def _edit_review(self, event: EditReview) -> None:
         # Imported here: hunks is core code, loaded with the agent, not before first paint.
-        from rift.core import reassemble
+        from rift.core import allow_for_session, decide, reassemble
 
         conversation = self.app.require_conversation()
         segments = event.segments
@@ -232,12 +234,12 @@ class EventView:
 
         def decided(mask: list[bool] | None) -> None:
             if screen.allow_session:  # bash still asks: only writes and edits are let through
-                conversation.allow_for_session("write", "edit")
+                allow_for_session(conversation, "write", "edit")
                 self.app.say("edits and writes run without review for the rest of this session")
             if mask is None or not any(mask):
-                conversation.decide(event.id, False, None)
+                decide(conversation, event.id, False, None)
             else:
-                conversation.decide(event.id, True, reassemble(segments, mask))
+                decide(conversation, event.id, True, reassemble(segments, mask))
 
         self.app.set_phase("waiting for you")
         self.app.push_screen(screen, decided)
