@@ -222,7 +222,7 @@ def _doctor(argv: list[str]) -> int:
 
 def _run(args: "argparse.Namespace") -> tuple[int, bool]:
     """`_main` past the flags: config, then the chosen front end."""
-    from rift.config import Overrides, load_config  # cheap: stdlib json and rift.record only
+    from rift.config import Overrides, load_config  # cheap: stdlib json and msgspec only
 
     overrides = Overrides(
         host=args.host,

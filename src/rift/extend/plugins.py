@@ -26,11 +26,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from msgspec import Struct
+
 from rift.errors import ToolError
 from rift.extend.skills import DESCRIPTION_CAP, Skill
 from rift.extend.trust import plugin_trust_key
 from rift.patterns import lazy
-from rift.record import record
 from rift.tools._proc import run_shell, strip_ansi
 from rift.tools.base import Tool, ToolContext, ToolOutput, ToolRun, first_text, middle_truncate
 
@@ -45,8 +46,7 @@ class ManifestError(ValueError):
     """A plugin.json that cannot be used; the plugin is skipped with a warning."""
 
 
-@record
-class PluginTool:
+class PluginTool(Struct, frozen=True):
     name: str
     description: str
     command: str
@@ -54,8 +54,7 @@ class PluginTool:
     timeout: float = DEFAULT_TIMEOUT
 
 
-@record
-class Plugin:
+class Plugin(Struct, frozen=True):
     name: str
     description: str
     manifest_path: Path

@@ -25,6 +25,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, ClassVar
 
+from msgspec import Struct, field
+
 from rift.config import DEFAULT_READ_TIMEOUT
 from rift.errors import ModelNotUsable, ServerHTTPError, StreamError
 from rift.models.base import (
@@ -51,7 +53,6 @@ from rift.models.http import (
     send_with_retry,
 )
 from rift.models.thinking import anthropic_budget
-from rift.record import field, record
 
 API_VERSION = "2023-06-01"
 HOSTED_URL = "https://api.anthropic.com"
@@ -94,8 +95,7 @@ def _signed_thinking(message: Message) -> list[dict[str, Any]]:
     return [b for b in blocks if isinstance(b, dict)] if isinstance(blocks, list) else []
 
 
-@record(frozen=False)
-class _Ids:
+class _Ids(Struct):
     """Tool-use ids: kept when valid, synthesized (and remembered) when missing."""
 
     pending: list[tuple[str, str]] = field(default_factory=list)
@@ -210,15 +210,13 @@ def chat_body(request: ChatRequest) -> dict[str, Any]:
 # ------------------------------------------------------------ stream parsing
 
 
-@record(frozen=False)
-class _Block:
+class _Block(Struct):
     kind: str
     data: dict[str, Any]
     parts: list[str] = field(default_factory=list)
 
 
-@record(frozen=False)
-class _StreamState:
+class _StreamState(Struct):
     """The blocks of one streamed message, by index."""
 
     blocks: dict[int, _Block] = field(default_factory=dict)

@@ -34,6 +34,8 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
+from msgspec import Struct
+
 from rift.errors import ModelError, ModelNotUsable, StreamError
 from rift.models import embedded_backends, local_weights, repetition
 from rift.models.base import (
@@ -59,7 +61,6 @@ from rift.models.embedded_calls import (
 )
 from rift.models.embedded_whole import fence_closed, whole_file_call, whole_file_path
 from rift.paths import Paths
-from rift.record import record
 
 log = logging.getLogger("rift.embedded")
 _NAME = re.compile(r'"name"\s*:\s*"([^"]*)"')
@@ -86,8 +87,7 @@ _lock = threading.Lock()
 _loaded: dict[tuple[str, int], Backend] = {}
 
 
-@record
-class _Job:
+class _Job(Struct, frozen=True):
     """One generation, as the worker thread needs it."""
 
     path: Path

@@ -22,8 +22,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from msgspec import Struct
+
 from rift.config import Config
-from rift.record import record
 from rift.swarm.candidates import CandidateResult
 from rift.tools._proc import run_shell, strip_ansi
 from rift.tools.sandbox import choose_sandbox
@@ -33,8 +34,7 @@ NPM_PLACEHOLDER = "no test specified"
 _PY_CONFIGS = ("pytest.ini", "conftest.py", "tox.ini")
 
 
-@record
-class SuiteRun:
+class SuiteRun(Struct, frozen=True):
     """One candidate's test run."""
 
     command: str

@@ -18,8 +18,9 @@ import signal
 from collections.abc import Awaitable
 from pathlib import Path
 
+from msgspec import Struct
+
 from rift.patterns import lazy
-from rift.record import record
 from rift.tools import _descendants
 
 _CAPTURE_HALF = 1 << 20
@@ -39,8 +40,7 @@ def strip_ansi(text: str) -> str:
     return _ANSI().sub("", text)
 
 
-@record
-class ShellResult:
+class ShellResult(Struct, frozen=True):
     exit_code: int | None
     """None when the command was killed for running past its timeout."""
     stdout: str

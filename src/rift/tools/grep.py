@@ -19,8 +19,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from msgspec import Struct
+
 from rift.errors import ToolError
-from rift.record import record
 from rift.tools.base import (
     Gate,
     Tool,
@@ -108,8 +109,7 @@ def glob_to_regex(pattern: str, *, star_crosses_slash: bool = False, braces: boo
 # ------------------------------------------------------------- .gitignore
 
 
-@record
-class IgnoreRule:
+class IgnoreRule(Struct, frozen=True):
     base: str
     """The .gitignore's directory relative to the walk's top ("" for the top itself)."""
     regex: re.Pattern[str]
@@ -227,8 +227,7 @@ def walk_files(root: Path, gate: Gate, top: Path | None = None) -> Iterator[Path
 # ------------------------------------------------------------------ search
 
 
-@record(frozen=False, slots=False)
-class _Search:
+class _Search(Struct, dict=True):
     """One grep call's settings and results, shared by both backends."""
 
     pattern: str

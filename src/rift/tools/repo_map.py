@@ -19,9 +19,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+from msgspec import Struct
+
 from rift.errors import ToolError
 from rift.paths import atomic_write
-from rift.record import record
 from rift.tools import _outline
 from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text, optional_int, optional_str
 from rift.tools.grep import walk_files
@@ -48,8 +49,7 @@ _WORD = r"[A-Za-z_][A-Za-z0-9_]*"
 _INDEX_STEMS = frozenset({"__init__", "index", "mod", "lib", "main"})
 
 
-@record
-class FileInfo:
+class FileInfo(Struct, frozen=True):
     rel: str
     mtime_ns: int
     size: int

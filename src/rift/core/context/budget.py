@@ -17,11 +17,12 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
+from msgspec import Struct
+
 from rift.core.sessions.store import COMPACTED_PREFIX, turn_starts
 from rift.errors import RiftError
 from rift.models.base import ChatRequest, ContentDelta, Message, Provider
 from rift.patterns import lazy
-from rift.record import record
 from rift.text import scrub
 
 log = logging.getLogger(__name__)
@@ -324,8 +325,7 @@ async def summarize(
 # ------------------------------------------------------------------ enforcing
 
 
-@record(frozen=False, slots=False)
-class CompactionCounts:
+class CompactionCounts(Struct, dict=True):
     """What one `enforce_budget` call did, for traces and /stats."""
 
     prunes: int = 0

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Container, Sequence
 
-from rift.record import record
+from msgspec import Struct
 
 TUI, ACP = "tui", "acp"
 EVERYWHERE = frozenset({TUI, ACP})
 
 
-@record
-class CommandSpec:
+class CommandSpec(Struct, frozen=True):
     """One slash command as every face describes it."""
 
     name: str
@@ -171,8 +170,7 @@ def everyday_wires() -> dict[str, str]:
     }
 
 
-@record
-class Invocation:
+class Invocation(Struct, frozen=True):
     """A prompt that is a command: `skill` when it names a skill, else a registry command."""
 
     name: str

@@ -398,7 +398,7 @@ class Daily:
         rest. The model, host, context and temperature stay as they run (they may come
         from flags or live switches; `/model`, `/host`, `/ctx` change them)."""
         from rift.core.permissions.rules import Rules
-        from rift.record import replace
+        from msgspec.structs import replace
 
         agent = self._agent
         running = agent.config

@@ -11,12 +11,13 @@ Modelfile, or OLLAMA_CONTEXT_LENGTH in rift's own environment), budgets to it.
 
 from __future__ import annotations
 
+from msgspec.structs import replace
+
 from rift.config import Config
 from rift.core.conversation.runtime import ModelBinding
 from rift.events import Event, Info, Warning
 from rift.models.http import make_client
 from rift.models.registry import PROBE_TIMEOUT_S
-from rift.record import replace
 
 OLLAMA_DEFAULT_CTX = 4096
 

@@ -25,6 +25,8 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from msgspec.structs import replace
+
 from rift.core.conversation.daily import Daily
 from rift.core.conversation.prepare import Prepared, prepare, task_note
 from rift.core.conversation.readings import Readings
@@ -42,7 +44,6 @@ from rift.core.permissions.gate import MODES
 from rift.core.sessions.store import INTERRUPT_NOTE, SessionStore, history_for
 from rift.errors import RiftError
 from rift.events import ApprovalChanged, Done, History, Info, SessionChanged, TaskFinished, Warning
-from rift.record import replace
 
 if TYPE_CHECKING:
     from rift.config import Config

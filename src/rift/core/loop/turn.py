@@ -20,6 +20,8 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 
+from msgspec import Struct, field
+
 from rift.core.checks.results import CheckResult
 from rift.core.context.budget import (
     enforce_budget,
@@ -57,7 +59,6 @@ from rift.events import (
 )
 from rift.models import repetition
 from rift.models.base import PREREAD_ID, ChatRequest, Message, ToolCall, Usage
-from rift.record import field, record
 from rift.text import scrub
 from rift.tools import canonical_name
 from rift.tools.base import ToolOutput
@@ -90,8 +91,7 @@ def _own(call: ToolCall) -> bool:
     return (call.id or "").startswith(("rift_", PREREAD_ID))
 
 
-@record(frozen=False)
-class _Tally:
+class _Tally(Struct):
     """What the turn counts for its stats, and where it started."""
 
     prompt: Message | None = None

@@ -21,9 +21,10 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from msgspec import Struct
+
 from rift.paths import HOME_STORES
 from rift.patterns import lazy
-from rift.record import record
 
 DEFAULT_OWN_DIRS = (".config/rift", ".local/share/rift")
 """rift's config and data dirs when XDG does not move them (the config passes the real ones)."""
@@ -37,8 +38,7 @@ def default_roots(home: Path, own_dirs: Sequence[Path] = ()) -> tuple[Path, ...]
     return (*(home / s for s in HOME_STORES), *own)
 
 
-@record
-class CredentialGuard:
+class CredentialGuard(Struct, frozen=True):
     """Canonical guarded roots, and whether `.env*` outside the project is guarded too."""
 
     roots: tuple[str, ...]

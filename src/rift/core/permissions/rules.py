@@ -35,10 +35,11 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from msgspec import Struct
+
 from rift.core.permissions.credentials import CredentialGuard, default_roots
 from rift.core.permissions.globs import glob_regex
 from rift.core.permissions.rule_paths import path_candidates, path_patterns
-from rift.record import record
 
 if TYPE_CHECKING:
     from rift.config_records import PermissionsConfig
@@ -47,8 +48,7 @@ VerdictKind = Literal["deny", "ask", "allow", "none"]
 RuleList = Literal["allow", "ask", "deny"]
 
 
-@record
-class Verdict:
+class Verdict(Struct, frozen=True):
     """What the rules say about one tool use; `rule` is the text that decided it."""
 
     kind: VerdictKind
@@ -65,8 +65,7 @@ _FAMILIES: dict[str, frozenset[str]] = {
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_]+")
 
 
-@record
-class Rule:
+class Rule(Struct, frozen=True):
     """One parsed rule: `tool` lowercased, `pattern` None for a bare tool name."""
 
     text: str

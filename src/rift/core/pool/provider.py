@@ -10,6 +10,8 @@ import json
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import ClassVar
 
+from msgspec.structs import replace
+
 from rift.config_records import Config, PoolHost
 from rift.core.loop.busy import BUSY_BACKOFF_S, BUSY_STATUSES, retry_busy
 from rift.core.pool.scheduler import POOLS, Pool, Server
@@ -19,7 +21,6 @@ from rift.events import Event
 from rift.models.base import ChatRequest, ModelEvent, ModelInfo, PromptProgress, ProviderTraits
 from rift.models.openai import OpenAIProvider
 from rift.models.registry import EMBEDDED, Preflight, Route, preflight, resolve
-from rift.record import replace
 
 
 def openai_base(url: str) -> str:

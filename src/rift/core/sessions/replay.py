@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from msgspec import Struct
+
 from rift.core.loop.setup import EDIT_DIFF_LINES, RESULT_OUTPUT_CAP
 from rift.core.permissions.hunks import changed_lines, diff_region, preview_diff
 from rift.core.sessions.store import prompt_text
@@ -32,13 +34,11 @@ from rift.events import (
 )
 from rift.models.base import Message
 from rift.patterns import lazy
-from rift.record import record
 
 _PLAN_LINE = lazy(r"^\[( |x)\] \d+\. (.*)$")
 
 
-@record
-class Prompt:
+class Prompt(Struct, frozen=True):
     """A person's prompt that started a replayed turn (not a protocol event)."""
 
     text: str
