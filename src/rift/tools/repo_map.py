@@ -24,7 +24,8 @@ from msgspec import Struct
 from rift.errors import ToolError
 from rift.paths import atomic_write
 from rift.tools import _outline
-from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text, optional_int, optional_str
+from rift.tools.arguments import Args, schema, takes
+from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text
 from rift.tools.grep import walk_files
 
 DEFAULT_FILES = 20
@@ -188,9 +189,14 @@ def _section(info: FileInfo) -> str:
     return f"=== {info.rel} ===\n{body}\n"
 
 
-async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    raw = optional_str(args, "path", ".")
-    wanted = optional_int(args, "max_files", DEFAULT_FILES) or DEFAULT_FILES
+class RepoMapArgs(Args, frozen=True, kw_only=True):
+    path: str = "."
+    max_files: int = DEFAULT_FILES
+
+
+async def _run(args: RepoMapArgs, ctx: ToolContext) -> ToolOutput:
+    raw = args.path
+    wanted = args.max_files or DEFAULT_FILES
     wanted = max(1, min(wanted, MAX_FILES))
     root = ctx.resolve(raw).resolve()
     denied = ctx.gate.check_read(root)
@@ -238,11 +244,8 @@ TOOL = Tool(
         "Map a repository: its most imported source files with their classes and functions. "
         f"max_files defaults to {DEFAULT_FILES} (at most {MAX_FILES})."
     ),
-    parameters={
-        "type": "object",
-        "properties": {"path": {"type": "string"}, "max_files": {"type": "integer"}},
-    },
-    run=_run,
+    parameters=schema(RepoMapArgs),
+    run=takes(RepoMapArgs, _run),
     kind="read",
     summary=_summary,
     title=_title,
