@@ -25,7 +25,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from msgspec.structs import replace
+import msgspec
 
 from rift.core.conversation.daily import Daily
 from rift.core.conversation.prepare import Prepared, prepare, task_note
@@ -128,8 +128,7 @@ class Conversation(Readings, Swarming, Daily):
         return None if task.cancelled() or task.exception() is not None else task.result()
 
     def cancel(self) -> bool:
-        """Cancel the running work; every pending review is closed first. True when
-        something was running (a turn's after-turn work is left to finish)."""
+        """Cancel the running work and pending reviews (after-turn work finishes); True if any."""
         self._agent.broker.close_reviews()
         self._held = True  # Esc also means "not now" to queued task notifications
         work = self._work
@@ -244,7 +243,7 @@ class Conversation(Readings, Swarming, Daily):
             changes.update(host=host, host_explicit=True)
         if not changes:
             return False
-        config = replace(self._agent.config, **changes)
+        config = msgspec.structs.replace(self._agent.config, **changes)
         if num_ctx is None and host is None:
             self._agent.config = config
             self._agent.emit(Info(f"temperature set to {temperature}"))
