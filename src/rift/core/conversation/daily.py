@@ -397,8 +397,9 @@ class Daily:
         """Apply re-read settings now: rules (this session's grants kept), hooks and the
         rest. The model, host, context and temperature stay as they run (they may come
         from flags or live switches; `/model`, `/host`, `/ctx` change them)."""
-        from rift.core.permissions.rules import Rules
         from msgspec.structs import replace
+
+        from rift.core.permissions.rules import Rules
 
         agent = self._agent
         running = agent.config
