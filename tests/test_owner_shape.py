@@ -67,7 +67,7 @@ def test_every_command_is_an_object_with_its_run_function() -> None:
         parameters = list(inspect.signature(command.run).parameters)
         assert len(parameters) >= 2 and parameters[0] == "owner", command.name
     assert {command.name: command for command in COMMANDS} == BY_NAME
-    fields = Command.__record_fields__  # type: ignore[attr-defined]
+    fields = Command.__struct_fields__
     assert "method" not in fields  # no name of a method to look up
 
 

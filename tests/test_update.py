@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 import rift
@@ -171,7 +172,8 @@ def test_a_run_from_another_tree_than_the_install_says_so(tmp_path: Path) -> Non
 
 
 def fake_pipx_venv(root: Path) -> Path:
-    """A pipx venv: pyvenv.cfg, bin/python, rift copied into its site-packages."""
+    """A pipx venv: pyvenv.cfg, bin/python, rift and msgspec (the dependency every rift
+    module's records need) copied into its site-packages."""
     venv = root / "pipx" / "venvs" / "rift-agent"
     (venv / "bin").mkdir(parents=True)
     base = Path(getattr(sys, "_base_executable", sys.executable)).resolve()
@@ -184,6 +186,11 @@ def fake_pipx_venv(root: Path) -> Path:
     site = dist_info(venv / "lib" / version / "site-packages")
     shutil.copytree(
         Path(rift.__file__).parent, site / "rift", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    shutil.copytree(
+        Path(msgspec.__file__).parent,
+        site / "msgspec",
+        ignore=shutil.ignore_patterns("__pycache__"),
     )
     return venv
 

@@ -69,7 +69,8 @@ def remount_attack_as(user: str, outside: Path) -> tuple[bool, bool] | None:
     """(the outside file landed, the in-project write landed) when `user` runs the attack
     in the sandbox's own argv (no Python needed on their side); None when rift's probe
     refuses bwrap here. `outside` must be world-writable."""
-    from rift.record import replace
+    from msgspec.structs import replace
+
     from rift.tools.sandbox import choose_sandbox
 
     entry = pwd.getpwnam(user)

@@ -222,10 +222,7 @@ def _doctor(argv: list[str]) -> int:
 
 def _run(args: "argparse.Namespace") -> tuple[int, bool]:
     """`_main` past the flags: config, then the chosen front end."""
-    from rift.config.load import (  # cheap: stdlib json and rift.record only
-        flag_overrides,
-        load_config,
-    )
+    from rift.config.load import flag_overrides, load_config
 
     overrides = flag_overrides(
         args,

@@ -24,7 +24,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from rift.record import record, replace
+from msgspec import Struct
+from msgspec.structs import replace
 
 DIST_NAMES = ("rift-agent", "rift")
 """The registry name, newest first: the old `rift` is someone else's on PyPI."""
@@ -47,8 +48,7 @@ def installed_distribution(paths: list[str] | None = None) -> metadata.Distribut
     return None
 
 
-@record
-class Facts:
+class Facts(Struct, frozen=True):
     """What the detection reads, gathered from `sys` by `facts_here` (tests build their own)."""
 
     dist: metadata.Distribution | None
@@ -61,8 +61,7 @@ class Facts:
     """Where `rift` is imported from."""
 
 
-@record
-class Install:
+class Install(Struct, frozen=True):
     """How this copy was installed and what updates it."""
 
     how: str

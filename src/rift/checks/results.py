@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from rift.record import record
+from msgspec import Struct
 
 FEEDBACK_CHARS = 2_400
 """Characters of test output fed back to the model per round."""
@@ -25,8 +25,7 @@ _GO_FAILED = re.compile(r"^--- FAIL: (\S+)", re.MULTILINE)
 _SECTION = re.compile(r"^(?:_{3,} .+ _{3,}|={20,}\n(?:FAIL|ERROR): .+)$", re.MULTILINE)
 
 
-@record
-class CheckResult:
+class CheckResult(Struct, frozen=True):
     """One run of the project's checks."""
 
     command: str

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from msgspec.structs import replace
+
 from rift.config.records import (
     BUILTIN_KEY_ENV,
     BUILTIN_PRICING,
@@ -23,7 +25,6 @@ from rift.config.records import (
     Price,
     ProviderConfig,
 )
-from rift.record import replace
 
 
 def read_json_file(path: Path, warnings: list[str]) -> dict[str, Any]:

@@ -11,8 +11,9 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
+from msgspec import Struct, field
+
 from rift.fs.paths import Paths
-from rift.record import field, record
 
 DEFAULT_HOST = "http://localhost:11434"
 DEFAULT_MODEL = "gemma4:26b"
@@ -24,8 +25,7 @@ EFFORT_LEVELS = ("minimal", "low", "medium", "high", "xhigh", "max")
 PROJECT_FILE = ".rift.json"
 
 
-@record
-class ProviderConfig:
+class ProviderConfig(Struct, frozen=True):
     """A named model server reached as `name/model`."""
 
     name: str
@@ -36,8 +36,7 @@ class ProviderConfig:
     """Resolved at load time from `api_key` or the variable named by `api_key_env`."""
 
 
-@record
-class Price:
+class Price(Struct, frozen=True):
     """USD per million tokens for a model, as `pricing.<substring>` gives it."""
 
     input: float
@@ -56,8 +55,7 @@ BUILTIN_PRICING: dict[str, Price] = {
 """Anthropic's list prices; anything else costs what the config's `pricing` says."""
 
 
-@record
-class McpServerConfig:
+class McpServerConfig(Struct, frozen=True):
     """An MCP server: stdio (`command`) or streamable HTTP (`url`)."""
 
     name: str
@@ -84,8 +82,7 @@ class McpServerConfig:
         )
 
 
-@record
-class PermissionsConfig:
+class PermissionsConfig(Struct, frozen=True):
     """Rules are `Tool(pattern)` strings; see core/permissions/rules.py."""
 
     allow: tuple[str, ...] = ()
@@ -116,8 +113,7 @@ class PermissionsConfig:
 # ---------------------------------------------------------------- lsp (issue 18)
 
 
-@record
-class LspConfig:
+class LspConfig(Struct, frozen=True):
     """`"lsp": false` turns diagnostics after edits off; a map overrides servers per
     language or file extension: `{"python": {"command": ["pylsp"]}, "go": {"disabled": true}}`.
     Server commands come from the user config only: a cloned repository must not pick
@@ -128,8 +124,7 @@ class LspConfig:
     """Language or extension → argv, or None when disabled."""
 
 
-@record
-class PoolHost:
+class PoolHost(Struct, frozen=True):
     """One endpoint of the server pool (`hosts` in the user config, never a project's:
     a repository must not choose where the conversation goes). See rift/pool/."""
 
@@ -144,8 +139,7 @@ class PoolHost:
     None: asked (`/props`), else 1."""
 
 
-@record
-class Config:
+class Config(Struct, frozen=True):
     """Everything rift's components need to know, merged from every layer."""
 
     host: str = DEFAULT_HOST
@@ -208,8 +202,7 @@ class Config:
     `warnings`); startup adds it to a failure to reach the model."""
 
 
-@record
-class Overrides:
+class Overrides(Struct, frozen=True):
     """Values from command-line flags; None means the flag was not given."""
 
     host: str | None = None

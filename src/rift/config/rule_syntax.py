@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from msgspec import Struct
+
 from rift.config.globs import glob_regex
-from rift.record import record
 
 TOOL_FAMILIES: dict[str, frozenset[str]] = {
     "edit": frozenset({"edit", "write"}),
@@ -22,8 +23,7 @@ TOOL_FAMILIES: dict[str, frozenset[str]] = {
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_]+")
 
 
-@record
-class Rule:
+class Rule(Struct, frozen=True):
     """One parsed rule: `tool` lowercased, `pattern` None for a bare tool name."""
 
     text: str

@@ -26,8 +26,9 @@ import stat
 from pathlib import Path
 from typing import Protocol
 
+from msgspec import Struct, field
+
 from rift.fs.paths import Paths, atomic_write
-from rift.record import field, record
 
 _CHUNK = 1 << 16
 MAX_HASHED_BYTES = 64 << 20
@@ -131,8 +132,7 @@ def _load(path: Path, warnings: list[str]) -> list[str]:
     return [entry for entry in data if isinstance(entry, str)]
 
 
-@record(frozen=False, slots=False)
-class TrustStore:
+class TrustStore(Struct, dict=True):
     """Both trust arrays, loaded once at startup and extended as the user approves."""
 
     hooks_path: Path

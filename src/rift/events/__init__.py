@@ -6,16 +6,11 @@ TUI and the ACP adapter all describe a turn with the same facts. `EVENT_TYPES`
 is the registry the protocol docs and the conformance suite's golden files are
 checked against.
 
-The classes are written out by hand rather than with `@dataclass(frozen=True,
-slots=True)`: generating those methods ran `exec` several times per class and
-made the events the costliest rift import on every fast path (~129 M
-instructions for 32 classes, against ~18 M written out; bench/run.py times the
-paths). `Record` supplies what the dataclasses gave: keyword or positional
-construction, equality, hashing, a readable repr and immutability.
+The classes are frozen `msgspec.Struct`s (`Record`, events/base.py): keyword or
+positional construction, equality, hashing, a readable repr and immutability,
+with class creation and construction in C, so they cost next to nothing on the
+fast paths (bench/run.py times them).
 """
-
-
-# and wire key order, so it stays in declaration order rather than sorted)
 
 from __future__ import annotations
 
@@ -164,7 +159,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
 def to_plain(value: Any) -> Any:
     """Records (nested ones too) as dicts keyed by attribute; lists and dicts walked."""
     if isinstance(value, Record):
-        return {f: to_plain(getattr(value, f)) for f in value.__slots__}
+        return {f: to_plain(getattr(value, f)) for f in value.__struct_fields__}
     if isinstance(value, list | tuple):
         return [to_plain(v) for v in value]
     if isinstance(value, dict):

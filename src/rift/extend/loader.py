@@ -24,6 +24,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from msgspec import Struct, field
+
 from rift.config.load import Config, McpServerConfig
 from rift.config.trust import TrustStore, hook_trust_key, mcp_trust_key
 from rift.events import Event, Info, Warning
@@ -31,7 +33,6 @@ from rift.extend.host import ExtensionHost
 from rift.extend.personas import discover_personas
 from rift.extend.plugins import Plugin, command_skills, discover_plugins, plugin_tools
 from rift.extend.skills import Skill
-from rift.record import field, record
 from rift.text.hygiene import visible
 from rift.tools.base import Tool
 from rift.tools.delegation import Persona
@@ -52,8 +53,7 @@ def _count(n: int, what: str) -> str:
     return f"{n} untrusted project {what}{'' if n == 1 else 's'}"
 
 
-@record(frozen=False, slots=False)
-class Extensions:
+class Extensions(Struct, dict=True):
     """Plugins, personas, project hooks and MCP servers of one agent, and their trust."""
 
     config: Config

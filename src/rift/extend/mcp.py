@@ -22,9 +22,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from msgspec import Struct, field
+
 from rift.config.load import McpServerConfig
 from rift.errors import ToolError
-from rift.record import field, record
 from rift.tools.base import Tool, ToolContext, ToolOutput, ToolRun, first_text, middle_truncate
 
 if TYPE_CHECKING:
@@ -102,8 +103,7 @@ def _render(result: Any) -> tuple[bool, str]:
     return not bool(getattr(result, "is_error", False)), text
 
 
-@record(frozen=False, slots=False)
-class McpConnection:
+class McpConnection(Struct, dict=True):
     """One server's session, owned by one task from connect to close."""
 
     server: McpServerConfig
@@ -250,8 +250,7 @@ class McpConnection:
         return ToolOutput(True, text)
 
 
-@record(frozen=False, slots=False)
-class McpManager:
+class McpManager(Struct, dict=True):
     """Every started MCP connection of one agent."""
 
     cwd: Path

@@ -26,10 +26,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from msgspec import Struct
+
 from rift.config.trust import plugin_trust_key
 from rift.errors import ToolError
 from rift.extend.skills import DESCRIPTION_CAP, Skill
-from rift.record import record
 from rift.text.patterns import lazy
 from rift.tools._proc import run_shell, strip_ansi
 from rift.tools.base import Tool, ToolContext, ToolOutput, ToolRun, first_text, middle_truncate
@@ -45,8 +46,7 @@ class ManifestError(ValueError):
     """A plugin.json that cannot be used; the plugin is skipped with a warning."""
 
 
-@record
-class PluginTool:
+class PluginTool(Struct, frozen=True):
     name: str
     description: str
     command: str
@@ -54,8 +54,7 @@ class PluginTool:
     timeout: float = DEFAULT_TIMEOUT
 
 
-@record
-class Plugin:
+class Plugin(Struct, frozen=True):
     name: str
     description: str
     manifest_path: Path

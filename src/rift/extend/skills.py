@@ -18,8 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from msgspec import Struct
+
 from rift.fs.paths import READ_LIMIT, contained_file
-from rift.record import record
 
 Readable = Callable[[Path], bool]
 """The Read rules' answer for a path; project files must pass it."""
@@ -29,8 +30,7 @@ DESCRIPTION_CAP = 120
 DEFAULT_TASK = "Apply this skill to the current project now."
 
 
-@record
-class Skill:
+class Skill(Struct, frozen=True):
     name: str
     description: str
     body: str

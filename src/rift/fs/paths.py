@@ -12,11 +12,10 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from rift.record import record
+from msgspec import Struct
 
 
-@record
-class Paths:
+class Paths(Struct, frozen=True):
     """The directories rift reads and writes."""
 
     config_dir: Path

@@ -30,8 +30,9 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from msgspec import Struct, field
+
 from rift.fs.child_env import child_environ
-from rift.record import field, record
 
 if TYPE_CHECKING:
     from rift.config.records import LspConfig
@@ -323,8 +324,7 @@ def _start(diagnostic: dict[str, Any]) -> tuple[int, int]:
     return int(start.get("line", 0)), int(start.get("character", 0))
 
 
-@record(frozen=False, slots=False)
-class LspService:
+class LspService(Struct, dict=True):
     """The session's language servers, one per language, started on first need."""
 
     config: LspConfig

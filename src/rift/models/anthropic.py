@@ -24,6 +24,8 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
+from msgspec import Struct, field
+
 from rift.errors import ModelNotUsable, ServerHTTPError, StreamError
 from rift.models.base import (
     ChatRequest,
@@ -49,7 +51,6 @@ from rift.models.http import (
     send_with_retry,
 )
 from rift.models.thinking import anthropic_budget
-from rift.record import field, record
 
 API_VERSION = "2023-06-01"
 HOSTED_URL = "https://api.anthropic.com"
@@ -92,8 +93,7 @@ def _signed_thinking(message: Message) -> list[dict[str, Any]]:
     return [b for b in blocks if isinstance(b, dict)] if isinstance(blocks, list) else []
 
 
-@record(frozen=False)
-class _Ids:
+class _Ids(Struct):
     """Tool-use ids: kept when valid, synthesized (and remembered) when missing."""
 
     pending: list[tuple[str, str]] = field(default_factory=list)
@@ -208,15 +208,13 @@ def chat_body(request: ChatRequest) -> dict[str, Any]:
 # ------------------------------------------------------------ stream parsing
 
 
-@record(frozen=False)
-class _Block:
+class _Block(Struct):
     kind: str
     data: dict[str, Any]
     parts: list[str] = field(default_factory=list)
 
 
-@record(frozen=False)
-class _StreamState:
+class _StreamState(Struct):
     """The blocks of one streamed message, by index."""
 
     blocks: dict[int, _Block] = field(default_factory=dict)

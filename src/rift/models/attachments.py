@@ -15,7 +15,7 @@ import base64
 from collections.abc import Sequence
 from pathlib import Path
 
-from rift.record import record
+from msgspec import Struct
 
 IMAGE_CAP_BYTES = 10 * 1024 * 1024
 TEXT_CAP_BYTES = 1024 * 1024
@@ -33,8 +33,7 @@ class AttachmentError(ValueError):
     """An attachment that cannot be sent; the message is one line for the user."""
 
 
-@record
-class Attachments:
+class Attachments(Struct, frozen=True):
     """What `--attach` contributed: text for the prompt, images for the message."""
 
     text: str = ""

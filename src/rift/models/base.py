@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar, Literal, NotRequired, Protocol, TypedDict
 
-from rift.record import field, record
+from msgspec import Struct, field
 
 PREREAD_ID = "preread_"
 """Call-id prefix of the reads rift makes for a small model before its first step
@@ -45,22 +45,19 @@ class Message(TypedDict):
 # ---------------------------------------------------------------- model events
 
 
-@record
-class ContentDelta:
+class ContentDelta(Struct, frozen=True):
     """A piece of the assistant's reply text."""
 
     text: str
 
 
-@record
-class ThinkingDelta:
+class ThinkingDelta(Struct, frozen=True):
     """A piece of the model's reasoning (thinking models only)."""
 
     text: str
 
 
-@record
-class ToolCall:
+class ToolCall(Struct, frozen=True):
     """One complete tool call, assembled from however many chunks carried it.
 
     `arguments` is None when the model sent text that is not a JSON object;
@@ -73,8 +70,7 @@ class ToolCall:
     raw_arguments: str = ""
 
 
-@record
-class Usage:
+class Usage(Struct, frozen=True):
     """Token counts the server reported for this request."""
 
     prompt_tokens: int = 0
@@ -89,8 +85,7 @@ class Usage:
     """Prompt tokens it took from its cache instead; 0 when none or not said."""
 
 
-@record
-class PromptProgress:
+class PromptProgress(Struct, frozen=True):
     """The server is still reading the prompt (llama.cpp's `prompt_progress`): no answer
     yet, but no silence either."""
 
@@ -108,15 +103,13 @@ class PromptProgress:
         return round(read * 1000 / self.time_ms, 1) if read > 0 and self.time_ms > 0 else 0.0
 
 
-@record
-class StreamDone:
+class StreamDone(Struct, frozen=True):
     """The stream ended normally."""
 
     reason: str = "stop"
 
 
-@record
-class ProviderData:
+class ProviderData(Struct, frozen=True):
     """Wire data the stored assistant message must carry back verbatim (its
     `provider_data`): Anthropic's signed thinking blocks."""
 
@@ -134,8 +127,7 @@ Reasoning = bool | str | None
 """The thinking control of one request: server default, off, on, or on at an effort level."""
 
 
-@record
-class ChatRequest:
+class ChatRequest(Struct, frozen=True):
     """Everything one chat call needs; providers translate it to their wire format."""
 
     model: str
@@ -154,8 +146,7 @@ class ChatRequest:
     prompt stays where it is; None lets the server choose (every other server)."""
 
 
-@record
-class ModelInfo:
+class ModelInfo(Struct, frozen=True):
     """What `show(model)` learned: capabilities are data, not probed elsewhere."""
 
     name: str
@@ -171,8 +162,7 @@ class ModelInfo:
     False the user's `model_settings.<name>.vision` decides (registry.py)."""
 
 
-@record
-class ProviderTraits:
+class ProviderTraits(Struct, frozen=True):
     """What a kind of provider is like, declared by its class so the core asks instead
     of comparing kind names (models/registry.py maps kinds to classes)."""
 

@@ -34,6 +34,8 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from msgspec import Struct
+
 from rift.errors import ModelError, ModelNotUsable, StreamError
 from rift.fs.paths import Paths
 from rift.models import embedded_backends, local_weights, repetition
@@ -59,7 +61,6 @@ from rift.models.embedded_calls import (
     tool_names_schema,
 )
 from rift.models.embedded_whole import fence_closed, whole_file_call, whole_file_path
-from rift.record import record
 
 if TYPE_CHECKING:
     from rift.models.http import Connection
@@ -89,8 +90,7 @@ _lock = threading.Lock()
 _loaded: dict[tuple[str, int], Backend] = {}
 
 
-@record
-class _Job:
+class _Job(Struct, frozen=True):
     """One generation, as the worker thread needs it."""
 
     path: Path

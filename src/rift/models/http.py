@@ -36,6 +36,8 @@ from types import TracebackType
 from typing import Any, ClassVar, Self
 from urllib.parse import urlsplit
 
+from msgspec import Struct
+
 from rift import __version__
 from rift.config.records import DEFAULT_READ_TIMEOUT
 from rift.errors import ReadIdleTimeout, ServerHTTPError, ServerUnreachable, StreamError
@@ -48,7 +50,6 @@ from rift.models.transport import (
     Transport,
     TransportError,
 )
-from rift.record import record
 
 USER_AGENT = f"rift/{__version__}"
 CONNECT_TIMEOUT_S = 10.0
@@ -456,8 +457,7 @@ async def model_entries(
     return [e for e in entries or () if isinstance(e, dict) and isinstance(e.get("id"), str)]
 
 
-@record
-class Connection:
+class Connection(Struct, frozen=True):
     """What the registry hands a provider class's `connect`: the server, its key, how long
     a read may stay silent, a shared client (None: the provider makes and closes its own)
     and the cache folder (where the embedded model's weights are assembled)."""

@@ -24,15 +24,15 @@ import tempfile
 import urllib.parse
 from pathlib import Path
 
+from msgspec import Struct
+
 from rift import DISTRIBUTION
 from rift.errors import ModelNotUsable
-from rift.record import record
 
 CHUNK_READ = 8 * 1024 * 1024
 
 
-@record
-class WeightSpec:
+class WeightSpec(Struct, frozen=True):
     """One embedded model and the packages that carry it."""
 
     name: str

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from msgspec.structs import replace
+
 from rift.config.load import Config
 from rift.events import Event, Info, Warning
 from rift.models.http import make_client
 from rift.models.registry import PROBE_TIMEOUT_S, Preflight, Route
-from rift.record import replace
 
 OLLAMA_DEFAULT_CTX = 4096
 

@@ -28,6 +28,8 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
+from msgspec.structs import replace
+
 from rift.errors import ServerHTTPError, StreamError
 from rift.models.base import (
     ChatRequest,
@@ -49,7 +51,6 @@ from rift.models.http import (
 from rift.models.openai_stream import StreamState, sse_payload
 from rift.models.server_info import llama_props
 from rift.models.thinking_profiles import drops_sampling, effort_level, profile_for
-from rift.record import replace
 
 OPENAI_API_URL = "https://api.openai.com"
 """OpenAI itself: it refuses `chat_template_kwargs`, so that key is never sent there."""

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from msgspec import Struct, field
+
 from rift.errors import StreamError
 from rift.models.base import (
     ContentDelta,
@@ -22,13 +24,11 @@ from rift.models.base import (
     Usage,
 )
 from rift.models.http import error_mid_answer
-from rift.record import field, record
 
 _SSE_FIELDS = ("event:", "id:", "retry:")
 
 
-@record(frozen=False)
-class _PartialCall:
+class _PartialCall(Struct):
     id: str | None = None
     name: str = ""
     arguments: list[str] = field(default_factory=list)
@@ -44,8 +44,7 @@ class _PartialCall:
         return ToolCall(id=self.id, name=self.name, arguments=None, raw_arguments=text)
 
 
-@record(frozen=False)
-class StreamState:
+class StreamState(Struct):
     """What one SSE stream has delivered so far."""
 
     calls: dict[int, _PartialCall] = field(default_factory=dict)

@@ -25,12 +25,14 @@ import importlib
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Protocol, cast
 
+from msgspec import Struct
+from msgspec.structs import replace
+
 from rift.config.load import Config
 from rift.errors import ModelError, ModelNotUsable, ServerHTTPError, ServerUnreachable
 from rift.models import sizes, thinking
 from rift.models.base import ModelInfo, Provider, ProviderTraits, Reasoning
 from rift.models.http import Client, Connection, make_client, request_json
-from rift.record import record, replace
 
 ProviderKind = str
 """A key of `PROVIDER_CLASSES`."""
@@ -76,8 +78,7 @@ def provider_class(kind: ProviderKind) -> type[_ProviderClass]:
     return cast(type[_ProviderClass], getattr(importlib.import_module(module), name))
 
 
-@record
-class Route:
+class Route(Struct, frozen=True):
     """Where a model name leads."""
 
     provider_kind: ProviderKind
@@ -107,8 +108,7 @@ class Route:
         return self.provider_name is None
 
 
-@record
-class Preflight:
+class Preflight(Struct, frozen=True):
     """What preflight settled: the model's info, the num_ctx to use, and why it changed."""
 
     info: ModelInfo

@@ -18,8 +18,9 @@ of slices per check: 70% of `--serve`'s time on a long reply.
 
 from __future__ import annotations
 
+from msgspec import Struct
+
 from rift.models import sizes
-from rift.record import record
 
 MIN_SPAN = 400
 MIN_TIMES = 6
@@ -35,8 +36,7 @@ Any qualifying period p has a span of at least p + _PROBE (span >= 6p and
 span >= MIN_SPAN), so the probe's copy p back lies inside the repeated part."""
 
 
-@record(frozen=True)
-class Limits:
+class Limits(Struct, frozen=True):
     """How much repetition makes a runaway, for one kind of model.
 
     A small model loops for real and slowly (4 tokens a second on a CPU), so it is cut at 6

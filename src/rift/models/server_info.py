@@ -16,13 +16,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from msgspec import Struct
+
 from rift.errors import ModelError
 from rift.models.http import Client, request_json
-from rift.record import record
 
 
-@record
-class LlamaProps:
+class LlamaProps(Struct, frozen=True):
     """llama.cpp's `/props`: the served window per slot, the slots, and the template."""
 
     n_ctx: int | None

@@ -28,15 +28,14 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from rift.record import record
+from msgspec import Struct
 
 SAMPLING_KEYS = ("temperature", "top_p", "top_k", "min_p")
 """The sampling fields a profile may leave out of a request."""
 DropSampling = Literal["never", "thinking", "always"]
 
 
-@record
-class ThinkingProfile:
+class ThinkingProfile(Struct, frozen=True):
     """What one family of models takes."""
 
     pattern: str

@@ -21,11 +21,10 @@ import re
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
-from rift.record import record
+from msgspec import Struct
 
 
-@record
-class UrlTarget:
+class UrlTarget(Struct, frozen=True):
     """What a URL rule is matched against: scheme, normal host, port, path with query."""
 
     scheme: str

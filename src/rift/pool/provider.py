@@ -10,6 +10,8 @@ import json
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import ClassVar
 
+from msgspec.structs import replace
+
 from rift.config.records import Config, PoolHost
 from rift.errors import ModelError, ServerHTTPError, ServerUnreachable, StreamError
 from rift.events import Event
@@ -19,7 +21,6 @@ from rift.models.registry import EMBEDDED, Preflight, Route, preflight, resolve
 from rift.pool.busy import BUSY_BACKOFF_S, BUSY_STATUSES, retry_busy
 from rift.pool.scheduler import POOLS, Pool, Server
 from rift.pool.slots import read_slots
-from rift.record import replace
 
 
 def openai_base(url: str) -> str:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from msgspec.structs import replace
+
 from rift.errors import ModelError
 from rift.models.base import ModelInfo, Provider
 from rift.models.http import request_json
-from rift.record import replace
 
 
 async def read_slots(provider: Provider, model: str) -> ModelInfo:

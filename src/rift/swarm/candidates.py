@@ -19,6 +19,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from msgspec import Struct, field
+from msgspec.structs import replace
+
 from rift.config.load import Config
 from rift.errors import ModelError
 from rift.events import (
@@ -35,7 +38,6 @@ from rift.events import (
     Warning,
 )
 from rift.models.registry import EMBEDDED
-from rift.record import field, record, replace
 from rift.tools.calls import describe_call
 
 EXPLORE_TEMPERATURE = 0.8
@@ -74,8 +76,7 @@ reached. The core's is
 `rift.core.start_candidate`, passed down by whoever starts the race."""
 
 
-@record
-class CandidateSpec:
+class CandidateSpec(Struct, frozen=True):
     """One entrant: its name (`<ordinal>-<model>`), model and sampling temperature."""
 
     name: str
@@ -84,8 +85,7 @@ class CandidateSpec:
     """None: the configured temperature."""
 
 
-@record(frozen=False, slots=False)
-class CandidateResult:
+class CandidateResult(Struct, dict=True):
     """What one candidate did: filled by its run, then by patch capture and the judges."""
 
     spec: CandidateSpec
@@ -166,8 +166,7 @@ async def reported_slots(config: Config, models: Sequence[str]) -> int | None:
     )
 
 
-@record(frozen=False, slots=False)
-class CandidateRun:
+class CandidateRun(Struct, dict=True):
     """Everything one candidate's run needs from the race."""
 
     spec: CandidateSpec

@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from msgspec import Struct
+
 from rift.config.load import Config
 from rift.models.base import ChatRequest, Message, reply_text
 from rift.models.registry import EMBEDDED_NUM_CTX, detect_protocol, make_provider, resolve
-from rift.record import record
 from rift.swarm.candidates import CandidateResult
 from rift.swarm.worktrees import read_patch
 
@@ -43,8 +44,7 @@ _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
 _NONE_WORDS = {"none", "nobody", "no winner", "no one", "neither", "n/a"}
 
 
-@record
-class Verdict:
+class Verdict(Struct, frozen=True):
     """What the judge decided: a candidate's name, or None for "none" or a malformed answer."""
 
     winner: str | None

@@ -18,8 +18,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from msgspec import Struct, field
+
 from rift.fs.checkpoints import UndoJournal, read_prior
-from rift.record import field, record
 from rift.swarm.gitrepo import SwarmError, first_line, run_git
 from rift.swarm.worktrees import (
     RaceLock,
@@ -31,8 +32,7 @@ from rift.swarm.worktrees import (
 )
 
 
-@record
-class Merged:
+class Merged(Struct, frozen=True):
     """What a merge did: the files it touched (repository-relative) and those left in conflict."""
 
     name: str

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rift.record import record
+from msgspec import Struct
+
 from rift.swarm.gitrepo import SwarmError, repo_root, run_git
 from rift.swarm.merge import unquote
 from rift.swarm.worktrees import patch_path, read_patch
@@ -25,8 +26,7 @@ MAX_FILE_BYTES = 256_000
 """A file bigger than this on either side is not shown as whole texts."""
 
 
-@record
-class FileChange:
+class FileChange(Struct, frozen=True):
     """One file of a candidate's patch: its path and its text before and after."""
 
     path: Path
@@ -37,8 +37,7 @@ class FileChange:
     """None: the patch deletes it."""
 
 
-@record(frozen=False, slots=False)
-class _Entry:
+class _Entry(Struct, dict=True):
     old_path: str = ""
     new_path: str = ""
     old_blob: str = ""

@@ -24,11 +24,13 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from msgspec import Struct
+from msgspec.structs import replace
+
 from rift.config.load import Config
 from rift.errors import ModelError, RiftError
 from rift.events import Event, Info, SubagentActivity, SwarmStarted, Warning
 from rift.pool.scheduler import usage_lines
-from rift.record import record, replace
 from rift.swarm import candidates, judge, testjudge, worktrees
 from rift.swarm.candidates import CandidateResult, CandidateRun, CandidateSpec, StartCandidate
 from rift.swarm.gitrepo import (
@@ -44,8 +46,7 @@ log = logging.getLogger("rift.swarm")
 TESTS = "tests"
 
 
-@record
-class RaceOptions:
+class RaceOptions(Struct, frozen=True):
     """What `rift swarm` was asked to do."""
 
     task: str
@@ -59,8 +60,7 @@ class RaceOptions:
     parallel: int | None = None
 
 
-@record(frozen=False, slots=False)
-class RaceOutcome:
+class RaceOutcome(Struct, dict=True):
     """The race's results and verdict."""
 
     root: Path

@@ -21,10 +21,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from msgspec import Struct
+
 from rift.checks.discover import has_python_tests, npm_test, python_configured, python_for
 from rift.checks.results import count_tests
 from rift.config.load import Config
-from rift.record import record
 from rift.swarm.candidates import CandidateResult
 from rift.tools._proc import run_shell, strip_ansi
 from rift.tools.sandbox import choose_sandbox
@@ -32,8 +33,7 @@ from rift.tools.sandbox import choose_sandbox
 TEST_TIMEOUT_S = 600.0
 
 
-@record
-class SuiteRun:
+class SuiteRun(Struct, frozen=True):
     """One candidate's test run."""
 
     command: str

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Container, Iterable
 
-from rift.record import record
+from msgspec import Struct
 
 
-@record
-class Invocation:
+class Invocation(Struct, frozen=True):
     """A prompt that is a command: `skill` when it names a skill, else a registry command."""
 
     name: str

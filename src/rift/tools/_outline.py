@@ -20,7 +20,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from rift.record import record
+from msgspec import Struct
 
 SIGNATURE_CAP = 200
 
@@ -123,8 +123,7 @@ _PASS_THROUGH = frozenset(
 """Non-symbol nodes searched for symbols: wrappers (exports, decorators) and container bodies."""
 
 
-@record
-class Symbol:
+class Symbol(Struct, frozen=True):
     line: int
     """1-based."""
     depth: int

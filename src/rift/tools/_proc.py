@@ -18,7 +18,8 @@ import signal
 from collections.abc import Awaitable
 from pathlib import Path
 
-from rift.record import record
+from msgspec import Struct
+
 from rift.text.patterns import lazy
 from rift.tools import _descendants
 
@@ -39,8 +40,7 @@ def strip_ansi(text: str) -> str:
     return _ANSI().sub("", text)
 
 
-@record
-class ShellResult:
+class ShellResult(Struct, frozen=True):
     exit_code: int | None
     """None when the command was killed for running past its timeout."""
     stdout: str

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from rift.errors import ToolError
-from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text, require_str
+from rift.tools.arguments import Args, schema, takes
+from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text
 
 NO_USER = (
     "no user is attached to answer questions (this is a non-interactive run);"
@@ -21,21 +22,22 @@ NO_USER = (
 DISMISSED = "The user dismissed the question without answering; proceed on your own judgement."
 
 
-def _choices(value: Any) -> list[str]:
-    if value is None or value == "":
-        return []
-    if isinstance(value, str):
-        value = [line for line in value.splitlines() if line.strip()]
-    if not isinstance(value, list):
-        raise ToolError("parameter 'choices' must be a list of strings")
-    return list(dict.fromkeys(str(item).strip() for item in value if str(item).strip()))
+def _choices(value: list[str] | None) -> list[str]:
+    """The distinct non-empty choices (a string, a line each, was made a list by the
+    argument check, tools/arguments.py)."""
+    return list(dict.fromkeys(item.strip() for item in value or () if item.strip()))
 
 
-async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    question = require_str(args, "question").strip()
+class AskUserArgs(Args, frozen=True, kw_only=True):
+    question: str
+    choices: list[str] | None = None
+
+
+async def _run(args: AskUserArgs, ctx: ToolContext) -> ToolOutput:
+    question = args.question.strip()
     if not question:
         raise ToolError("parameter 'question' is empty")
-    choices = _choices(args.get("choices"))
+    choices = _choices(args.choices)
     broker = ctx.services.asker
     if broker is None or not broker.attached:
         raise ToolError(NO_USER)
@@ -60,15 +62,8 @@ TOOL = Tool(
         "Ask the user a question when the request is ambiguous and a wrong guess is costly. "
         "Give choices for a multiple-choice question; omit them for a free-text answer."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "question": {"type": "string"},
-            "choices": {"type": "array", "items": {"type": "string"}},
-        },
-        "required": ["question"],
-    },
-    run=_run,
+    parameters=schema(AskUserArgs),
+    run=takes(AskUserArgs, _run),
     kind="other",
     summary=_summary,
     title=_title,

@@ -16,15 +16,15 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal, Protocol, get_args
 
+from msgspec import Struct, field
+
 from rift.errors import ToolError
 from rift.events import PlanItem
-from rift.record import field, record
 from rift.tools.sandbox import Bubblewrap
 from rift.tools.services import ToolServices
 
 
-@record
-class AppliedEdit:
+class AppliedEdit(Struct, frozen=True):
     """A write/edit that reached disk; the turn loop derives the edit_diff event from it."""
 
     path: str
@@ -33,8 +33,7 @@ class AppliedEdit:
     new: str
 
 
-@record
-class ToolOutput:
+class ToolOutput(Struct, frozen=True):
     """What a tool hands back to the turn loop."""
 
     ok: bool
@@ -43,8 +42,7 @@ class ToolOutput:
     plan: list[PlanItem] | None = None
 
 
-@record
-class WriteVerdict:
+class WriteVerdict(Struct, frozen=True):
     """The gate's answer for a write or edit."""
 
     allowed: bool
@@ -115,15 +113,13 @@ class Journal(Protocol):
         ...
 
 
-@record(frozen=False, slots=False)
-class PlanState:
+class PlanState(Struct, dict=True):
     """The turn-spanning checklist the `plan` tool edits."""
 
     items: list[PlanItem] = field(default_factory=list)
 
 
-@record(frozen=False, slots=False)
-class ToolContext:
+class ToolContext(Struct, dict=True):
     """Everything a tool may touch."""
 
     cwd: Path
@@ -156,8 +152,7 @@ Summarize = Callable[[dict[str, Any]], str]
 any JSON (a number for a path, a missing key, `{"raw": text}`)."""
 
 
-@record
-class Tool:
+class Tool(Struct, frozen=True):
     """One tool as the model sees it and as the turn loop runs it.
 
     Besides its schema and `run`, a tool declares how a call of it reads on a screen

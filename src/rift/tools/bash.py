@@ -12,19 +12,19 @@ given they get a short probe and a note that a startup counts as success.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Annotated, Any
+
+from msgspec import Meta
 
 from rift.errors import ToolError
 from rift.tools._proc import ShellResult, run_shell, strip_ansi
+from rift.tools.arguments import Args, schema, takes
 from rift.tools.base import (
     Tool,
     ToolContext,
     ToolOutput,
     arg_text,
     middle_truncate,
-    optional_bool,
-    optional_int,
-    require_str,
 )
 
 DEFAULT_TIMEOUT = 60
@@ -92,12 +92,17 @@ def _format(result: ShellResult, timeout: int, probe: bool) -> ToolOutput:
     return ToolOutput(ok=result.exit_code == 0, text=text)
 
 
-async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    command = require_str(args, "command")
+class BashArgs(Args, frozen=True, kw_only=True):
+    command: str
+    timeout_secs: Annotated[int | None, Meta(description="default 60, max 300")] = None
+    run_in_background: bool = False
+
+
+async def _run(args: BashArgs, ctx: ToolContext) -> ToolOutput:
+    command = args.command
     if not command.strip():
         raise ToolError("command is empty")
-    explicit = optional_int(args, "timeout_secs")
-    background = optional_bool(args, "run_in_background")
+    explicit, background = args.timeout_secs, args.run_in_background
     tasks = ctx.services.tasks
     if background and tasks is None:
         raise ToolError("background tasks are not available here; run it in the foreground")
@@ -139,16 +144,8 @@ TOOL = Tool(
         "Run a shell command in the project directory. "
         "Non-interactive; use run_in_background for servers and watchers."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "command": {"type": "string"},
-            "timeout_secs": {"type": "integer", "description": "default 60, max 300"},
-            "run_in_background": {"type": "boolean"},
-        },
-        "required": ["command"],
-    },
-    run=_run,
+    parameters=schema(BashArgs),
+    run=takes(BashArgs, _run),
     kind="execute",
     summary=_summary,
     title=_title,

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from rift.record import record
+from msgspec import Struct
+
 from rift.tools import tool as registered_tool
 from rift.tools.base import Tool, ToolKind, first_text
 
 __all__ = ["CallDescription", "describe_call"]
 
 
-@record
-class CallDescription:
+class CallDescription(Struct, frozen=True):
     """One tool call, as a face shows it."""
 
     kind: ToolKind

@@ -10,22 +10,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from msgspec import Struct
+
 from rift.errors import ToolError
-from rift.record import record
 
 MAX_TASKS = 4
 
 
-@record
-class ChildTask:
+class ChildTask(Struct, frozen=True):
     description: str
     prompt: str
     model: str | None = None
     agent: str | None = None
 
 
-@record
-class Persona:
+class Persona(Struct, frozen=True):
     """A named role from `.rift/agents/<name>.md`: extra instructions, a model, a tool list."""
 
     name: str

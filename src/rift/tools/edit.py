@@ -21,6 +21,7 @@ from typing import Any
 from rift.errors import ToolError
 from rift.fs import safe_fs
 from rift.tools import guard, leftovers, protected
+from rift.tools.arguments import Args, schema, takes
 from rift.tools.base import (
     AppliedEdit,
     Tool,
@@ -30,8 +31,6 @@ from rift.tools.base import (
     bigram_dice,
     is_binary,
     not_found_message,
-    optional_bool,
-    require_str,
 )
 from rift.tools.write import PARTIAL_NOTE, apply_change, snapshot
 
@@ -223,11 +222,16 @@ def _readable_prior(ctx: ToolContext, raw: str, path: Path) -> bytes:
     return prior
 
 
-async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    raw, note = guard.project_relative(ctx.cwd, require_str(args, "path"))
-    old = require_str(args, "old_string")
-    new = require_str(args, "new_string")
-    replace_all = optional_bool(args, "replace_all")
+class EditArgs(Args, frozen=True, kw_only=True):
+    path: str
+    old_string: str
+    new_string: str
+    replace_all: bool = False
+
+
+async def _run(args: EditArgs, ctx: ToolContext) -> ToolOutput:
+    raw, note = guard.project_relative(ctx.cwd, args.path)
+    old, new, replace_all = args.old_string, args.new_string, args.replace_all
     if not old:
         raise ToolError("old_string is empty; use write to create a file")
     path = safe_fs.resolve(ctx.resolve(raw))  # checked, read, written and journaled as is
@@ -292,17 +296,8 @@ TOOL = Tool(
         "Replace old_string with new_string in a file. "
         "old_string must match exactly and be unique unless replace_all is set."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "path": {"type": "string"},
-            "old_string": {"type": "string"},
-            "new_string": {"type": "string"},
-            "replace_all": {"type": "boolean"},
-        },
-        "required": ["path", "old_string", "new_string"],
-    },
-    run=_run,
+    parameters=schema(EditArgs),
+    run=takes(EditArgs, _run),
     kind="edit",
     summary=_summary,
     title=_title,

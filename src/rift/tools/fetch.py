@@ -34,6 +34,7 @@ from urllib.parse import urljoin, urlsplit
 
 from rift.errors import ToolError
 from rift.net.hosts import literal_address, normal_host
+from rift.tools.arguments import Args, schema, takes
 from rift.tools.base import (
     Tool,
     ToolContext,
@@ -41,8 +42,6 @@ from rift.tools.base import (
     arg_text,
     is_binary,
     middle_truncate,
-    optional_int,
-    require_str,
 )
 
 DEFAULT_MAX_BYTES = 20_000
@@ -183,12 +182,17 @@ async def _follow(client: Any, url: str, ctx: ToolContext) -> tuple[Any, bytes, 
     raise ToolError(f"too many redirects (more than {MAX_REDIRECTS}); last location: {url}")
 
 
-async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+class FetchArgs(Args, frozen=True, kw_only=True):
+    url: str
+    max_bytes: int = DEFAULT_MAX_BYTES
+
+
+async def _run(args: FetchArgs, ctx: ToolContext) -> ToolOutput:
     from rift import __version__
     from rift.net._httpx import httpx
 
-    url = require_str(args, "url").strip()
-    cap = optional_int(args, "max_bytes", DEFAULT_MAX_BYTES) or DEFAULT_MAX_BYTES
+    url = args.url.strip()
+    cap = args.max_bytes or DEFAULT_MAX_BYTES
     cap = max(1_000, min(cap, MAX_MAX_BYTES))
     _check_url(url)
     headers = {"User-Agent": f"rift/{__version__}"}
@@ -225,12 +229,8 @@ TOOL = Tool(
         "Fetch a URL (http/https) and return its readable text; HTML is converted to Markdown. "
         f"max_bytes caps the text (default {DEFAULT_MAX_BYTES})."
     ),
-    parameters={
-        "type": "object",
-        "properties": {"url": {"type": "string"}, "max_bytes": {"type": "integer"}},
-        "required": ["url"],
-    },
-    run=_run,
+    parameters=schema(FetchArgs),
+    run=takes(FetchArgs, _run),
     kind="fetch",
     summary=_summary,
     title=_title,

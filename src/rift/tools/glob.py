@@ -14,15 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from rift.errors import ToolError
-from rift.tools.base import (
-    Tool,
-    ToolContext,
-    ToolOutput,
-    arg_text,
-    not_found_message,
-    optional_str,
-    require_str,
-)
+from rift.tools.arguments import Args, schema, takes
+from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text, not_found_message
 from rift.tools.grep import glob_to_regex, walk_files
 
 MAX_RESULTS = 200
@@ -39,9 +32,13 @@ def _matches(root: Path, regex: re.Pattern[str], ctx: ToolContext) -> list[str]:
     return sorted(found)
 
 
-async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    pattern = require_str(args, "pattern").strip()
-    raw = optional_str(args, "path", ".")
+class GlobArgs(Args, frozen=True, kw_only=True):
+    pattern: str
+    path: str = "."
+
+
+async def _run(args: GlobArgs, ctx: ToolContext) -> ToolOutput:
+    pattern, raw = args.pattern.strip(), args.path
     root = ctx.resolve(raw)
     denied = ctx.gate.check_read(root)
     if denied is not None:
@@ -76,12 +73,8 @@ def _title(args: dict[str, Any]) -> str:
 TOOL = Tool(
     name="glob",
     description="Find files by glob, e.g. **/*.py or src/*test*; * may cross directories.",
-    parameters={
-        "type": "object",
-        "properties": {"pattern": {"type": "string"}, "path": {"type": "string"}},
-        "required": ["pattern"],
-    },
-    run=_run,
+    parameters=schema(GlobArgs),
+    run=takes(GlobArgs, _run),
     kind="search",
     summary=_summary,
     title=_title,

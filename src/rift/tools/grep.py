@@ -17,10 +17,12 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from msgspec import Meta, Struct
 
 from rift.errors import ToolError
-from rift.record import record
+from rift.tools.arguments import Args, schema, takes
 from rift.tools.base import (
     Gate,
     Tool,
@@ -29,8 +31,6 @@ from rift.tools.base import (
     arg_text,
     is_binary,
     not_found_message,
-    optional_str,
-    require_str,
 )
 
 MAX_HITS = 100
@@ -108,8 +108,7 @@ def glob_to_regex(pattern: str, *, star_crosses_slash: bool = False, braces: boo
 # ------------------------------------------------------------- .gitignore
 
 
-@record
-class IgnoreRule:
+class IgnoreRule(Struct, frozen=True):
     base: str
     """The .gitignore's directory relative to the walk's top ("" for the top itself)."""
     regex: re.Pattern[str]
@@ -227,8 +226,7 @@ def walk_files(root: Path, gate: Gate, top: Path | None = None) -> Iterator[Path
 # ------------------------------------------------------------------ search
 
 
-@record(frozen=False, slots=False)
-class _Search:
+class _Search(Struct, dict=True):
     """One grep call's settings and results, shared by both backends."""
 
     pattern: str
@@ -339,12 +337,16 @@ async def _rg_search(rg: str, search: _Search) -> str | None:
     return None
 
 
-async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+class GrepArgs(Args, frozen=True, kw_only=True):
+    pattern: str
+    path: str = "."
+    glob: Annotated[str, Meta(description="e.g. *.py")] = ""
+
+
+async def _run(args: GrepArgs, ctx: ToolContext) -> ToolOutput:
     import shutil  # on first use: shutil loads bz2, lzma and fnmatch
 
-    pattern = require_str(args, "pattern")
-    raw = optional_str(args, "path", ".")
-    glob = optional_str(args, "glob", "")
+    pattern, raw, glob = args.pattern, args.path, args.glob
     root = ctx.resolve(raw)
     denied = ctx.gate.check_read(root)
     if denied is not None:
@@ -386,16 +388,8 @@ TOOL = Tool(
         "Search file contents with a regex; prints path:line: text. "
         "Skips gitignored, hidden and binary files; glob filters file names."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "pattern": {"type": "string"},
-            "path": {"type": "string"},
-            "glob": {"type": "string", "description": "e.g. *.py"},
-        },
-        "required": ["pattern"],
-    },
-    run=_run,
+    parameters=schema(GrepArgs),
+    run=takes(GrepArgs, _run),
     kind="search",
     summary=_summary,
     title=_title,

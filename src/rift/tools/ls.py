@@ -10,13 +10,18 @@ import os
 from typing import Any
 
 from rift.errors import ToolError
-from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text, not_found_message, optional_str
+from rift.tools.arguments import Args, schema, takes
+from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text, not_found_message
 
 MAX_ENTRIES = 1000
 
 
-async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    raw = optional_str(args, "path", ".")
+class LsArgs(Args, frozen=True, kw_only=True):
+    path: str = "."
+
+
+async def _run(args: LsArgs, ctx: ToolContext) -> ToolOutput:
+    raw = args.path
     path = ctx.resolve(raw)
     denied = ctx.gate.check_read(path)
     if denied is not None:
@@ -58,8 +63,8 @@ def _title(args: dict[str, Any]) -> str:
 TOOL = Tool(
     name="ls",
     description="List a directory (default: the project root); directories end with /.",
-    parameters={"type": "object", "properties": {"path": {"type": "string"}}},
-    run=_run,
+    parameters=schema(LsArgs),
+    run=takes(LsArgs, _run),
     kind="read",
     summary=_summary,
     title=_title,

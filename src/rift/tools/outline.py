@@ -10,12 +10,17 @@ from typing import Any
 
 from rift.errors import ToolError
 from rift.tools import _outline
-from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text, require_str
+from rift.tools.arguments import Args, schema, takes
+from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text
 from rift.tools.read import load_text
 
 
-async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    raw = require_str(args, "path")
+class OutlineArgs(Args, frozen=True, kw_only=True):
+    path: str
+
+
+async def _run(args: OutlineArgs, ctx: ToolContext) -> ToolOutput:
+    raw = args.path
     path = ctx.resolve(raw)
     if not _outline.supported(path):
         kinds = " ".join(sorted(_outline.EXTENSIONS))
@@ -38,12 +43,8 @@ def _title(args: dict[str, Any]) -> str:
 TOOL = Tool(
     name="outline",
     description="List a source file's classes and functions with line numbers (no bodies).",
-    parameters={
-        "type": "object",
-        "properties": {"path": {"type": "string"}},
-        "required": ["path"],
-    },
-    run=_run,
+    parameters=schema(OutlineArgs),
+    run=takes(OutlineArgs, _run),
     kind="read",
     summary=_summary,
     title=_title,

@@ -7,25 +7,20 @@ and the front ends show it live (the turn loop emits a Plan event from
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from typing import Annotated, Any
+
+from msgspec import Meta
 
 from rift.errors import ToolError
 from rift.events import PlanItem
-from rift.tools.base import Tool, ToolContext, ToolOutput, optional_int
+from rift.tools.arguments import Args, schema, takes
+from rift.tools.base import Tool, ToolContext, ToolOutput
 
 
-def _steps(value: Any) -> list[str]:
-    """`set` as a list of strings; a JSON-encoded or newline-separated string is accepted too."""
-    if isinstance(value, str):
-        try:
-            parsed = json.loads(value)
-        except ValueError:
-            parsed = None
-        value = parsed if isinstance(parsed, list) else value.splitlines()
-    if not isinstance(value, list):
-        raise ToolError("parameter 'set' must be a list of strings")
-    return [str(item).strip() for item in value if str(item).strip()]
+def _steps(value: list[str]) -> list[str]:
+    """`set`'s non-empty steps (a JSON-encoded or newline-separated string was made a list
+    by the argument check, tools/arguments.py)."""
+    return [item.strip() for item in value if item.strip()]
 
 
 def render(items: list[PlanItem]) -> str:
@@ -35,9 +30,13 @@ def render(items: list[PlanItem]) -> str:
     return "Current plan:\n" + "\n".join(lines)
 
 
-async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    new_steps = args.get("set")
-    done = optional_int(args, "done")
+class PlanArgs(Args, frozen=True, kw_only=True):
+    set: list[str] | None = None
+    done: Annotated[int | None, Meta(description="1-based step")] = None
+
+
+async def _run(args: PlanArgs, ctx: ToolContext) -> ToolOutput:
+    new_steps, done = args.set, args.done
     if new_steps is None and done is None:
         raise ToolError("plan needs 'set' (the list of steps) or 'done' (a 1-based step number)")
     items = list(ctx.plan.items)
@@ -67,14 +66,8 @@ def _title(args: dict[str, Any]) -> str:
 TOOL = Tool(
     name="plan",
     description="Track a multi-step task: set replaces the checklist, done checks off step N.",
-    parameters={
-        "type": "object",
-        "properties": {
-            "set": {"type": "array", "items": {"type": "string"}},
-            "done": {"type": "integer", "description": "1-based step"},
-        },
-    },
-    run=_run,
+    parameters=schema(PlanArgs),
+    run=takes(PlanArgs, _run),
     kind="think",
     summary=_summary,
     title=_title,

@@ -13,6 +13,7 @@ from typing import Any
 from rift.errors import ToolError
 from rift.fs import safe_fs
 from rift.tools import _outline, guard
+from rift.tools.arguments import Args, schema, takes
 from rift.tools.base import (
     Tool,
     ToolContext,
@@ -20,8 +21,6 @@ from rift.tools.base import (
     arg_text,
     is_binary,
     not_found_message,
-    optional_int,
-    require_str,
 )
 
 DEFAULT_LIMIT = 2000
@@ -122,13 +121,19 @@ def _outline_instead(raw: str, path: Path, lines: list[str]) -> str | None:
     )
 
 
-async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+class ReadArgs(Args, frozen=True, kw_only=True):
+    path: str
+    offset: int | None = None
+    limit: int | None = None
+
+
+async def _run(args: ReadArgs, ctx: ToolContext) -> ToolOutput:
     # `repo/x.py` inside `repo/` read as x.py, silently: a note here could be copied
     # into the file by a model that writes read output back; edit and write say it.
-    raw, _ = guard.project_relative(ctx.cwd, require_str(args, "path"))
-    unbounded = optional_int(args, "offset") is None and optional_int(args, "limit") is None
-    offset = max(optional_int(args, "offset", 1) or 1, 1)
-    limit = max(optional_int(args, "limit", DEFAULT_LIMIT) or DEFAULT_LIMIT, 1)
+    raw, _ = guard.project_relative(ctx.cwd, args.path)
+    unbounded = args.offset is None and args.limit is None
+    offset = max(args.offset or 1, 1)
+    limit = max(args.limit or DEFAULT_LIMIT, 1)
     text = await load_text(raw, ctx)
     if not text:
         return ToolOutput(ok=True, text="(empty file)\n")
@@ -157,16 +162,8 @@ TOOL = Tool(
         "Read a text file with line numbers. "
         "For large files pass offset (1-based line) and limit (default 2000)."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "path": {"type": "string"},
-            "offset": {"type": "integer"},
-            "limit": {"type": "integer"},
-        },
-        "required": ["path"],
-    },
-    run=_run,
+    parameters=schema(ReadArgs),
+    run=takes(ReadArgs, _run),
     kind="read",
     summary=_summary,
     title=_title,

@@ -13,11 +13,12 @@ race-free path as write and edit (rift/fs/safe_fs.py).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rift.errors import ToolError
 from rift.fs import safe_fs
 from rift.fs.paths import MEMORY_FILE, contained_file
+from rift.tools.arguments import Args, schema, takes
 from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text
 from rift.tools.write import snapshot
 
@@ -25,10 +26,7 @@ ENTRY_CAP = 500
 FILE_CAP = 16_384
 
 
-def _fact(args: dict[str, Any]) -> str:
-    value = args.get("fact", args.get("text"))  # "text" is what the issue called it
-    if not isinstance(value, str):
-        raise ToolError("missing required string parameter 'fact'")
+def _fact(value: str) -> str:
     fact = " ".join(value.split())
     if not fact:
         raise ToolError("parameter 'fact' is empty")
@@ -40,8 +38,14 @@ def _fact(args: dict[str, Any]) -> str:
     return fact
 
 
-async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    fact = _fact(args)
+class RememberArgs(Args, frozen=True, kw_only=True):
+    fact: str
+    aliases: ClassVar[dict[str, str]] = {"text": "fact"}
+    """"text" is what the issue called it."""
+
+
+async def _run(args: RememberArgs, ctx: ToolContext) -> ToolOutput:
+    fact = _fact(args.fact)
     path = ctx.cwd / MEMORY_FILE
     if (path.exists() or path.is_symlink()) and contained_file(path, ctx.cwd) is None:
         # A repository's `memory.md -> ~/notes` must not be read (an oracle) or copied in.
@@ -89,12 +93,8 @@ TOOL = Tool(
         "Save one short, durable fact about this project (build command, convention) "
         "for future sessions."
     ),
-    parameters={
-        "type": "object",
-        "properties": {"fact": {"type": "string"}},
-        "required": ["fact"],
-    },
-    run=_run,
+    parameters=schema(RememberArgs),
+    run=takes(RememberArgs, _run),
     kind="other",
     summary=_summary,
     title=_title,

@@ -19,11 +19,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+from msgspec import Struct
+
 from rift.errors import ToolError
 from rift.fs.paths import atomic_write
-from rift.record import record
 from rift.tools import _outline
-from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text, optional_int, optional_str
+from rift.tools.arguments import Args, schema, takes
+from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text
 from rift.tools.grep import walk_files
 
 DEFAULT_FILES = 20
@@ -48,8 +50,7 @@ _WORD = r"[A-Za-z_][A-Za-z0-9_]*"
 _INDEX_STEMS = frozenset({"__init__", "index", "mod", "lib", "main"})
 
 
-@record
-class FileInfo:
+class FileInfo(Struct, frozen=True):
     rel: str
     mtime_ns: int
     size: int
@@ -188,9 +189,14 @@ def _section(info: FileInfo) -> str:
     return f"=== {info.rel} ===\n{body}\n"
 
 
-async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    raw = optional_str(args, "path", ".")
-    wanted = optional_int(args, "max_files", DEFAULT_FILES) or DEFAULT_FILES
+class RepoMapArgs(Args, frozen=True, kw_only=True):
+    path: str = "."
+    max_files: int = DEFAULT_FILES
+
+
+async def _run(args: RepoMapArgs, ctx: ToolContext) -> ToolOutput:
+    raw = args.path
+    wanted = args.max_files or DEFAULT_FILES
     wanted = max(1, min(wanted, MAX_FILES))
     root = ctx.resolve(raw).resolve()
     denied = ctx.gate.check_read(root)
@@ -238,11 +244,8 @@ TOOL = Tool(
         "Map a repository: its most imported source files with their classes and functions. "
         f"max_files defaults to {DEFAULT_FILES} (at most {MAX_FILES})."
     ),
-    parameters={
-        "type": "object",
-        "properties": {"path": {"type": "string"}, "max_files": {"type": "integer"}},
-    },
-    run=_run,
+    parameters=schema(RepoMapArgs),
+    run=takes(RepoMapArgs, _run),
     kind="read",
     summary=_summary,
     title=_title,

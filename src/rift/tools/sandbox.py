@@ -55,14 +55,14 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from rift.record import field, record, replace
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 SANDBOXES = ("bwrap",)
 PROBE_TIMEOUT_S = 10.0
 
 
-@record
-class Bubblewrap:
+class Bubblewrap(Struct, frozen=True):
     """bwrap with the project writable and everything else read-only."""
 
     executable: str

@@ -14,7 +14,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from rift.record import field, record, replace
+from msgspec import Struct, field
+from msgspec.structs import replace
+
 from rift.tools.delegation import ChildTask
 
 if TYPE_CHECKING:
@@ -77,8 +79,7 @@ class Skill(Protocol):
     def body(self) -> str: ...
 
 
-@record
-class EditRules:
+class EditRules(Struct, frozen=True):
     """How strictly write and edit hold the model, chosen by its profile when the model is
     bound (core/loop/profile.py): tools never ask what kind of model they serve."""
 
@@ -90,8 +91,7 @@ class EditRules:
     (the whole-file format's limit; 20 is tools/guard.py's TINY_FILE_LINES)."""
 
 
-@record(frozen=False, slots=False)
-class ToolServices:
+class ToolServices(Struct, dict=True):
     """What the session lends its tools; every field is optional."""
 
     tasks: BackgroundTasks | None = None

@@ -5,11 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from rift.errors import ToolError
-from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text, require_str
+from rift.tools.arguments import Args, schema, takes
+from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text
 
 
-async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-    name = require_str(args, "name").strip()
+class SkillArgs(Args, frozen=True, kw_only=True):
+    name: str
+
+
+async def _run(args: SkillArgs, ctx: ToolContext) -> ToolOutput:
+    name = args.name.strip()
     skills = ctx.services.skills
     skill = skills.get(name)
     if skill is None:
@@ -29,12 +34,8 @@ def _title(args: dict[str, Any]) -> str:
 TOOL = Tool(
     name="skill",
     description="Load a skill's full instructions by name.",
-    parameters={
-        "type": "object",
-        "properties": {"name": {"type": "string"}},
-        "required": ["name"],
-    },
-    run=_run,
+    parameters=schema(SkillArgs),
+    run=takes(SkillArgs, _run),
     kind="other",
     summary=_summary,
     title=_title,

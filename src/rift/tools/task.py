@@ -10,25 +10,33 @@ from __future__ import annotations
 from typing import Any
 
 from rift.errors import ToolError
-from rift.tools.base import Tool, ToolContext, ToolOutput, optional_bool, optional_int
+from rift.tools.arguments import Args, schema, takes
+from rift.tools.base import Tool, ToolContext, ToolOutput
 
 
-async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+class TaskArgs(Args, frozen=True, kw_only=True):
+    id: int | None = None
+    input: str | None = None
+    close_stdin: bool = False
+    kill: bool = False
+
+
+async def _run(args: TaskArgs, ctx: ToolContext) -> ToolOutput:
     tasks = ctx.services.tasks
     if tasks is None:
         raise ToolError("background tasks are not available here")
-    task_id = optional_int(args, "id")
+    task_id = args.id
     if task_id is None:
         return ToolOutput(True, tasks.describe())
-    if optional_bool(args, "kill"):
+    if args.kill:
         return ToolOutput(True, await tasks.kill(task_id))
-    line = args.get("input")
-    if isinstance(line, str):
+    line = args.input
+    if line is not None:
         refusal = await ctx.gate.authorize_bash(line) if line.strip() else None
         if refusal is not None:
             return ToolOutput(False, f"input to task #{task_id} not sent: {refusal}")
         return ToolOutput(True, await tasks.send_input(task_id, line))
-    if optional_bool(args, "close_stdin"):
+    if args.close_stdin:
         return ToolOutput(True, tasks.close_stdin(task_id))
     return ToolOutput(True, tasks.read(task_id))
 
@@ -59,16 +67,8 @@ TOOL = Tool(
         "Manage background tasks. No id lists them; an id shows status and output; "
         "input sends a line to its stdin; close_stdin sends EOF; kill stops it."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "id": {"type": "integer"},
-            "input": {"type": "string"},
-            "close_stdin": {"type": "boolean"},
-            "kill": {"type": "boolean"},
-        },
-    },
-    run=_run,
+    parameters=schema(TaskArgs),
+    run=takes(TaskArgs, _run),
     kind="other",
     summary=_summary,
     title=_title,

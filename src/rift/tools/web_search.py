@@ -15,7 +15,8 @@ from typing import Any
 
 from rift.errors import ToolError
 from rift.net.hosts import literal_address, parse_url
-from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text, require_str
+from rift.tools.arguments import Args, schema, takes
+from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text
 from rift.tools.fetch import first_private, pinned, resolve
 
 MAX_RESULTS = 8
@@ -83,11 +84,15 @@ async def _get(client: Any, url: str, addresses: list[str], params: dict[str, st
     raise ToolError(f"web search failed: cannot resolve {url}")
 
 
-async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+class WebSearchArgs(Args, frozen=True, kw_only=True):
+    query: str
+
+
+async def _run(args: WebSearchArgs, ctx: ToolContext) -> ToolOutput:
     from rift import __version__
     from rift.net._httpx import httpx
 
-    query = require_str(args, "query").strip()
+    query = args.query.strip()
     if not query:
         raise ToolError("parameter 'query' is empty")
     config = ctx.services.settings
@@ -128,12 +133,8 @@ def _title(args: dict[str, Any]) -> str:
 TOOL = Tool(
     name="web_search",
     description="Search the web; returns titles, URLs and snippets. Use fetch to read a result.",
-    parameters={
-        "type": "object",
-        "properties": {"query": {"type": "string"}},
-        "required": ["query"],
-    },
-    run=_run,
+    parameters=schema(WebSearchArgs),
+    run=takes(WebSearchArgs, _run),
     kind="fetch",
     summary=_summary,
     title=_title,

@@ -19,6 +19,7 @@ from typing import Any
 from rift.errors import ToolError
 from rift.fs import safe_fs
 from rift.tools import guard, leftovers, protected
+from rift.tools.arguments import Args, schema, takes
 from rift.tools.base import (
     AppliedEdit,
     Tool,
@@ -27,7 +28,6 @@ from rift.tools.base import (
     WriteVerdict,
     arg_text,
     is_binary,
-    require_str,
 )
 from rift.tools.encoding_keep import kept_bytes
 from rift.tools.hooks import run_post_edit_hooks
@@ -142,10 +142,15 @@ def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: st
     return None if error is None else guard.syntax_refusal("write", raw, path, error)
 
 
-async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+class WriteArgs(Args, frozen=True, kw_only=True):
+    path: str
+    content: str
+
+
+async def _run(args: WriteArgs, ctx: ToolContext) -> ToolOutput:
     small = ctx.services.edit_rules.strict  # its `repo/x.py` means x.py (guard.py)
-    raw, note = guard.project_relative(ctx.cwd, require_str(args, "path"), overwrite=not small)
-    content = require_str(args, "content")
+    raw, note = guard.project_relative(ctx.cwd, args.path, overwrite=not small)
+    content = args.content
     path = safe_fs.resolve(ctx.resolve(raw))
     protected.require_changeable(
         "write", raw, ctx.cwd, path, ctx.services.task_words, ctx.services.locked_tests
@@ -189,12 +194,8 @@ def _title(args: dict[str, Any]) -> str:
 TOOL = Tool(
     name="write",
     description="Create or overwrite a file with the given content. Prefer edit for small changes.",
-    parameters={
-        "type": "object",
-        "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
-        "required": ["path", "content"],
-    },
-    run=_run,
+    parameters=schema(WriteArgs),
+    run=takes(WriteArgs, _run),
     kind="edit",
     summary=_summary,
     title=_title,

@@ -14,8 +14,9 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from msgspec import Struct
+
 from rift.events import Warning
-from rift.record import record
 
 if TYPE_CHECKING:
     from rift.core.conversation.owner import Submitted, WhenBusy
@@ -61,8 +62,7 @@ Run = Callable[[Owner, str], bool]
 """A command's behaviour: the owner and the argument text → accepted."""
 
 
-@record
-class Command:
+class Command(Struct, frozen=True):
     """One slash command: how every face describes it, and the function that runs it."""
 
     name: str

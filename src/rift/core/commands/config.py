@@ -9,10 +9,11 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from msgspec.structs import replace
+
 from rift.core.commands.base import Owner
 from rift.core.permissions.gate import MODES
 from rift.events import ApprovalChanged, Info, Warning
-from rift.record import replace
 
 if TYPE_CHECKING:
     from rift.config.load import Config

@@ -7,10 +7,11 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Literal
 
+from msgspec.structs import replace
+
 from rift.core.commands.base import Owner
 from rift.core.conversation.refusal import Refusal
 from rift.events import Info, Warning
-from rift.record import replace
 
 if TYPE_CHECKING:
     from rift.config.load import Config

@@ -17,10 +17,11 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
+from msgspec import Struct
+
 from rift.core.sessions.store import COMPACTED_PREFIX, turn_starts
 from rift.errors import RiftError
 from rift.models.base import ChatRequest, Message, Provider, reply_text
-from rift.record import record
 from rift.text.hygiene import scrub
 from rift.text.patterns import lazy
 
@@ -320,8 +321,7 @@ async def summarize(
 # ------------------------------------------------------------------ enforcing
 
 
-@record(frozen=False, slots=False)
-class CompactionCounts:
+class CompactionCounts(Struct, dict=True):
     """What one `enforce_budget` call did, for traces and /stats."""
 
     prunes: int = 0

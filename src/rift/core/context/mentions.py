@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from msgspec import Struct
+
 from rift.models.attachments import IMAGE_TYPES, AttachmentError, image_data_url
-from rift.record import record
 from rift.text.patterns import lazy
 from rift.tools import _outline
 
@@ -26,8 +27,7 @@ OUTLINE_CAP_CHARS = 12_000
 _MENTION = lazy(r"(?:(?<=\s)|^)@([^\s@]+)")
 
 
-@record
-class Expanded:
+class Expanded(Struct, frozen=True):
     """A prompt with its mentions attached, plus one line per mention that failed."""
 
     text: str

@@ -29,13 +29,15 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from msgspec import Struct
+from msgspec.structs import replace
+
 from rift.core.conversation.prepare import Prepared, prepare, task_note
 from rift.core.conversation.refusal import Refusal
 from rift.core.conversation.upkeep import cancelled_before_start, discard_if_empty, save
 from rift.core.sessions.store import INTERRUPT_NOTE
 from rift.errors import RiftError
 from rift.events import Done, Info, TaskFinished, Warning
-from rift.record import record, replace
 
 if TYPE_CHECKING:
     from rift.config.load import Config
@@ -51,8 +53,7 @@ T = TypeVar("T")
 Ending = Literal["answered", "stopped", "wrapped", "cancelled", "error", "refused"]
 
 
-@record
-class TurnResult:
+class TurnResult(Struct, frozen=True):
     """How a submitted prompt's turn ended: its `done` (None when it never ran) and the
     ending a face reports ("wrapped": the turn used its whole iteration budget)."""
 
@@ -60,8 +61,7 @@ class TurnResult:
     ending: Ending
 
 
-@record
-class Submitted:
+class Submitted(Struct, frozen=True):
     """What `submit` did with a prompt: "started" it, "queued" it behind the running work
     (it starts when that ends), or "refused" it (`refusal` says why; falsy). `result`
     resolves when the prompt's own turn has ended (at once for a refusal)."""
@@ -77,8 +77,7 @@ class Submitted:
         return self.status != "refused"
 
 
-@record
-class ConversationState:
+class ConversationState(Struct, frozen=True):
     """A snapshot of what a face shows about the conversation (`Conversation.state`)."""
 
     model: str

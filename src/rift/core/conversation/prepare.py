@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from msgspec import Struct
+
 from rift.core.conversation.refusal import Refusal
 from rift.events import Info, TaskFinished, Warning
-from rift.record import record
 from rift.text.slash import parse_command
 
 if TYPE_CHECKING:
     from rift.core.conversation.runtime import Agent
 
 
-@record
-class Prepared:
+class Prepared(Struct, frozen=True):
     """A prompt ready for the model: `text` as sent, `words` as the person typed them."""
 
     text: str

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from rift.record import record
+from msgspec import Struct
 
 
-@record
-class Refusal:
+class Refusal(Struct, frozen=True):
     """Why the owner did not start what a face asked for; falsy, so `if not submit(...)`
     still reads right. `code` is the warning's code ("busy", "unknown_skill", "empty",
     "withdrawn": taken back from the queue,

@@ -14,8 +14,9 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from msgspec.structs import replace
+
 from rift.events import Info, Warning
-from rift.record import replace
 
 if TYPE_CHECKING:
     from rift.core.conversation.runtime import Agent

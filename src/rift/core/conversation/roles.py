@@ -14,9 +14,10 @@ import asyncio
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
+from msgspec.structs import replace
+
 from rift.errors import ModelError
 from rift.events import Info, Warning
-from rift.record import replace
 
 if TYPE_CHECKING:
     from rift.core.conversation.runtime import Agent

@@ -14,6 +14,8 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from msgspec import Struct, field
+
 from rift.config.load import Config, persist_allow_rule
 from rift.core.context.budget import CompactionCounts, TokenMeter, enforce_budget
 from rift.core.context.instructions import load_project_instructions
@@ -45,7 +47,6 @@ from rift.lsp.client import LspService
 from rift.models.base import Message, Provider
 from rift.models.registry import Preflight, Route, connect, list_all_models, with_thinking
 from rift.models.thinking import describe as describe_thinking
-from rift.record import field, record
 from rift.text.hygiene import scrub
 from rift.tools import builtin_tools, tool
 from rift.tools.base import Tool, ToolContext
@@ -59,8 +60,7 @@ log = logging.getLogger("rift.agent")
 SMALL_TOOLSET = ("read", "write", "edit", "bash", "ls", "grep")
 
 
-@record(frozen=False, slots=False)
-class ModelBinding:
+class ModelBinding(Struct, dict=True):
     """The model in use: where it lives, what it can do, and the budget rift adopted."""
 
     route: Route
@@ -91,8 +91,7 @@ def _listen(provider: Provider, emit: Callable[[Event], None]) -> None:
         listen(emit)
 
 
-@record
-class TurnEnd:
+class TurnEnd(Struct, frozen=True):
     """One turn's model loop has ended: its `done` (not yet emitted) and what traces it."""
 
     done: Done
@@ -101,8 +100,7 @@ class TurnEnd:
     prompt: str
 
 
-@record(frozen=False, slots=False)
-class Agent:
+class Agent(Struct, dict=True):
     """One conversation's model, tools and rules; driven only by its owner."""
 
     config: Config
@@ -111,17 +109,11 @@ class Agent:
     messages: list[Message] = field(default_factory=list)
     attached: bool = True
     approval: Approval = field(default_factory=Approval)
-    broker: InteractionBroker = field(init=False)
     journal: UndoJournal = field(default_factory=UndoJournal)
     meter: TokenMeter = field(default_factory=TokenMeter)
     tools: dict[str, Tool] = field(default_factory=dict)
-    ctx: ToolContext = field(init=False)
     skills: dict[str, Skill] = field(default_factory=dict)
     last_stats: TurnStats = field(default_factory=TurnStats)
-    tasks: TaskRegistry = field(init=False)
-    subagents: SubagentRunner = field(init=False)
-    lsp: LspService = field(init=False)
-    """Language servers for diagnostics after edits (lent to the tools as `diagnostics`)."""
     extensions: Extensions | None = None
     """Plugins, personas, project hooks and MCP servers (extend/loader.py), set at startup."""
     slot: int = 0
@@ -131,8 +123,9 @@ class Agent:
     _session_store: SessionStore | None = None
 
     def __post_init__(self) -> None:
+        # broker, ctx, tasks, subagents and lsp are set here, not fields: built from the rest
         _listen(self.binding.provider, self.emit)
-        self.broker = InteractionBroker(self.emit, attached=self.attached)
+        self.broker: InteractionBroker = InteractionBroker(self.emit, attached=self.attached)
         rules = Rules.from_config(
             self.config.permissions, cwd=self.config.cwd, home=self.config.paths.home
         )
@@ -143,15 +136,15 @@ class Agent:
             self.config.cwd,
             persist_rule=self._persist_allow_rule,
         )
-        self.ctx = ToolContext(
+        self.ctx: ToolContext = ToolContext(
             cwd=self.config.cwd,
             gate=gate,
             journal=self.journal,
             bash_wrapper=self.config.permissions.bash_wrapper,
             post_edit_hooks=self.config.post_edit_hooks,
         )
-        self.tasks = TaskRegistry(self.emit)
-        self.subagents = SubagentRunner(
+        self.tasks: TaskRegistry = TaskRegistry(self.emit)
+        self.subagents: SubagentRunner = SubagentRunner(
             config=self.config,
             parent_setup=self.turn_setup,
             bind=lambda name: bind_model(name, self.config),
@@ -166,7 +159,9 @@ class Agent:
             self.subagents,
         )
         services.asker, services.settings = self.broker, self.config
-        self.lsp = LspService(self.config.lsp, self.config.cwd)  # servers start on first edit
+        # language servers for diagnostics after edits (lent to the tools as `diagnostics`);
+        # they start on the first edit
+        self.lsp: LspService = LspService(self.config.lsp, self.config.cwd)
         services.diagnostics = self.lsp
         if not self.tools:
             self._offer_tools()

@@ -15,6 +15,9 @@ from pathlib import Path
 from socket import SOCK_STREAM
 from urllib.parse import urlsplit
 
+from msgspec import Struct, field
+from msgspec.structs import replace
+
 from rift.config.load import Config
 from rift.core.conversation.confine import confine_agent, readable_paths
 from rift.core.conversation.owner import Conversation
@@ -27,14 +30,12 @@ from rift.extend.loader import Extensions
 from rift.extend.skills import discover_skills
 from rift.models.ollama_window import check_ollama_v1
 from rift.models.registry import EMBEDDED, only_model, resolve, served_models
-from rift.record import field, record, replace
 
 REFUSAL_PROBE_S = 1.0
 """How long the default host's port may take to accept or refuse before the usual connect."""
 
 
-@record
-class StartOptions:
+class StartOptions(Struct, frozen=True):
     """How the front end wants the session opened."""
 
     attached: bool = True
@@ -47,16 +48,13 @@ class StartOptions:
     """The server slot the conversation pins (llama.cpp's `id_slot`; see `Agent.slot`)."""
 
 
-@record(frozen=False, slots=False)
-class Started:
+class Started(Struct, dict=True):
     """What a front end gets: the conversation to drive, and what to show first."""
 
     agent: Agent
     session_path: Path
     resumed: bool
     notices: list[Event] = field(default_factory=list)
-    conversation: Conversation = field(init=False)
-    """The owner front ends call; they never reach into `agent`'s state."""
 
     def __post_init__(self) -> None:
         notes: tuple[str, ...] = ()

@@ -18,9 +18,10 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+from msgspec import Struct, field
+
 from rift.errors import ToolError
 from rift.events import Event, TaskFinished, TaskStarted
-from rift.record import field, record
 from rift.tools._proc import (
     kill_every_command,
     kill_tree,
@@ -38,8 +39,7 @@ PREVIEW_BYTES = 1000
 READ_CAP = 20_000
 
 
-@record(frozen=False, slots=False)
-class _Task:
+class _Task(Struct, dict=True):
     id: int
     label: str
     kind: str  # "shell" | "agent"

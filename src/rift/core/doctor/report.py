@@ -21,6 +21,9 @@ import os
 import time
 from typing import Literal
 
+from msgspec import Struct, field
+from msgspec.structs import replace
+
 from rift.config.load import Config
 from rift.core.doctor.speculation import speculation_advice
 from rift.core.loop import hardening
@@ -37,7 +40,6 @@ from rift.models.base import (
 )
 from rift.models.http import Client, make_client
 from rift.models.server_info import LlamaProps
-from rift.record import field, record, replace
 from rift.text.hygiene import terminal_safe, without_credentials
 
 Status = Literal["ok", "warn", "fail", "info"]
@@ -66,8 +68,7 @@ OLLAMA_OPENAI_DEFAULT_CTX = 4096
 """Ollama's default window (OLLAMA_CONTEXT_LENGTH unset), all its OpenAI endpoint serves."""
 
 
-@record
-class Check:
+class Check(Struct, frozen=True):
     """One line of the report."""
 
     name: str
@@ -77,8 +78,7 @@ class Check:
     """What to change, when something should change."""
 
 
-@record(frozen=False)
-class Report:
+class Report(Struct):
     """Every check in order; `failed` is the exit status's source."""
 
     target: str
@@ -112,8 +112,7 @@ class Report:
         return terminal_safe(without_credentials("\n".join(lines)))
 
 
-@record
-class _Server:
+class _Server(Struct, frozen=True):
     """What the first questions established about the server."""
 
     kind: str

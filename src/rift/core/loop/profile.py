@@ -16,7 +16,7 @@ and which files are small enough to ask for whole.
 
 from __future__ import annotations
 
-from rift.record import record
+from msgspec import Struct
 
 SMALL_WHOLE_FILE_LINES = 150
 """Exercism stubs are 2-60 lines, and a solved exercise up to ~120: whole below this."""
@@ -24,8 +24,7 @@ SMALL_CHECK_ROUNDS = 3
 LARGE_CHECK_ROUNDS = 2
 
 
-@record
-class LoopProfile:
+class LoopProfile(Struct, frozen=True):
     """The loop's choices for one bound model."""
 
     small: bool = False

@@ -21,6 +21,9 @@ from collections import Counter
 from collections.abc import Callable, Collection
 from typing import Any
 
+from msgspec import Struct, field
+from msgspec.structs import replace
+
 from rift.core.loop import hardening
 from rift.core.loop.textcalls import ContentGate, Kind
 from rift.errors import StreamError
@@ -38,7 +41,6 @@ from rift.models.base import (
     ToolCallDict,
     Usage,
 )
-from rift.record import field, record, replace
 from rift.text.hygiene import scrub, scrub_json
 
 REPLY_WINDOWS = 2
@@ -55,8 +57,7 @@ class _Repeating(Exception):
     """The reply's content or thinking started repeating itself (models/repetition.py)."""
 
 
-@record(frozen=False, slots=False)
-class Reply:
+class Reply(Struct, dict=True):
     """What the model said in one call."""
 
     content: str = ""
@@ -68,8 +69,7 @@ class Reply:
     provider_data: Any = None
 
 
-@record(frozen=False, slots=False)
-class _Collector:
+class _Collector(Struct, dict=True):
     emit: Callable[[Event], None]
     max_tokens: int
     gate: ContentGate

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from msgspec import Struct, field
+
 from rift.core.context.budget import TokenMeter
 from rift.core.loop.profile import LoopProfile
 from rift.models.base import Provider, Reasoning
-from rift.record import field, record
 from rift.tools.base import Tool, ToolContext
 
 
-@record(frozen=False, slots=False)
-class TurnSetup:
+class TurnSetup(Struct, dict=True):
     """What a turn runs on; the agent rebuilds it when the model or tools change."""
 
     provider: Provider

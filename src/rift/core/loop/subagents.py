@@ -15,6 +15,9 @@ import itertools
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, Protocol
 
+from msgspec import Struct, field
+from msgspec.structs import replace
+
 from rift.config.load import Config
 from rift.core.context.budget import TokenMeter
 from rift.core.context.prompt import SUBAGENT_SUFFIX
@@ -32,7 +35,6 @@ from rift.events import (
 )
 from rift.fs.checkpoints import UndoJournal
 from rift.models.base import Message
-from rift.record import field, record, replace
 from rift.tools.base import PlanState, Tool, ToolContext
 from rift.tools.delegation import MAX_TASKS, ChildTask, Persona, parse_tasks
 
@@ -49,8 +51,7 @@ class AgentTasks(Protocol):
         ...
 
 
-@record(frozen=False, slots=False)
-class SubagentRunner:
+class SubagentRunner(Struct, dict=True):
     """Spawns children on behalf of one root agent; installed as ctx.services.subagents."""
 
     config: Config

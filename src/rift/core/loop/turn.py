@@ -20,6 +20,8 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 
+from msgspec import Struct, field
+
 from rift.checks.results import CheckResult
 from rift.core.context.budget import (
     enforce_budget,
@@ -59,7 +61,6 @@ from rift.events import (
 from rift.models import repetition
 from rift.models.base import PREREAD_ID, ChatRequest, Message, ToolCall, Usage
 from rift.pool.busy import retry_busy
-from rift.record import field, record
 from rift.text.hygiene import scrub
 from rift.tools import canonical_name
 from rift.tools.base import ToolOutput
@@ -92,8 +93,7 @@ def _own(call: ToolCall) -> bool:
     return (call.id or "").startswith(("rift_", PREREAD_ID))
 
 
-@record(frozen=False)
-class _Tally:
+class _Tally(Struct):
     """What the turn counts for its stats, and where it started."""
 
     prompt: Message | None = None

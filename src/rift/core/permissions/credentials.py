@@ -21,8 +21,9 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from msgspec import Struct
+
 from rift.fs.paths import HOME_STORES
-from rift.record import record
 from rift.text.patterns import lazy
 
 DEFAULT_OWN_DIRS = (".config/rift", ".local/share/rift")
@@ -37,8 +38,7 @@ def default_roots(home: Path, own_dirs: Sequence[Path] = ()) -> tuple[Path, ...]
     return (*(home / s for s in HOME_STORES), *own)
 
 
-@record
-class CredentialGuard:
+class CredentialGuard(Struct, frozen=True):
     """Canonical guarded roots, and whether `.env*` outside the project is guarded too."""
 
     roots: tuple[str, ...]

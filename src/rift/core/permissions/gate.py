@@ -39,6 +39,8 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from msgspec import Struct, field
+
 from rift.core.permissions import roots as _roots
 from rift.core.permissions.choices import ask_options
 from rift.core.permissions.interaction import InteractionBroker
@@ -53,7 +55,6 @@ from rift.core.permissions.rules import (
     Rules,
     Verdict,
 )
-from rift.record import field, record
 from rift.tools.base import WriteVerdict
 
 ASK_DIFF_LINES = 40
@@ -63,8 +64,7 @@ MODES = ("ask", "accept-edits", "plan", "auto")
 """Approval modes, shared by every front end (ACP session modes, serve, the TUI)."""
 
 
-@record(frozen=False, slots=False)
-class Approval:
+class Approval(Struct, dict=True):
     """The approval mode shared by the root agent, its sub-agents and every front end.
 
     `enabled` is the serve protocol's single flag (`set_approval`): on is "ask",
@@ -94,8 +94,7 @@ DENY_WITH_REASON = "deny: "
 """An ask answered `deny: <why>` refuses and hands the person's reason to the model."""
 
 
-@record(frozen=False, slots=False)
-class PermissionGate(NetworkChecks):
+class PermissionGate(Struct, NetworkChecks, dict=True):
     """Implements `rift.tools.base.Gate` on top of the rule engine and the broker."""
 
     rules: Rules

@@ -22,16 +22,16 @@ import asyncio
 import itertools
 from collections.abc import Callable
 
+from msgspec import Struct
+
 from rift.core.permissions.choices import ask_options
 from rift.events import Ask, AskOption, EditReview, EditReviewClosed, Event
-from rift.record import record
 from rift.text.hygiene import visible
 
 __all__ = ["InteractionBroker", "ReviewDecision", "visible"]
 
 
-@record
-class ReviewDecision:
+class ReviewDecision(Struct, frozen=True):
     """A reviewer's verdict on a proposed write."""
 
     apply: bool
@@ -39,8 +39,7 @@ class ReviewDecision:
     """The accepted-hunk text; None means the proposal verbatim."""
 
 
-@record(frozen=False)
-class _Pending:
+class _Pending(Struct):
     kind: str  # "ask" | "review"
     future: asyncio.Future[object]
 

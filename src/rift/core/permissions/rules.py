@@ -35,11 +35,12 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from msgspec import Struct
+
 from rift.config.globs import glob_regex
 from rift.config.rule_syntax import TOOL_FAMILIES, Rule, parse_rule, parse_rules
 from rift.core.permissions.credentials import CredentialGuard, default_roots
 from rift.core.permissions.rule_paths import path_candidates, path_patterns
-from rift.record import record
 
 if TYPE_CHECKING:
     from rift.config.records import PermissionsConfig
@@ -48,8 +49,7 @@ VerdictKind = Literal["deny", "ask", "allow", "none"]
 RuleList = Literal["allow", "ask", "deny"]
 
 
-@record
-class Verdict:
+class Verdict(Struct, frozen=True):
     """What the rules say about one tool use; `rule` is the text that decided it."""
 
     kind: VerdictKind

@@ -14,15 +14,15 @@ import os
 from pathlib import Path
 from typing import Any, cast
 
+from msgspec import Struct
+
 from rift.models.base import FunctionCall, Message, ToolCallDict
-from rift.record import record
 from rift.text.hygiene import scrub
 
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
 
 
-@record(frozen=False, slots=False)
-class LoadedSession:
+class LoadedSession(Struct, dict=True):
     """A resumed conversation plus what to tell the person about it."""
 
     messages: list[Message]

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from msgspec import Struct
+
 from rift.core.permissions.hunks import changed_lines, diff_region, preview_diff
 from rift.core.sessions.store import prompt_text
 from rift.events import (
@@ -32,14 +34,12 @@ from rift.events import (
     ToolStart,
 )
 from rift.models.base import Message
-from rift.record import record
 from rift.text.patterns import lazy
 
 _PLAN_LINE = lazy(r"^\[( |x)\] \d+\. (.*)$")
 
 
-@record
-class Prompt:
+class Prompt(Struct, frozen=True):
     """A person's prompt that started a replayed turn (not a protocol event)."""
 
     text: str

@@ -26,10 +26,10 @@ from acp.schema import (
     TextContentBlock,
     TextResourceContents,
 )
+from msgspec import Struct
 
 from rift.config.load import McpServerConfig
 from rift.events import AskOption
-from rift.record import record
 
 # ------------------------------------------------------------------ modes
 
@@ -108,8 +108,7 @@ def uri_to_display(uri: str, cwd: Path) -> str:
         return str(path)
 
 
-@record
-class PromptParts:
+class PromptParts(Struct, frozen=True):
     """A prompt as rift sends it: the message text and its images (data URLs)."""
 
     text: str
@@ -172,8 +171,7 @@ def _join_inline(parts: list[str]) -> str:
 # ------------------------------------------------------------ permissions
 
 
-@record
-class PermissionChoices:
+class PermissionChoices(Struct, frozen=True):
     """The options offered for one ask, and the broker answer each one stands for."""
 
     options: list[PermissionOption]

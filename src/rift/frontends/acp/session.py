@@ -35,6 +35,7 @@ from acp.schema import (
     StopReason,
     ToolCallUpdate,
 )
+from msgspec import Struct, field
 
 from rift.config.load import Config, McpServerConfig
 from rift.core import (
@@ -71,7 +72,6 @@ from rift.frontends.acp.mapping import (
 from rift.frontends.acp.swarm import SwarmUpdates
 from rift.frontends.acp.updates import Outgoing, PermissionItem, Translator
 from rift.models.attachments import Attachments
-from rift.record import field, record
 
 log = logging.getLogger("rift.acp")
 
@@ -91,8 +91,7 @@ def request_error(code: int, message: str) -> RequestError:
     return RequestError(code, message)
 
 
-@record(frozen=False, slots=False)
-class AcpSession:
+class AcpSession(Struct, dict=True):
     """Everything one `sessionId` owns."""
 
     client: Client

@@ -27,6 +27,7 @@ from acp import (
     update_tool_call,
 )
 from acp.schema import PlanEntryStatus, ToolCallLocation
+from msgspec import Struct, field
 
 from rift.events import (
     Event,
@@ -37,7 +38,6 @@ from rift.events import (
     SwarmResult,
     SwarmStarted,
 )
-from rift.record import field, record
 
 Changes = Callable[[str], list[tuple[Path, str | None, str | None]]]
 """A candidate's name → (path, text before, text after) per file its patch changes."""
@@ -46,8 +46,7 @@ SHOWN_LINES = 40
 SWARM_EVENTS = (SwarmStarted, SubagentStarted, SubagentActivity, SubagentFinished, SwarmResult)
 
 
-@record(frozen=False, slots=False)
-class _Candidate:
+class _Candidate(Struct, dict=True):
     name: str
     call_id: str
     status: PlanEntryStatus = "pending"
@@ -57,8 +56,7 @@ class _Candidate:
     """Its tool call was started and not yet closed."""
 
 
-@record(frozen=False, slots=False)
-class SwarmUpdates:
+class SwarmUpdates(Struct, dict=True):
     """One session's swarm races; see the module docstring."""
 
     changes: Changes | None = None

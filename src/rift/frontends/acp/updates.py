@@ -36,6 +36,7 @@ from acp import (
     update_tool_call,
 )
 from acp.schema import PlanEntry, ToolCallLocation, ToolCallStatus, ToolKind, UsageUpdate
+from msgspec import Struct, field
 
 from rift.core import describe_call
 from rift.events import (
@@ -54,7 +55,6 @@ from rift.events import (
     Warning,
 )
 from rift.frontends.acp.swarm import SWARM_EVENTS, SwarmUpdates
-from rift.record import field, record
 
 log = logging.getLogger("rift.acp")
 
@@ -63,8 +63,7 @@ TITLE_CHARS = 120
 RESULT_CHARS = 8000
 
 
-@record(frozen=False, slots=False)
-class ToolCallState:
+class ToolCallState(Struct, dict=True):
     """One open tool call as the editor knows it."""
 
     id: str
@@ -81,8 +80,7 @@ class ToolCallState:
     terminal_id: str | None = None
 
 
-@record
-class PermissionItem:
+class PermissionItem(Struct, frozen=True):
     """An ask to forward as `session/request_permission` (not a notification)."""
 
     ask: Ask
@@ -93,8 +91,7 @@ Outgoing = Any
 """A session update model, or a PermissionItem."""
 
 
-@record(frozen=False, slots=False)
-class Translator:
+class Translator(Struct, dict=True):
     """Per-session event → update state; see the module docstring."""
 
     cwd: Path

@@ -12,6 +12,7 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
+from msgspec import Struct
 from rich.text import Text
 
 from rift.errors import RiftError, ToolError
@@ -25,7 +26,6 @@ from rift.frontends.tui.swarm_commands import merge as _merge
 from rift.frontends.tui.swarm_commands import swarm as _swarm
 from rift.frontends.tui.widgets.activity import color_diff
 from rift.frontends.tui.widgets.composer import CommandHint
-from rift.record import record
 
 if TYPE_CHECKING:
     from rift.core import Command as CoreCommand
@@ -47,8 +47,7 @@ KEYS = (
 )
 
 
-@record
-class Command:
+class Command(Struct, frozen=True):
     """A registry command (`spec`) and the TUI's handler for it."""
 
     run: Handler

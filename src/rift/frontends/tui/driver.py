@@ -21,10 +21,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from msgspec import Struct, field
+from msgspec.structs import replace
+
 from rift.config.load import Config
 from rift.errors import ModelError
 from rift.frontends.tui.swarmboard import SwarmBoard
-from rift.record import field, record, replace
 
 if TYPE_CHECKING:
     from rift.core import Conversation, Started, Submitted, TaskRegistry
@@ -43,8 +45,7 @@ TIMING_FIGURES = (
 """TurnStats' additive figures of where a turn's time went (core/loop/timings.py)."""
 
 
-@record(frozen=False, slots=False)
-class Totals:
+class Totals(Struct, dict=True):
     """Session totals for /stats and /cost, summed from `done` events."""
 
     turns: int = 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rift.record import field, record
+from msgspec import Struct, field
 
 if TYPE_CHECKING:
     from rift.events import (
@@ -26,8 +26,7 @@ if TYPE_CHECKING:
 WAITING, RUNNING, FINISHED, STOPPED = "waiting", "running", "finished", "stopped"
 
 
-@record(frozen=False, slots=False)
-class Entrant:
+class Entrant(Struct, dict=True):
     """One candidate as the board shows it."""
 
     name: str
@@ -52,8 +51,7 @@ class Entrant:
         return "✓" if self.row.outcome == "answered" and tests_ok else "✗"
 
 
-@record(frozen=False, slots=False)
-class SwarmBoard:
+class SwarmBoard(Struct, dict=True):
     """The latest race: its task, candidates in start order, and its verdict."""
 
     task: str = ""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from msgspec import Struct
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -26,7 +27,6 @@ from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from rift.frontends.tui.mentions import complete, token_at
-from rift.record import record
 
 NEWLINE_KEYS = frozenset({"ctrl+j", "alt+enter", "shift+enter", "newline"})
 PALETTE_KEYS = frozenset({"up", "down", "tab", "enter", "escape"})
@@ -34,8 +34,7 @@ PAGE_KEYS = frozenset({"pageup", "pagedown"})
 EMPTY_PAGE_KEYS = frozenset({"home", "end"})
 
 
-@record
-class CommandHint:
+class CommandHint(Struct, frozen=True):
     """What the palette shows for one slash command."""
 
     name: str

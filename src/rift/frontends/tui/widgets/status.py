@@ -11,11 +11,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from msgspec import Struct
+from msgspec.structs import replace
 from rich.text import Text
 from textual.widgets import Static
 
 from rift.frontends.tui.format import gauge
-from rift.record import record, replace
 
 LEVEL_STYLES = {"green": "green", "amber": "yellow", "red": "bold red"}
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -27,8 +28,7 @@ MODE_LABELS = {
 }
 
 
-@record
-class StatusState:
+class StatusState(Struct, frozen=True):
     model: str = "(no model)"
     used: int = 0
     limit: int = 0
