@@ -227,7 +227,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cache_hits: needs {args.binary} (scripts/build_llama_server.sh) and a GGUF")
         return 2
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
-    from rift.testing.fake_server import FakeModelServer
+    sys.path.append(str(Path(__file__).resolve().parent.parent / "tests"))  # tests/fakes/
+    from fakes.fake_server import FakeModelServer
 
     root = Path(tempfile.mkdtemp(prefix="rift-cache-hits-"))
     try:

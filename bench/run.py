@@ -6,7 +6,7 @@ Every figure comes from whole `rift` processes (or, for the two pure
 functions, many in-process calls) repeated after a warm-up; the median is
 printed beside a baseline measured in the same run, because the machines this
 runs on are noisy and only the ratio travels between them. The fake model
-server (`rift.testing.fake_server`) runs in this process, so the moment each
+server (`tests/fakes/fake_server.py`) runs in this process, so the moment each
 model request arrives is read on the same clock that spawned rift.
 
 Peak RSS comes from `os.wait4`: the kernel's ru_maxrss over the rift process
@@ -74,7 +74,10 @@ ADDED_SRC = _ensure_importable()
 
 from rift.core.permissions.hunks import diff_segments  # noqa: E402
 from rift.core.sessions.store import load_session, save_session  # noqa: E402
-from rift.testing.fake_server import FakeModelServer  # noqa: E402
+
+sys.path.append(str(REPO / "tests"))  # the fake model server: tests/fakes/
+
+from fakes.fake_server import FakeModelServer  # noqa: E402
 
 
 def rift_python() -> str:

@@ -27,8 +27,9 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
+sys.path.append(str(REPO / "tests"))  # the fake model server: tests/fakes/
 
-from rift.testing.fake_server import FakeModelServer  # noqa: E402
+from fakes.fake_server import FakeModelServer  # noqa: E402
 
 MODEL = {"name": "fake-model", "capabilities": ["tools", "thinking"], "context_length": 131072}
 

@@ -28,7 +28,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from rift.testing.fake_server import FakeModelServer
+sys.path.append(str(Path(__file__).resolve().parent.parent / "tests"))  # tests/fakes/
+
+from fakes.fake_server import FakeModelServer
 
 BUDGET_MS = 600.0
 

@@ -45,7 +45,7 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture
 def fake_server() -> Iterator[Any]:
     """Factory: fake_server(script_dict) → a started FakeModelServer, stopped after the test."""
-    from rift.testing.fake_server import FakeModelServer
+    from fakes.fake_server import FakeModelServer
 
     servers: list[Any] = []
 

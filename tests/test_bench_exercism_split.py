@@ -129,7 +129,7 @@ def _slice(root: Path, save: Path, url: str, slugs: str, *extra: str) -> str:
 
 @pytest.mark.timeout(240)
 def test_resume_skips_the_pairs_a_slice_finished_and_appends_the_rest(tmp_path: Path) -> None:
-    from rift.testing.fake_server import FakeModelServer
+    from fakes.fake_server import FakeModelServer
 
     root = tmp_path / "exercism-python"
     _exercise(root, "greet", "Say hello to someone.\n", GREET_TEST)

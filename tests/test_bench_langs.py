@@ -121,7 +121,7 @@ def test_lang_de_picks_the_german_prompt_and_unknown_languages_are_refused() -> 
 def test_run_tasks_lang_de_sends_the_german_task_to_the_model(tmp_path: Path) -> None:
     """End to end: run_tasks.py --lang de against the scripted fake server; the task rift
     sends is the German text, and no English prompt reaches the model."""
-    from rift.testing.fake_server import FakeModelServer
+    from fakes.fake_server import FakeModelServer
 
     name = "fix_max"
     german = run_tasks.read_prompt(name, "tiny", "de")

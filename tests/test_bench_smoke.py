@@ -248,7 +248,7 @@ def _exercism_script() -> dict[str, object]:
 
 @pytest.mark.timeout(180)
 def test_exercism_runs_the_aider_method_against_the_fake_server(tmp_path: Path) -> None:
-    from rift.testing.fake_server import FakeModelServer
+    from fakes.fake_server import FakeModelServer
 
     root = tmp_path / "exercism-python"
     root.mkdir()
@@ -312,7 +312,7 @@ def test_exercism_runs_the_aider_method_against_the_fake_server(tmp_path: Path) 
 
 @pytest.mark.timeout(120)
 def test_side_by_side_scores_a_task_tier_against_the_fake_server(tmp_path: Path) -> None:
-    from rift.testing.fake_server import FakeModelServer
+    from fakes.fake_server import FakeModelServer
 
     save = tmp_path / "side.txt"
     with FakeModelServer(run_tasks.fake_script()) as fake:

@@ -284,8 +284,9 @@ def _with_server(
     script: dict[str, Any], tmp_path: Any, run: Any
 ) -> tuple[Any, list[dict[str, Any]]]:
     """Run `run(provider)` against a fake Ollama server; returns (result, chat request bodies)."""
+    from fakes.fake_server import FakeModelServer
+
     from rift.models.ollama import OllamaProvider
-    from rift.testing.fake_server import FakeModelServer
 
     async def go(url: str) -> Any:
         provider = OllamaProvider(url, read_timeout=10)

@@ -13,11 +13,11 @@ from typing import Any, TypeVar
 
 import httpx
 import pytest
+from fakes.fake_server import EXHAUSTED_TEXT, FakeModelServer
 
 from rift.models.base import ChatRequest, ContentDelta, Message, ModelEvent, StreamDone
 from rift.models.ollama import OllamaProvider
 from rift.models.openai import OpenAIProvider
-from rift.testing.fake_server import EXHAUSTED_TEXT, FakeModelServer
 
 pytestmark = pytest.mark.timeout(20)
 T = TypeVar("T")
@@ -158,8 +158,7 @@ def test_subprocess_mode(tmp_path: Path) -> None:
     process = subprocess.Popen(
         [
             sys.executable,
-            "-m",
-            "rift.testing.fake_server",
+            str(Path(__file__).resolve().parent / "fakes" / "fake_server.py"),
             "--script",
             str(script),
             "--log",

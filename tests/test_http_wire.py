@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 import h11
 import pytest
+from fakes.fake_server import FakeModelServer
 
 from rift.errors import ReadIdleTimeout, ServerHTTPError, ServerUnreachable, StreamError
 from rift.models.http import (
@@ -34,7 +35,6 @@ from rift.models.http import (
 )
 from rift.models.transport import Request
 from rift.models.wire import WirePool
-from rift.testing.fake_server import FakeModelServer
 
 pytestmark = pytest.mark.timeout(30)
 T = TypeVar("T")

@@ -62,7 +62,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("rift.checks", "rift.extend", "rift.lsp", "rift.pool"),
     ("rift.models", "rift.tools"),
     (*FOUNDATION, "rift.logs"),
-    ("rift.testing",),
 )
 """docs/architecture.md's layout, top to bottom: a module imports only its own line and the
 lines below it (`rift` itself, the version, lies under all of them)."""

@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
+from fakes.fake_server import FakeModelServer
 
 from rift.errors import ServerHTTPError, StreamError
 from rift.models.anthropic import THINKING_KEY, AnthropicProvider, chat_body
@@ -20,7 +21,6 @@ from rift.models.base import (
     ToolCall,
     Usage,
 )
-from rift.testing.fake_server import FakeModelServer
 
 pytestmark = pytest.mark.timeout(20)
 USER: list[Message] = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]

@@ -9,6 +9,7 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 import pytest
+from fakes.fake_server import FakeModelServer
 
 from rift.errors import ReadIdleTimeout, ServerHTTPError, ServerUnreachable, StreamError
 from rift.models.base import (
@@ -23,7 +24,6 @@ from rift.models.base import (
     Usage,
 )
 from rift.models.openai import OpenAIProvider
-from rift.testing.fake_server import FakeModelServer
 
 pytestmark = pytest.mark.timeout(20)
 T = TypeVar("T")

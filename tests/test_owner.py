@@ -11,11 +11,11 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from fakes.fake_server import FakeModelServer
 
 from rift.config.load import Overrides, load_config
 from rift.core.conversation.startup import StartOptions, start_agent
 from rift.events import Done, Event, ModelChanged, Warning
-from rift.testing.fake_server import FakeModelServer
 
 pytestmark = pytest.mark.timeout(30)
 MODELS = [

@@ -14,12 +14,12 @@ import inspect
 from pathlib import Path
 
 import pytest
+from fakes.fake_server import FakeModelServer
 
 from rift.config.load import Overrides, load_config
 from rift.core import BY_NAME, COMMANDS, Command, Conversation
 from rift.core.conversation.startup import StartOptions, start_agent
 from rift.events import Done, Event, Warning
-from rift.testing.fake_server import FakeModelServer
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "rift"
 FRONTENDS = SRC / "frontends"

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rift.testing.fake_server import FakeModelServer
+from fakes.fake_server import FakeModelServer
 
 MARKER = "teardown-ran"
 SITECUSTOMIZE = f"import atexit, sys\natexit.register(lambda: sys.stderr.write({MARKER!r}))\n"

@@ -14,9 +14,9 @@ import asyncio
 import socket
 
 import pytest
+from fakes.fake_server import FakeModelServer
 
 from rift.models.http import make_client
-from rift.testing.fake_server import FakeModelServer
 
 
 async def _socket_options(url: str) -> tuple[int, int, int]:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from fakes.fake_server import FakeModelServer
 
 from rift.config.load import Config, ProviderConfig, load_config
 from rift.errors import ModelNotUsable
@@ -29,7 +30,6 @@ from rift.models.registry import (
     provider_class,
     resolve,
 )
-from rift.testing.fake_server import FakeModelServer
 
 pytestmark = pytest.mark.timeout(20)
 T = TypeVar("T")

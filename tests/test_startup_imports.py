@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rift.testing.fake_server import FakeModelServer
+from fakes.fake_server import FakeModelServer
 
 HEAVY = ("textual", "llama_cpp", "cyllama", "mcp", "acp", "rich")
 

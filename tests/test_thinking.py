@@ -7,13 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fakes.fake_server import FakeModelServer
 
 from rift.config.load import Overrides, load_config
 from rift.core import set_thinking
 from rift.core.conversation.startup import StartOptions, start_agent
 from rift.events import Event
 from rift.models.thinking import describe, parse_think
-from rift.testing.fake_server import FakeModelServer
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -26,8 +26,9 @@ try:  # the benchmark may run from a checkout where rift is not installed
     import rift  # noqa: F401
 except ImportError:  # pragma: no cover - depends on how the bench is started
     sys.path.insert(0, str(REPO / "src"))
+sys.path.append(str(REPO / "tests"))  # the fake model server: tests/fakes/
 
-from rift.testing.fake_server import FakeModelServer  # noqa: E402
+from fakes.fake_server import FakeModelServer  # noqa: E402
 
 # ------------------------------------------------------------------ figures
 

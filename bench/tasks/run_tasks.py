@@ -451,7 +451,8 @@ def main(argv: list[str] | None = None) -> int:
     fake = None
     if args.fake:
         sys.path.insert(0, str(REPO / "src"))
-        from rift.testing.fake_server import FakeModelServer
+        sys.path.append(str(REPO / "tests"))  # the fake model server: tests/fakes/
+        from fakes.fake_server import FakeModelServer
 
         args.model = FAKE_MODEL
         fake = FakeModelServer(fake_script()).start()

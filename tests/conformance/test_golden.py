@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fakes.fake_server import FakeModelServer
 
 from rift.events import EVENT_TYPES, wire_fields
-from rift.testing.fake_server import FakeModelServer
 
 from .serve_session import ServeSession, isolated_environ
 

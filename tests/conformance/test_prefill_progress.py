@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rift.testing.fake_server import FakeModelServer
+from fakes.fake_server import FakeModelServer
 
 from .serve_session import ServeSession
 

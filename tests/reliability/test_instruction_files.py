@@ -26,6 +26,7 @@ SECRET = "sk-SECRET-4f2a9c"
 OUTSIDE = "OUTSIDE-PROJECT-7d1e"
 DENIED = "DENIED-BY-RULE-3b8c"
 VISIBLE = "VISIBLE-INSTRUCTIONS-9e0f"
+FAKE_SERVER = Path(__file__).resolve().parents[1] / "fakes" / "fake_server.py"
 
 
 def _home() -> Path:
@@ -41,10 +42,10 @@ def _user_config(extra: dict[str, Any]) -> Path:
 
 @pytest.fixture
 def logged_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """`python -m rift.testing.fake_server --log`: its URL and the request log it writes."""
+    """`python tests/fakes/fake_server.py --log`: its URL and the request log it writes."""
     script, log = tmp_path / "script.json", tmp_path / "requests.jsonl"
     script.write_text(json.dumps({"turns": [{"content": "ok"}]}), encoding="utf-8")
-    command = [sys.executable, "-m", "rift.testing.fake_server", "--script", str(script)]
+    command = [sys.executable, str(FAKE_SERVER), "--script", str(script)]
     proc = subprocess.Popen([*command, "--log", str(log)], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None

@@ -1,10 +1,10 @@
 /**
- * Test support: the rift under test, the package's fake model server, an
+ * Test support: the rift under test, the repository's fake model server, an
  * isolated HOME, and an event log that never misses an event.
  *
  * rift: $RIFT_BIN (split on whitespace, like the Python conformance suite),
  * else ../../.venv/bin/rift relative to editors/vscode, else `rift` on PATH.
- * Fake server: ../../.venv/bin/python -m rift.testing.fake_server.
+ * Fake server: ../../.venv/bin/python ../../tests/fakes/fake_server.py (else python3).
  */
 
 import { spawn } from 'node:child_process';
@@ -19,6 +19,8 @@ import { buildArgs, RiftClient } from '../src/protocol';
 /** editors/vscode (this file runs from out/test/). */
 export const PKG_ROOT = path.resolve(__dirname, '..', '..');
 export const REPO_ROOT = path.resolve(PKG_ROOT, '..', '..');
+/** The scripted fake model server (stdlib only), run as a script. */
+export const FAKE_SERVER = path.join(REPO_ROOT, 'tests', 'fakes', 'fake_server.py');
 
 export function riftCommand(): { command: string; prefix: string[] } {
   const custom = process.env.RIFT_BIN?.trim();
@@ -70,12 +72,12 @@ export interface FakeServer {
   stop(): Promise<void>;
 }
 
-/** Start `python -m rift.testing.fake_server` with a script; its first stdout line is the URL. */
+/** Start `python tests/fakes/fake_server.py` with a script; its first stdout line is the URL. */
 export async function startFakeServer(script: object, dir: string): Promise<FakeServer> {
   const scriptPath = path.join(dir, `fake-script-${process.pid}-${Date.now()}.json`);
   const logPath = scriptPath.replace(/\.json$/, '.log.jsonl');
   fs.writeFileSync(scriptPath, JSON.stringify(script));
-  const proc = spawn(pythonCommand(), ['-m', 'rift.testing.fake_server', '--script', scriptPath, '--log', logPath], {
+  const proc = spawn(pythonCommand(), [FAKE_SERVER, '--script', scriptPath, '--log', logPath], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -2,8 +2,9 @@
 
 It is a real HTTP server on 127.0.0.1 (stdlib only), so tests drive rift's
 actual HTTP stack: retries, timeouts, chunked streams and dropped connections
-all happen for real. It ships in the package so that integration tests,
-benchmarks and people reproducing a bug can all use the same one.
+all happen for real. It lives in tests/fakes/, not in the installed package, so
+that integration tests, benchmarks and people reproducing a bug from a checkout
+can all use the same one.
 
 Endpoints (matched on the path *suffix*, so `/coding/v1/models` works too):
 
@@ -98,7 +99,7 @@ was sent, "_auth" (the Authorization header), "_api_key" (x-api-key) and
 same records and `max_in_flight` the most chat requests answered at once (a
 pool's slot limit, given by `props.total_slots`, shows there). Command line::
 
-    python -m rift.testing.fake_server --script FILE [--port N] [--log FILE]
+    python tests/fakes/fake_server.py --script FILE [--port N] [--log FILE]
 
 prints its base URL (`http://127.0.0.1:PORT`) as the first stdout line and
 serves until killed. Use `URL` for Ollama and `URL/v1` for OpenAI clients; an
@@ -118,8 +119,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from rift.testing.fake_replies import EXHAUSTED_TEXT
-from rift.testing.fake_serving import CHAT_SUFFIXES, Server, State
+if not __package__:  # run as a script: the `fakes` package is the folder this file is in
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from fakes.fake_replies import EXHAUSTED_TEXT
+from fakes.fake_serving import CHAT_SUFFIXES, Server, State
 
 __all__ = ["EXHAUSTED_TEXT", "FakeModelServer", "main"]
 
@@ -214,7 +218,7 @@ class FakeModelServer:
 
 def main(argv: list[str] | None = None) -> int:
     """Serve a script until SIGTERM or Ctrl-C; the first stdout line is the base URL."""
-    parser = argparse.ArgumentParser(prog="python -m rift.testing.fake_server")
+    parser = argparse.ArgumentParser(prog="python tests/fakes/fake_server.py")
     parser.add_argument("--script", type=Path, help="JSON script file (default: empty)")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--log", type=Path, help="request log, one JSON line per request")

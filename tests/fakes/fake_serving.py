@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from rift.testing.fake_replies import (
+from fakes.fake_replies import (
     AnthropicWire,
     OllamaWire,
     OpenAIWire,

@@ -1,1 +1,0 @@
-"""rift.testing."""
