@@ -7,7 +7,8 @@ A tool declares its parameters once, as a subclass of `Args` (a frozen, keyword-
 `Annotated[T, Meta(description=...)]` gives it a description; `aliases` names keys a
 model may send for a parameter (read only when the parameter itself is absent). `schema(cls)` is the
 "parameters" object sent to the model; `takes(cls, run)` is the `Tool.run` that turns
-the model's JSON object into a checked `cls` before `run` sees it.
+the model's JSON object into a checked `cls` before `run` sees it; `from_args(cls, run, ...)`
+builds the whole `Tool` with both.
 
 A bad argument becomes a `ToolError` the model reads and answers, never a crash: the
 messages and the leniency small models need (`"10"` for 10, `"true"` for true, `""`
@@ -37,7 +38,7 @@ from typing import (
 from msgspec import NODEFAULT, Meta, Struct
 
 from rift.errors import ToolError
-from rift.tools.base import optional_bool, optional_int, optional_str, require_str
+from rift.tools.base import Tool, optional_bool, optional_int, optional_str, require_str
 
 if TYPE_CHECKING:
     from rift.tools.base import ToolContext, ToolOutput, ToolRun
@@ -188,6 +189,14 @@ def parse(cls: type[A], args: dict[str, Any]) -> A:
     if cls.aliases:
         args = {**{cls.aliases[k]: v for k, v in args.items() if k in cls.aliases}, **args}
     return cls(**{p.name: _value(args, p) for p in params(cls)})
+
+
+def from_args(
+    cls: type[A], run: Callable[[A, ToolContext], Awaitable[ToolOutput]], **declared: Any
+) -> Tool:
+    """A built-in tool whose parameters are `cls`: its schema made from `cls`, its `run` the
+    checked `run` (`takes`); `declared` is the rest of the `Tool` (name, description, kind, ...)."""
+    return Tool(parameters=schema(cls), run=takes(cls, run), **declared)
 
 
 def takes(cls: type[A], run: Callable[[A, ToolContext], Awaitable[ToolOutput]]) -> ToolRun:

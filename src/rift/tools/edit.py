@@ -16,21 +16,20 @@ from __future__ import annotations
 import bisect
 import re
 from pathlib import Path
-from typing import Any
 
 from rift.errors import ToolError
 from rift.fs import safe_fs
 from rift.tools import guard, leftovers, protected
-from rift.tools.arguments import Args, schema, takes
+from rift.tools.arguments import Args, from_args
 from rift.tools.base import (
     AppliedEdit,
-    Tool,
     ToolContext,
     ToolOutput,
-    arg_text,
     bigram_dice,
     is_binary,
     not_found_message,
+    shown,
+    titled,
 )
 from rift.tools.write import PARTIAL_NOTE, apply_change, snapshot
 
@@ -207,9 +206,7 @@ def _kept_anchor_update(raw: str, path: Path, content: str, old: str, new: str) 
 def _readable_prior(ctx: ToolContext, raw: str, path: Path) -> bytes:
     """The file's bytes once the Read rules allow them (before reading: no hint may quote
     a denied file, nor one hard-linked to it); ToolError for missing or binary files."""
-    denied = ctx.gate.check_read(path)
-    if denied is not None:
-        raise ToolError(denied)
+    ctx.readable(path)
     prior = snapshot(path, raw)
     if prior is None:
         raise ToolError(not_found_message(ctx.cwd, raw, ctx.gate))
@@ -282,25 +279,17 @@ async def _run(args: EditArgs, ctx: ToolContext) -> ToolOutput:
     )
 
 
-def _summary(args: dict[str, Any]) -> str:
-    return arg_text(args, "path")
-
-
-def _title(args: dict[str, Any]) -> str:
-    return f"Edit {arg_text(args, 'path') or 'a file'}"
-
-
-TOOL = Tool(
+TOOL = from_args(
+    EditArgs,
+    _run,
     name="edit",
     description=(
         "Replace old_string with new_string in a file. "
         "old_string must match exactly and be unique unless replace_all is set."
     ),
-    parameters=schema(EditArgs),
-    run=takes(EditArgs, _run),
     kind="edit",
-    summary=_summary,
-    title=_title,
+    summary=shown("path"),
+    title=titled("Edit {}", "path", "Edit a file"),
     asks=True,
     mutating=True,
 )

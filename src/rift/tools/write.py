@@ -14,20 +14,19 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Any
 
 from rift.errors import ToolError
 from rift.fs import safe_fs
 from rift.tools import guard, leftovers, protected
-from rift.tools.arguments import Args, schema, takes
+from rift.tools.arguments import Args, from_args
 from rift.tools.base import (
     AppliedEdit,
-    Tool,
     ToolContext,
     ToolOutput,
     WriteVerdict,
-    arg_text,
     is_binary,
+    shown,
+    titled,
 )
 from rift.tools.encoding_keep import kept_bytes
 from rift.tools.hooks import run_post_edit_hooks
@@ -183,22 +182,14 @@ async def _run(args: WriteArgs, ctx: ToolContext) -> ToolOutput:
     )
 
 
-def _summary(args: dict[str, Any]) -> str:
-    return arg_text(args, "path")
-
-
-def _title(args: dict[str, Any]) -> str:
-    return f"Write {arg_text(args, 'path') or 'a file'}"
-
-
-TOOL = Tool(
+TOOL = from_args(
+    WriteArgs,
+    _run,
     name="write",
     description="Create or overwrite a file with the given content. Prefer edit for small changes.",
-    parameters=schema(WriteArgs),
-    run=takes(WriteArgs, _run),
     kind="edit",
-    summary=_summary,
-    title=_title,
+    summary=shown("path"),
+    title=titled("Write {}", "path", "Write a file"),
     asks=True,
     mutating=True,
 )
