@@ -22,7 +22,6 @@ from rift.fs import safe_fs
 from rift.tools import guard, leftovers, protected
 from rift.tools.arguments import Args, from_args
 from rift.tools.base import (
-    AppliedEdit,
     ToolContext,
     ToolOutput,
     bigram_dice,
@@ -31,7 +30,7 @@ from rift.tools.base import (
     shown,
     titled,
 )
-from rift.tools.write import PARTIAL_NOTE, apply_change, snapshot
+from rift.tools.write import apply_change, authorize, changed, snapshot
 
 PROBE_MIN = 8
 SIMILARITY_THRESHOLD = 0.5
@@ -259,24 +258,14 @@ async def _run(args: EditArgs, ctx: ToolContext) -> ToolOutput:
             updated, refused, note = kept, None, note + KEPT_ANCHOR_NOTE
     if refused is not None:
         return ToolOutput(ok=False, text=refused)
-    what = protected.require_named_if_runs_later(
-        "edit", raw, ctx.cwd, path, updated, ctx.services.task_words
-    )
-    verdict = await ctx.gate.authorize_write("edit", path, content, updated, runs_later=what)
+    verdict = await authorize(ctx, "edit", raw, path, content, updated)
     if not verdict.allowed:
         return ToolOutput(ok=False, text=verdict.message)
     hooks = await apply_change(ctx, raw, path, prior, verdict)
     text = f"Edited {raw} ({count} replacement{'' if count == 1 else 's'}){note}"
     code = path.suffix in (".py", ".pyi")
     undone = leftovers.leftover_note(raw, content, verdict.content, old, new) if code else ""
-    text += undone
-    if verdict.partial:
-        text += PARTIAL_NOTE.format(path=raw)
-    return ToolOutput(
-        ok=True,
-        text=text + hooks,
-        edit=AppliedEdit(path=raw, old=content, new=verdict.content),
-    )
+    return changed(raw, text + undone, hooks, content, verdict)
 
 
 TOOL = from_args(

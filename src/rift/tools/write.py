@@ -76,6 +76,26 @@ async def apply_change(
     return diagnostics + hooks
 
 
+async def authorize(
+    ctx: ToolContext, tool: str, raw: str, path: Path, old: str | None, new: str
+) -> WriteVerdict:
+    """The gate's verdict on `tool` turning `old` (None: no file) into `new` at `path`,
+    once a file that runs later (tools/protected.py) is one the task names."""
+    what = protected.require_named_if_runs_later(
+        tool, raw, ctx.cwd, path, new, ctx.services.task_words
+    )
+    return await ctx.gate.authorize_write(tool, path, old, new, runs_later=what)
+
+
+def changed(raw: str, text: str, hooks: str, old: str, verdict: WriteVerdict) -> ToolOutput:
+    """A write or edit's result once on disk: `text`, the note for a partly accepted
+    review, what `apply_change` reported; its edit diffs `old` against what was written."""
+    if verdict.partial:
+        text += PARTIAL_NOTE.format(path=raw)
+    edit = AppliedEdit(path=raw, old=old, new=verdict.content)
+    return ToolOutput(ok=True, text=text + hooks, edit=edit)
+
+
 def _diff_base(prior: bytes | None, old: str | None) -> str:
     """What the edit_diff compares against: nothing for a new or binary file."""
     if prior is None or old is None or is_binary(prior):
@@ -162,24 +182,14 @@ async def _run(args: WriteArgs, ctx: ToolContext) -> ToolOutput:
     refused = refusal(ctx, raw, path, None if prior is None or is_binary(prior) else old, content)
     if refused is not None:
         return ToolOutput(ok=False, text=refused)
-    what = protected.require_named_if_runs_later(
-        "write", raw, ctx.cwd, path, content, ctx.services.task_words
-    )
-    verdict = await ctx.gate.authorize_write("write", path, old, content, runs_later=what)
+    verdict = await authorize(ctx, "write", raw, path, old, content)
     if not verdict.allowed:
         return ToolOutput(ok=False, text=verdict.message)
     hooks = await apply_change(ctx, raw, path, prior, verdict)
     size = len(verdict.content.encode("utf-8"))
     text = f"Wrote {size} bytes to {raw}{note}"
     undone = leftovers.leftover_note(raw, old, verdict.content) if path.suffix == ".py" else ""
-    text += undone
-    if verdict.partial:
-        text += PARTIAL_NOTE.format(path=raw)
-    return ToolOutput(
-        ok=True,
-        text=text + hooks,
-        edit=AppliedEdit(path=raw, old=_diff_base(prior, old), new=verdict.content),
-    )
+    return changed(raw, text + undone, hooks, _diff_base(prior, old), verdict)
 
 
 TOOL = from_args(
