@@ -26,6 +26,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from msgspec.structs import replace
+
 from rift.config.merge import (
     Merger,
     coerce,
@@ -200,6 +202,21 @@ def flag_overrides(args: Any, **more: Any) -> Overrides:
         effort=args.effort,
         trust_project=args.trust_project,
         **more,
+    )
+
+
+def keep_running_model(fresh: Config, running: Config) -> Config:
+    """A re-read config (`/config reload`, `/restart`) with the host, model, context and
+    temperature that run now: they may come from flags or live switches (`/model`,
+    `/host`, `/ctx` change them), which a config file does not know."""
+    return replace(
+        fresh,
+        host=running.host,
+        host_explicit=running.host_explicit,
+        model=running.model,
+        num_ctx=running.num_ctx,
+        num_ctx_explicit=running.num_ctx_explicit,
+        temperature=running.temperature,
     )
 
 
