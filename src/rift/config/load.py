@@ -205,19 +205,15 @@ def flag_overrides(args: Any, **more: Any) -> Overrides:
     )
 
 
+RUNNING_MODEL = ("host", "host_explicit", "model", "num_ctx", "num_ctx_explicit", "temperature")
+"""The settings a re-read config takes from the running one (`keep_running_model`)."""
+
+
 def keep_running_model(fresh: Config, running: Config) -> Config:
     """A re-read config (`/config reload`, `/restart`) with the host, model, context and
     temperature that run now: they may come from flags or live switches (`/model`,
     `/host`, `/ctx` change them), which a config file does not know."""
-    return replace(
-        fresh,
-        host=running.host,
-        host_explicit=running.host_explicit,
-        model=running.model,
-        num_ctx=running.num_ctx,
-        num_ctx_explicit=running.num_ctx_explicit,
-        temperature=running.temperature,
-    )
+    return replace(fresh, **{name: getattr(running, name) for name in RUNNING_MODEL})
 
 
 def unreadable_config_files(env: Mapping[str, str], cwd: Path) -> list[str]:
