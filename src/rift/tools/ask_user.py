@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from rift.errors import ToolError
 from rift.tools.arguments import Args, from_args
-from rift.tools.base import ToolContext, ToolOutput, shown, titled
+from rift.tools.base import ToolContext, ToolOutput, titled
 
 NO_USER = (
     "no user is attached to answer questions (this is a non-interactive run);"
@@ -46,14 +46,11 @@ async def _run(args: AskUserArgs, ctx: ToolContext) -> ToolOutput:
 
 
 TOOL = from_args(
-    AskUserArgs,
     _run,
-    name="ask_user",
     description=(
         "Ask the user a question when the request is ambiguous and a wrong guess is costly. "
         "Give choices for a multiple-choice question; omit them for a free-text answer."
     ),
     kind="other",
-    summary=shown("question"),
     title=titled("Ask: {}", "question", "Ask the user"),
 )

@@ -19,7 +19,7 @@ from msgspec import Meta
 from rift.errors import ToolError
 from rift.tools._proc import ShellResult, run_shell, strip_ansi
 from rift.tools.arguments import Args, from_args
-from rift.tools.base import ToolContext, ToolOutput, middle_truncate, shown, titled
+from rift.tools.base import ToolContext, ToolOutput, middle_truncate, titled
 
 DEFAULT_TIMEOUT = 60
 MAX_TIMEOUT = 300
@@ -125,15 +125,12 @@ async def _run(args: BashArgs, ctx: ToolContext) -> ToolOutput:
 
 
 TOOL = from_args(
-    BashArgs,
     _run,
-    name="bash",
     description=(
         "Run a shell command in the project directory. "
         "Non-interactive; use run_in_background for servers and watchers."
     ),
     kind="execute",
-    summary=shown("command"),
     title=titled("{}", "command", "Run a command"),
     asks=True,
     mutating=True,

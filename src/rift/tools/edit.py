@@ -27,7 +27,6 @@ from rift.tools.base import (
     bigram_dice,
     is_binary,
     not_found_message,
-    shown,
     titled,
 )
 from rift.tools.write import apply_change, authorize, changed, snapshot
@@ -269,15 +268,12 @@ async def _run(args: EditArgs, ctx: ToolContext) -> ToolOutput:
 
 
 TOOL = from_args(
-    EditArgs,
     _run,
-    name="edit",
     description=(
         "Replace old_string with new_string in a file. "
         "old_string must match exactly and be unique unless replace_all is set."
     ),
     kind="edit",
-    summary=shown("path"),
     title=titled("Edit {}", "path", "Edit a file"),
     asks=True,
     mutating=True,

@@ -35,7 +35,7 @@ from urllib.parse import urljoin, urlsplit
 from rift.errors import ToolError
 from rift.net.hosts import literal_address, normal_host
 from rift.tools.arguments import Args, from_args
-from rift.tools.base import ToolContext, ToolOutput, is_binary, middle_truncate, shown, titled
+from rift.tools.base import ToolContext, ToolOutput, is_binary, middle_truncate, titled
 
 DEFAULT_MAX_BYTES = 20_000
 MAX_MAX_BYTES = 100_000
@@ -209,14 +209,11 @@ async def _run(args: FetchArgs, ctx: ToolContext) -> ToolOutput:
 
 
 TOOL = from_args(
-    FetchArgs,
     _run,
-    name="fetch",
     description=(
         "Fetch a URL (http/https) and return its readable text; HTML is converted to Markdown. "
         f"max_bytes caps the text (default {DEFAULT_MAX_BYTES})."
     ),
     kind="fetch",
-    summary=shown("url"),
     title=titled("Fetch {}", "url", "Fetch a URL"),
 )

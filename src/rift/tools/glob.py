@@ -22,7 +22,6 @@ from rift.tools.base import (
     capped,
     in_path,
     not_found_message,
-    shown,
 )
 from rift.tools.grep import glob_to_regex, walk_files
 
@@ -69,11 +68,8 @@ def _title(args: dict[str, Any]) -> str:
 
 
 TOOL = from_args(
-    GlobArgs,
     _run,
-    name="glob",
     description="Find files by glob, e.g. **/*.py or src/*test*; * may cross directories.",
     kind="search",
-    summary=shown("pattern"),
     title=_title,
 )

@@ -31,7 +31,6 @@ from rift.tools.base import (
     in_path,
     is_binary,
     not_found_message,
-    shown,
 )
 
 MAX_HITS = 100
@@ -376,14 +375,11 @@ def _title(args: dict[str, Any]) -> str:
 
 
 TOOL = from_args(
-    GrepArgs,
     _run,
-    name="grep",
     description=(
         "Search file contents with a regex; prints path:line: text. "
         "Skips gitignored, hidden and binary files; glob filters file names."
     ),
     kind="search",
-    summary=shown("pattern"),
     title=_title,
 )

@@ -10,7 +10,7 @@ import os
 
 from rift.errors import ToolError
 from rift.tools.arguments import Args, from_args
-from rift.tools.base import ToolContext, ToolOutput, capped, not_found_message, shown, titled
+from rift.tools.base import ToolContext, ToolOutput, capped, not_found_message, titled
 
 MAX_ENTRIES = 1000
 
@@ -47,11 +47,8 @@ async def _run(args: LsArgs, ctx: ToolContext) -> ToolOutput:
 
 
 TOOL = from_args(
-    LsArgs,
     _run,
-    name="ls",
     description="List a directory (default: the project root); directories end with /.",
     kind="read",
-    summary=shown("path"),
     title=titled("List {}", "path", "List ."),
 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from rift.errors import ToolError
 from rift.tools import _outline
 from rift.tools.arguments import Args, from_args
-from rift.tools.base import ToolContext, ToolOutput, shown, titled
+from rift.tools.base import ToolContext, ToolOutput, titled
 from rift.tools.read import load_text
 
 
@@ -31,11 +31,8 @@ async def _run(args: OutlineArgs, ctx: ToolContext) -> ToolOutput:
 
 
 TOOL = from_args(
-    OutlineArgs,
     _run,
-    name="outline",
     description="List a source file's classes and functions with line numbers (no bodies).",
     kind="read",
-    summary=shown("path"),
     title=titled("Outline {}", "path", "Outline a file"),
 )

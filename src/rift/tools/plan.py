@@ -64,9 +64,7 @@ def _title(args: dict[str, Any]) -> str:
 
 
 TOOL = from_args(
-    PlanArgs,
     _run,
-    name="plan",
     description="Track a multi-step task: set replaces the checklist, done checks off step N.",
     kind="think",
     summary=_summary,

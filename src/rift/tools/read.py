@@ -14,7 +14,7 @@ from rift.errors import ToolError
 from rift.fs import safe_fs
 from rift.tools import _outline, guard
 from rift.tools.arguments import Args, from_args
-from rift.tools.base import ToolContext, ToolOutput, arg_text, is_binary, not_found_message, shown
+from rift.tools.base import ToolContext, ToolOutput, arg_text, is_binary, not_found_message
 
 DEFAULT_LIMIT = 2000
 LINE_CAP = 2000
@@ -143,14 +143,11 @@ def _title(args: dict[str, Any]) -> str:
 
 
 TOOL = from_args(
-    ReadArgs,
     _run,
-    name="read",
     description=(
         "Read a text file with line numbers. "
         "For large files pass offset (1-based line) and limit (default 2000)."
     ),
     kind="read",
-    summary=shown("path"),
     title=_title,
 )

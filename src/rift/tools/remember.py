@@ -19,7 +19,7 @@ from rift.errors import ToolError
 from rift.fs import safe_fs
 from rift.fs.paths import MEMORY_FILE, contained_file
 from rift.tools.arguments import Args, from_args
-from rift.tools.base import ToolContext, ToolOutput, shown, titled
+from rift.tools.base import ToolContext, ToolOutput, titled
 from rift.tools.write import snapshot
 
 ENTRY_CAP = 500
@@ -76,14 +76,11 @@ async def _run(args: RememberArgs, ctx: ToolContext) -> ToolOutput:
 
 
 TOOL = from_args(
-    RememberArgs,
     _run,
-    name="remember",
     description=(
         "Save one short, durable fact about this project (build command, convention) "
         "for future sessions."
     ),
     kind="other",
-    summary=shown("fact"),
     title=titled("Remember: {}", "fact", "Remember a fact"),
 )

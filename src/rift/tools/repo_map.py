@@ -25,7 +25,7 @@ from rift.errors import ToolError
 from rift.fs.paths import atomic_write
 from rift.tools import _outline
 from rift.tools.arguments import Args, from_args
-from rift.tools.base import ToolContext, ToolOutput, shown, titled
+from rift.tools.base import ToolContext, ToolOutput, titled
 from rift.tools.grep import walk_files
 
 DEFAULT_FILES = 20
@@ -228,14 +228,11 @@ async def _run(args: RepoMapArgs, ctx: ToolContext) -> ToolOutput:
 
 
 TOOL = from_args(
-    RepoMapArgs,
     _run,
-    name="repo_map",
     description=(
         "Map a repository: its most imported source files with their classes and functions. "
         f"max_files defaults to {DEFAULT_FILES} (at most {MAX_FILES})."
     ),
     kind="read",
-    summary=shown("path"),
     title=titled("Map {}", "path", "Map the repository"),
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rift.errors import ToolError
 from rift.tools.arguments import Args, from_args
-from rift.tools.base import ToolContext, ToolOutput, shown, titled
+from rift.tools.base import ToolContext, ToolOutput, titled
 
 
 class SkillArgs(Args, frozen=True, kw_only=True):
@@ -22,11 +22,8 @@ async def _run(args: SkillArgs, ctx: ToolContext) -> ToolOutput:
 
 
 TOOL = from_args(
-    SkillArgs,
     _run,
-    name="skill",
     description="Load a skill's full instructions by name.",
     kind="other",
-    summary=shown("name"),
     title=titled("Load skill {}", "name", "Load skill"),
 )

@@ -62,9 +62,7 @@ def _title(args: dict[str, Any]) -> str:
 
 
 TOOL = from_args(
-    TaskArgs,
     _run,
-    name="task",
     description=(
         "Manage background tasks. No id lists them; an id shows status and output; "
         "input sends a line to its stdin; close_stdin sends EOF; kill stops it."

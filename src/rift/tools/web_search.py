@@ -16,7 +16,7 @@ from typing import Any
 from rift.errors import ToolError
 from rift.net.hosts import literal_address, parse_url
 from rift.tools.arguments import Args, from_args
-from rift.tools.base import ToolContext, ToolOutput, shown, titled
+from rift.tools.base import ToolContext, ToolOutput, titled
 from rift.tools.fetch import first_private, pinned, resolve
 
 MAX_RESULTS = 8
@@ -123,11 +123,8 @@ async def _run(args: WebSearchArgs, ctx: ToolContext) -> ToolOutput:
 
 
 TOOL = from_args(
-    WebSearchArgs,
     _run,
-    name="web_search",
     description="Search the web; returns titles, URLs and snippets. Use fetch to read a result.",
     kind="fetch",
-    summary=shown("query"),
     title=titled("Search the web for '{}'", "query", "Search the web for ''"),
 )

@@ -25,7 +25,6 @@ from rift.tools.base import (
     ToolOutput,
     WriteVerdict,
     is_binary,
-    shown,
     titled,
 )
 from rift.tools.encoding_keep import kept_bytes
@@ -193,12 +192,9 @@ async def _run(args: WriteArgs, ctx: ToolContext) -> ToolOutput:
 
 
 TOOL = from_args(
-    WriteArgs,
     _run,
-    name="write",
     description="Create or overwrite a file with the given content. Prefer edit for small changes.",
     kind="edit",
-    summary=shown("path"),
     title=titled("Write {}", "path", "Write a file"),
     asks=True,
     mutating=True,
