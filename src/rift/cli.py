@@ -31,6 +31,7 @@ SUBCOMMANDS = ("swarm", "merge")
 
 def build_parser() -> "argparse.ArgumentParser":  # quoted: importing __future__ costs too
     import argparse  # not on `rift --version`'s path: argparse brings re, enum, gettext
+    import functools  # loaded by re already
 
     parser = argparse.ArgumentParser(
         prog="rift",
@@ -43,7 +44,8 @@ def build_parser() -> "argparse.ArgumentParser":  # quoted: importing __future__
         "rift doctor [--host URL] [-m MODEL]: check the server, say what to change."
         " rift update: how this copy was installed and the command that updates it"
     )
-    add("-V", "--version", action="store_true", help="print the version and exit")
+    switch = functools.partial(add, action="store_true")
+    switch("-V", "--version", help="print the version and exit")
     add("--host", help="model server URL (env RIFT_HOST; a URL ending in /v1 is OpenAI-compatible)")
     add("-m", "--model", help="model name, or provider/model (env RIFT_MODEL)")
     add("--num-ctx", type=int, help="context window in tokens (default 32768)")
@@ -69,28 +71,17 @@ def build_parser() -> "argparse.ArgumentParser":  # quoted: importing __future__
         default="text",
         help="headless output: streamed text, or one JSON object at the end",
     )
-    add("--serve", action="store_true", help="speak the JSON-lines serve protocol on stdio")
-    add(
-        "--acp",
-        action="store_true",
-        help="speak the Agent Client Protocol on stdio (Zed, JetBrains, Neovim)",
-    )
-    add(
-        "-c",
-        "--continue",
-        dest="continue_last",
-        action="store_true",
-        help="resume the most recent session",
-    )
+    switch("--serve", help="speak the JSON-lines serve protocol on stdio")
+    switch("--acp", help="speak the Agent Client Protocol on stdio (Zed, JetBrains, Neovim)")
+    switch("-c", "--continue", dest="continue_last", help="resume the most recent session")
     add(
         "--resume",
         metavar="NAME",
         help="resume a session by the name /save gave it, or a session file",
     )
-    add("--approve", action="store_true", help="force approval mode on")
-    add(
+    switch("--approve", help="force approval mode on")
+    switch(
         "--trust-project",
-        action="store_true",
         help="trust this project's host/provider settings in .rift.json (asked once per setting)",
     )
     add(

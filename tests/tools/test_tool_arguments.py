@@ -18,8 +18,8 @@ from msgspec import Meta
 
 from rift.errors import ToolError
 from rift.tools import registered_tools
-from rift.tools.arguments import Args, parse, schema, takes
-from rift.tools.base import ToolContext, ToolOutput
+from rift.tools.arguments import Args, from_args, parse, schema, takes
+from rift.tools.base import ToolContext, ToolOutput, titled
 from rift.tools.bash import BashArgs
 from rift.tools.read import ReadArgs
 
@@ -130,3 +130,26 @@ def test_a_tool_reports_a_bad_argument_before_it_acts(ctx: ToolContext, proj: Pa
         asyncio.run(tool.run({"command": "touch x", "timeout_secs": "soon"}, ctx))
     assert not (proj / "x").exists()
     assert parse(BashArgs, {"command": "ls"}).timeout_secs is None
+
+
+async def _sample_run(args: Sample, ctx: ToolContext) -> ToolOutput:
+    return ToolOutput(True, args.name)
+
+
+def test_from_args_reads_the_struct_off_the_run_and_names_the_tool_by_its_module(
+    ctx: ToolContext,
+) -> None:
+    tool = from_args(
+        _sample_run, description="d", kind="other", title=titled("Do {}", "name", "Do")
+    )
+    assert tool.name == "test_tool_arguments"  # this module's name, as for rift.tools.read
+    assert tool.parameters == schema(Sample)
+    assert tool.summary({"name": " x "}) == "x"  # the first field, unless summary= says
+    assert tool.title is not None and (tool.title({"name": "x"}), tool.title({})) == ("Do x", "Do")
+    assert asyncio.run(tool.run({"label": "y"}, ctx)).text == "y"
+
+    async def untyped(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        return ToolOutput(True, "")
+
+    with pytest.raises(TypeError, match="no Args"):
+        from_args(untyped, description="d", kind="other")  # type: ignore[arg-type]

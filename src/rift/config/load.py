@@ -26,6 +26,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from msgspec.structs import replace
+
 from rift.config.merge import (
     Merger,
     coerce,
@@ -201,6 +203,17 @@ def flag_overrides(args: Any, **more: Any) -> Overrides:
         trust_project=args.trust_project,
         **more,
     )
+
+
+RUNNING_MODEL = ("host", "host_explicit", "model", "num_ctx", "num_ctx_explicit", "temperature")
+"""The settings a re-read config takes from the running one (`keep_running_model`)."""
+
+
+def keep_running_model(fresh: Config, running: Config) -> Config:
+    """A re-read config (`/config reload`, `/restart`) with the host, model, context and
+    temperature that run now: they may come from flags or live switches (`/model`,
+    `/host`, `/ctx` change them), which a config file does not know."""
+    return replace(fresh, **{name: getattr(running, name) for name in RUNNING_MODEL})
 
 
 def unreadable_config_files(env: Mapping[str, str], cwd: Path) -> list[str]:

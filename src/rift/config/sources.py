@@ -15,22 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from rift.config.load import PROJECT_FILE, Config
+from rift.config.merge import Merger
 
-SHOWN = (
-    "host",
-    "model",
-    "num_ctx",
-    "temperature",
-    "effort",
-    "max_iterations",
-    "search_url",
-    "editor",
-    "theme",
-    "auto_continue",
-    "read_timeout",
-    "tool_schema",
-)
-"""The scalar settings `/config` lists (rules: `/permissions`; servers: `/mcp`)."""
+SHOWN = (*Merger.SCALARS, "editor", "auto_continue", "read_timeout", "tool_schema")
+"""The scalar settings `/config` lists (rules: `/permissions`; servers: `/mcp`): those the
+merge reads as plain values, then those it checks on their own."""
 ENV_KEYS = {
     "host": "RIFT_HOST",
     "model": "RIFT_MODEL",

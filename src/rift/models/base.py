@@ -121,6 +121,17 @@ ModelEvent = (
 )
 
 
+def text_deltas(thinking: Any, content: Any) -> list[ContentDelta | ThinkingDelta]:
+    """What one streamed piece says: its reasoning, then its reply text (each when it is a
+    non-empty string; a server sends null, "" or nothing for a part a piece lacks)."""
+    deltas: list[ContentDelta | ThinkingDelta] = []
+    if isinstance(thinking, str) and thinking:
+        deltas.append(ThinkingDelta(thinking))
+    if isinstance(content, str) and content:
+        deltas.append(ContentDelta(content))
+    return deltas
+
+
 # ------------------------------------------------------------- requests, info
 
 Reasoning = bool | str | None

@@ -17,15 +17,14 @@ from typing import Any, ClassVar
 from rift.errors import ServerHTTPError, StreamError
 from rift.models.base import (
     ChatRequest,
-    ContentDelta,
     Message,
     ModelEvent,
     ModelInfo,
     ProviderTraits,
     StreamDone,
-    ThinkingDelta,
     ToolCall,
     Usage,
+    text_deltas,
 )
 from rift.models.http import (
     Connection,
@@ -135,12 +134,7 @@ def _events_of(data: dict[str, Any]) -> list[ModelEvent]:
     events: list[ModelEvent] = []
     message = data.get("message")
     if isinstance(message, dict):
-        thinking = message.get("thinking")
-        if isinstance(thinking, str) and thinking:
-            events.append(ThinkingDelta(thinking))
-        content = message.get("content")
-        if isinstance(content, str) and content:
-            events.append(ContentDelta(content))
+        events += text_deltas(message.get("thinking"), message.get("content"))
         for raw in message.get("tool_calls") or ():
             call = _tool_call(raw)
             if call is not None:

@@ -16,12 +16,11 @@ from msgspec import Struct, field
 
 from rift.errors import StreamError
 from rift.models.base import (
-    ContentDelta,
     ModelEvent,
     PromptProgress,
-    ThinkingDelta,
     ToolCall,
     Usage,
+    text_deltas,
 )
 from rift.models.http import error_mid_answer
 
@@ -79,11 +78,7 @@ class StreamState(Struct):
         delta = choice.get("delta") or choice.get("message") or {}
         if isinstance(delta, dict):
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
-            if isinstance(reasoning, str) and reasoning:
-                events.append(ThinkingDelta(reasoning))
-            content = delta.get("content")
-            if isinstance(content, str) and content:
-                events.append(ContentDelta(content))
+            events += text_deltas(reasoning, delta.get("content"))
             for piece in delta.get("tool_calls") or ():
                 if isinstance(piece, dict):
                     self._add_piece(piece)

@@ -7,7 +7,8 @@ A tool declares its parameters once, as a subclass of `Args` (a frozen, keyword-
 `Annotated[T, Meta(description=...)]` gives it a description; `aliases` names keys a
 model may send for a parameter (read only when the parameter itself is absent). `schema(cls)` is the
 "parameters" object sent to the model; `takes(cls, run)` is the `Tool.run` that turns
-the model's JSON object into a checked `cls` before `run` sees it.
+the model's JSON object into a checked `cls` before `run` sees it; `from_args(run, ...)`
+builds a built-in tool's whole `Tool` with both, from the struct `run` is annotated to take.
 
 A bad argument becomes a `ToolError` the model reads and answers, never a crash: the
 messages and the leniency small models need (`"10"` for 10, `"true"` for true, `""`
@@ -30,6 +31,7 @@ from typing import (
     ClassVar,
     TypeVar,
     Union,
+    cast,
     get_args,
     get_origin,
 )
@@ -37,7 +39,15 @@ from typing import (
 from msgspec import NODEFAULT, Meta, Struct
 
 from rift.errors import ToolError
-from rift.tools.base import optional_bool, optional_int, optional_str, require_str
+from rift.tools.base import (
+    Summarize,
+    Tool,
+    optional_bool,
+    optional_int,
+    optional_str,
+    require_str,
+    shown,
+)
 
 if TYPE_CHECKING:
     from rift.tools.base import ToolContext, ToolOutput, ToolRun
@@ -188,6 +198,38 @@ def parse(cls: type[A], args: dict[str, Any]) -> A:
     if cls.aliases:
         args = {**{cls.aliases[k]: v for k, v in args.items() if k in cls.aliases}, **args}
     return cls(**{p.name: _value(args, p) for p in params(cls)})
+
+
+def from_args(
+    run: Callable[[A, ToolContext], Awaitable[ToolOutput]],
+    *,
+    summary: Summarize | None = None,
+    **declared: Any,
+) -> Tool:
+    """The built-in tool whose `run` this is, made from the `Args` struct `run` takes (its
+    first parameter's annotation): the schema made from the struct, and `run` behind the
+    check (`takes`). It is named by its module (rift.tools.read: `read`), as the registry
+    (tools/__init__.py) finds it; a call is summed up by the struct's first field (read:
+    its path, bash: its command) unless `summary` says otherwise; `declared` is the rest
+    of the `Tool` (description, kind, title, ...)."""
+    cls = _args_of(run)
+    return Tool(
+        name=run.__module__.rpartition(".")[2],
+        parameters=schema(cls),
+        run=takes(cls, run),
+        summary=summary or shown(cls.__struct_fields__[0]),
+        **declared,
+    )
+
+
+def _args_of(run: Callable[[A, ToolContext], Awaitable[ToolOutput]]) -> type[A]:
+    """The `Args` subclass that annotates `run`'s first parameter (a TypeError if none)."""
+    hint = next(iter(getattr(run, "__annotations__", {}).values()), None)
+    if isinstance(hint, str):
+        hint = eval(hint, vars(sys.modules[run.__module__]))
+    if not (isinstance(hint, type) and issubclass(hint, Args)):
+        raise TypeError(f"{run.__qualname__}: the first parameter's annotation is no Args")
+    return cast("type[A]", hint)
 
 
 def takes(cls: type[A], run: Callable[[A, ToolContext], Awaitable[ToolOutput]]) -> ToolRun:

@@ -9,11 +9,9 @@ refuses at once and tells the model to decide itself: nothing may block.
 
 from __future__ import annotations
 
-from typing import Any
-
 from rift.errors import ToolError
-from rift.tools.arguments import Args, schema, takes
-from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text
+from rift.tools.arguments import Args, from_args
+from rift.tools.base import ToolContext, ToolOutput, titled
 
 NO_USER = (
     "no user is attached to answer questions (this is a non-interactive run);"
@@ -47,24 +45,12 @@ async def _run(args: AskUserArgs, ctx: ToolContext) -> ToolOutput:
     return ToolOutput(ok=True, text=f"User answered: {answer.strip()}")
 
 
-def _summary(args: dict[str, Any]) -> str:
-    return arg_text(args, "question")
-
-
-def _title(args: dict[str, Any]) -> str:
-    question = arg_text(args, "question")
-    return f"Ask: {question}" if question else "Ask the user"
-
-
-TOOL = Tool(
-    name="ask_user",
+TOOL = from_args(
+    _run,
     description=(
         "Ask the user a question when the request is ambiguous and a wrong guess is costly. "
         "Give choices for a multiple-choice question; omit them for a free-text answer."
     ),
-    parameters=schema(AskUserArgs),
-    run=takes(AskUserArgs, _run),
     kind="other",
-    summary=_summary,
-    title=_title,
+    title=titled("Ask: {}", "question", "Ask the user"),
 )

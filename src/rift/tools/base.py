@@ -139,6 +139,13 @@ class ToolContext(Struct, dict=True):
         path = Path(raw).expanduser()
         return path if path.is_absolute() else self.cwd / path
 
+    def readable(self, path: Path) -> Path:
+        """`path` once the Read rules allow it; else a ToolError with the deny message."""
+        denied = self.gate.check_read(path)
+        if denied is not None:
+            raise ToolError(denied)
+        return path
+
 
 ToolRun = Callable[[dict[str, Any], ToolContext], Awaitable[ToolOutput]]
 
@@ -224,6 +231,28 @@ def arg_text(args: dict[str, Any], key: str) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
+def shown(key: str) -> Summarize:
+    """The summary of a tool whose salient argument is `key`: that argument's text."""
+    return lambda args: arg_text(args, key)
+
+
+def titled(template: str, key: str, otherwise: str) -> Summarize:
+    """A title: `template` with argument `key`'s text for its {} ("Read {}" -> "Read a.py"),
+    or `otherwise` when the call has no such text ("Read a file")."""
+
+    def title(args: dict[str, Any]) -> str:
+        value = arg_text(args, key)
+        return template.format(value) if value else otherwise
+
+    return title
+
+
+def in_path(args: dict[str, Any]) -> str:
+    """A search title's tail: " in src" for a call with a `path` argument, else ""."""
+    path = arg_text(args, "path")
+    return f" in {path}" if path else ""
+
+
 def first_text(args: dict[str, Any]) -> str:
     """The summary of a tool that declares none of its own (an MCP or plugin tool): its
     first non-empty string argument, else its arguments as compact JSON ("" for none)."""
@@ -268,6 +297,15 @@ def optional_bool(args: dict[str, Any], key: str, default: bool = False) -> bool
     if isinstance(value, str) and value.strip().lower() in ("true", "false", "1", "0"):
         return value.strip().lower() in ("true", "1")
     raise ToolError(f"parameter '{key}' must be a boolean")
+
+
+def capped(lines: list[str], cap: int, over: str) -> str:
+    """The first `cap` of `lines`, a line each; past the cap, `over` follows (a format
+    string given `total`, `cap` and `more`: how many lines there were, shown, left out)."""
+    text = "\n".join(lines[:cap])
+    if len(lines) > cap:
+        text += over.format(total=len(lines), cap=cap, more=len(lines) - cap)
+    return text
 
 
 def middle_truncate(text: str, limit: int) -> str:

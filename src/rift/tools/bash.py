@@ -12,20 +12,14 @@ given they get a short probe and a note that a startup counts as success.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Annotated
 
 from msgspec import Meta
 
 from rift.errors import ToolError
 from rift.tools._proc import ShellResult, run_shell, strip_ansi
-from rift.tools.arguments import Args, schema, takes
-from rift.tools.base import (
-    Tool,
-    ToolContext,
-    ToolOutput,
-    arg_text,
-    middle_truncate,
-)
+from rift.tools.arguments import Args, from_args
+from rift.tools.base import ToolContext, ToolOutput, middle_truncate, titled
 
 DEFAULT_TIMEOUT = 60
 MAX_TIMEOUT = 300
@@ -130,25 +124,14 @@ async def _run(args: BashArgs, ctx: ToolContext) -> ToolOutput:
     return _format(result, timeout, probe)
 
 
-def _summary(args: dict[str, Any]) -> str:
-    return arg_text(args, "command")
-
-
-def _title(args: dict[str, Any]) -> str:
-    return arg_text(args, "command") or "Run a command"
-
-
-TOOL = Tool(
-    name="bash",
+TOOL = from_args(
+    _run,
     description=(
         "Run a shell command in the project directory. "
         "Non-interactive; use run_in_background for servers and watchers."
     ),
-    parameters=schema(BashArgs),
-    run=takes(BashArgs, _run),
     kind="execute",
-    summary=_summary,
-    title=_title,
+    title=titled("{}", "command", "Run a command"),
     asks=True,
     mutating=True,
 )

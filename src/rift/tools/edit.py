@@ -16,23 +16,20 @@ from __future__ import annotations
 import bisect
 import re
 from pathlib import Path
-from typing import Any
 
 from rift.errors import ToolError
 from rift.fs import safe_fs
 from rift.tools import guard, leftovers, protected
-from rift.tools.arguments import Args, schema, takes
+from rift.tools.arguments import Args, from_args
 from rift.tools.base import (
-    AppliedEdit,
-    Tool,
     ToolContext,
     ToolOutput,
-    arg_text,
     bigram_dice,
     is_binary,
     not_found_message,
+    titled,
 )
-from rift.tools.write import PARTIAL_NOTE, apply_change, snapshot
+from rift.tools.write import apply_change, authorize, changed, snapshot
 
 PROBE_MIN = 8
 SIMILARITY_THRESHOLD = 0.5
@@ -207,9 +204,7 @@ def _kept_anchor_update(raw: str, path: Path, content: str, old: str, new: str) 
 def _readable_prior(ctx: ToolContext, raw: str, path: Path) -> bytes:
     """The file's bytes once the Read rules allow them (before reading: no hint may quote
     a denied file, nor one hard-linked to it); ToolError for missing or binary files."""
-    denied = ctx.gate.check_read(path)
-    if denied is not None:
-        raise ToolError(denied)
+    ctx.readable(path)
     prior = snapshot(path, raw)
     if prior is None:
         raise ToolError(not_found_message(ctx.cwd, raw, ctx.gate))
@@ -262,45 +257,24 @@ async def _run(args: EditArgs, ctx: ToolContext) -> ToolOutput:
             updated, refused, note = kept, None, note + KEPT_ANCHOR_NOTE
     if refused is not None:
         return ToolOutput(ok=False, text=refused)
-    what = protected.require_named_if_runs_later(
-        "edit", raw, ctx.cwd, path, updated, ctx.services.task_words
-    )
-    verdict = await ctx.gate.authorize_write("edit", path, content, updated, runs_later=what)
+    verdict = await authorize(ctx, "edit", raw, path, content, updated)
     if not verdict.allowed:
         return ToolOutput(ok=False, text=verdict.message)
     hooks = await apply_change(ctx, raw, path, prior, verdict)
     text = f"Edited {raw} ({count} replacement{'' if count == 1 else 's'}){note}"
     code = path.suffix in (".py", ".pyi")
     undone = leftovers.leftover_note(raw, content, verdict.content, old, new) if code else ""
-    text += undone
-    if verdict.partial:
-        text += PARTIAL_NOTE.format(path=raw)
-    return ToolOutput(
-        ok=True,
-        text=text + hooks,
-        edit=AppliedEdit(path=raw, old=content, new=verdict.content),
-    )
+    return changed(raw, text + undone, hooks, content, verdict)
 
 
-def _summary(args: dict[str, Any]) -> str:
-    return arg_text(args, "path")
-
-
-def _title(args: dict[str, Any]) -> str:
-    return f"Edit {arg_text(args, 'path') or 'a file'}"
-
-
-TOOL = Tool(
-    name="edit",
+TOOL = from_args(
+    _run,
     description=(
         "Replace old_string with new_string in a file. "
         "old_string must match exactly and be unique unless replace_all is set."
     ),
-    parameters=schema(EditArgs),
-    run=takes(EditArgs, _run),
     kind="edit",
-    summary=_summary,
-    title=_title,
+    title=titled("Edit {}", "path", "Edit a file"),
     asks=True,
     mutating=True,
 )

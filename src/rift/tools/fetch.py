@@ -34,15 +34,8 @@ from urllib.parse import urljoin, urlsplit
 
 from rift.errors import ToolError
 from rift.net.hosts import literal_address, normal_host
-from rift.tools.arguments import Args, schema, takes
-from rift.tools.base import (
-    Tool,
-    ToolContext,
-    ToolOutput,
-    arg_text,
-    is_binary,
-    middle_truncate,
-)
+from rift.tools.arguments import Args, from_args
+from rift.tools.base import ToolContext, ToolOutput, is_binary, middle_truncate, titled
 
 DEFAULT_MAX_BYTES = 20_000
 MAX_MAX_BYTES = 100_000
@@ -215,23 +208,12 @@ async def _run(args: FetchArgs, ctx: ToolContext) -> ToolOutput:
     )
 
 
-def _summary(args: dict[str, Any]) -> str:
-    return arg_text(args, "url")
-
-
-def _title(args: dict[str, Any]) -> str:
-    return f"Fetch {arg_text(args, 'url') or 'a URL'}"
-
-
-TOOL = Tool(
-    name="fetch",
+TOOL = from_args(
+    _run,
     description=(
         "Fetch a URL (http/https) and return its readable text; HTML is converted to Markdown. "
         f"max_bytes caps the text (default {DEFAULT_MAX_BYTES})."
     ),
-    parameters=schema(FetchArgs),
-    run=takes(FetchArgs, _run),
     kind="fetch",
-    summary=_summary,
-    title=_title,
+    title=titled("Fetch {}", "url", "Fetch a URL"),
 )

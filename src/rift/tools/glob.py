@@ -14,8 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from rift.errors import ToolError
-from rift.tools.arguments import Args, schema, takes
-from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text, not_found_message
+from rift.tools.arguments import Args, from_args
+from rift.tools.base import (
+    ToolContext,
+    ToolOutput,
+    arg_text,
+    capped,
+    in_path,
+    not_found_message,
+)
 from rift.tools.grep import glob_to_regex, walk_files
 
 MAX_RESULTS = 200
@@ -39,10 +46,7 @@ class GlobArgs(Args, frozen=True, kw_only=True):
 
 async def _run(args: GlobArgs, ctx: ToolContext) -> ToolOutput:
     pattern, raw = args.pattern.strip(), args.path
-    root = ctx.resolve(raw)
-    denied = ctx.gate.check_read(root)
-    if denied is not None:
-        raise ToolError(denied)
+    root = ctx.readable(ctx.resolve(raw))
     if not root.is_dir():
         if root.exists():
             raise ToolError(f"{raw} is a file, not a directory")
@@ -55,27 +59,17 @@ async def _run(args: GlobArgs, ctx: ToolContext) -> ToolOutput:
     found = await asyncio.to_thread(_matches, root, regex, ctx)
     if not found:
         return ToolOutput(ok=True, text="no files matched")
-    text = "\n".join(found[:MAX_RESULTS])
-    if len(found) > MAX_RESULTS:
-        text += f"\n[{len(found)} files matched, first {MAX_RESULTS} shown; narrow the pattern]"
-    return ToolOutput(ok=True, text=text)
-
-
-def _summary(args: dict[str, Any]) -> str:
-    return arg_text(args, "pattern")
+    over = "\n[{total} files matched, first {cap} shown; narrow the pattern]"
+    return ToolOutput(ok=True, text=capped(found, MAX_RESULTS, over))
 
 
 def _title(args: dict[str, Any]) -> str:
-    pattern, path = arg_text(args, "pattern"), arg_text(args, "path")
-    return f"Find {pattern or 'files'}" + (f" in {path}" if path else "")
+    return f"Find {arg_text(args, 'pattern') or 'files'}{in_path(args)}"
 
 
-TOOL = Tool(
-    name="glob",
+TOOL = from_args(
+    _run,
     description="Find files by glob, e.g. **/*.py or src/*test*; * may cross directories.",
-    parameters=schema(GlobArgs),
-    run=takes(GlobArgs, _run),
     kind="search",
-    summary=_summary,
     title=_title,
 )

@@ -22,13 +22,13 @@ from typing import Annotated, Any
 from msgspec import Meta, Struct
 
 from rift.errors import ToolError
-from rift.tools.arguments import Args, schema, takes
+from rift.tools.arguments import Args, from_args
 from rift.tools.base import (
     Gate,
-    Tool,
     ToolContext,
     ToolOutput,
     arg_text,
+    in_path,
     is_binary,
     not_found_message,
 )
@@ -347,10 +347,7 @@ async def _run(args: GrepArgs, ctx: ToolContext) -> ToolOutput:
     import shutil  # on first use: shutil loads bz2, lzma and fnmatch
 
     pattern, raw, glob = args.pattern, args.path, args.glob
-    root = ctx.resolve(raw)
-    denied = ctx.gate.check_read(root)
-    if denied is not None:
-        raise ToolError(denied)
+    root = ctx.readable(ctx.resolve(raw))
     if not root.exists():
         raise ToolError(not_found_message(ctx.cwd, raw, ctx.gate))
     name_filter = re.compile(glob_to_regex(glob, braces=True), re.DOTALL) if glob else None
@@ -373,24 +370,16 @@ async def _run(args: GrepArgs, ctx: ToolContext) -> ToolOutput:
     return ToolOutput(ok=True, text=text)
 
 
-def _summary(args: dict[str, Any]) -> str:
-    return arg_text(args, "pattern")
-
-
 def _title(args: dict[str, Any]) -> str:
-    pattern, path = arg_text(args, "pattern"), arg_text(args, "path")
-    return f"Search for '{pattern}'" + (f" in {path}" if path else "")
+    return f"Search for '{arg_text(args, 'pattern')}'{in_path(args)}"
 
 
-TOOL = Tool(
-    name="grep",
+TOOL = from_args(
+    _run,
     description=(
         "Search file contents with a regex; prints path:line: text. "
         "Skips gitignored, hidden and binary files; glob filters file names."
     ),
-    parameters=schema(GrepArgs),
-    run=takes(GrepArgs, _run),
     kind="search",
-    summary=_summary,
     title=_title,
 )

@@ -23,12 +23,12 @@ import importlib.util
 import json
 import os
 import re
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from rift.text.patterns import lazy
+from rift.tools.leftovers import parse as parse_python
 
 _TEMPLATE_TOKENS = lazy(
     r"<\|(?:im_start|im_end|endoftext|eot_id|start_header_id|end_header_id|fim_[a-z]+"
@@ -269,17 +269,6 @@ _ENDS_BLOCK = ("Return", "Raise", "Break", "Continue")
 _DEFINES = ("FunctionDef", "AsyncFunctionDef", "ClassDef")
 
 
-def _parse_python(text: str) -> Any:
-    """The module's AST, or None when `text` does not parse."""
-    ast = importlib.import_module("ast")  # only when a small model changes a .py file
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-
-
 def _blocks(tree: Any) -> list[list[Any]]:
     ast = importlib.import_module("ast")
     found: list[list[Any]] = []
@@ -343,8 +332,8 @@ def code_defects(tool: str, raw: str, path: Path, old: str | None, new: str) -> 
     """
     if path.suffix.lower() not in (".py", ".pyi"):
         return None
-    after = _parse_python(new)
-    before = None if old is None else _parse_python(old)
+    after = parse_python(new)
+    before = None if old is None else parse_python(old)
     if after is None or (old is not None and before is None):
         return None  # the syntax check speaks for unparseable text
     for find, what, advice in _DEFECTS:

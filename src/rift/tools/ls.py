@@ -7,11 +7,10 @@ file the model is not allowed to read.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from rift.errors import ToolError
-from rift.tools.arguments import Args, schema, takes
-from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text, not_found_message
+from rift.tools.arguments import Args, from_args
+from rift.tools.base import ToolContext, ToolOutput, capped, not_found_message, titled
 
 MAX_ENTRIES = 1000
 
@@ -22,10 +21,7 @@ class LsArgs(Args, frozen=True, kw_only=True):
 
 async def _run(args: LsArgs, ctx: ToolContext) -> ToolOutput:
     raw = args.path
-    path = ctx.resolve(raw)
-    denied = ctx.gate.check_read(path)
-    if denied is not None:
-        raise ToolError(denied)
+    path = ctx.readable(ctx.resolve(raw))
     if not path.exists():
         raise ToolError(not_found_message(ctx.cwd, raw, ctx.gate))
     if not path.is_dir():
@@ -46,26 +42,13 @@ async def _run(args: LsArgs, ctx: ToolContext) -> ToolOutput:
         names.append(entry.name + "/" if is_dir else entry.name)
     if not names:
         return ToolOutput(ok=True, text="(empty directory)")
-    text = "\n".join(names[:MAX_ENTRIES])
-    if len(names) > MAX_ENTRIES:
-        text += f"\n[{len(names) - MAX_ENTRIES} more entries not shown; use glob to narrow]"
-    return ToolOutput(ok=True, text=text)
+    over = "\n[{more} more entries not shown; use glob to narrow]"
+    return ToolOutput(ok=True, text=capped(names, MAX_ENTRIES, over))
 
 
-def _summary(args: dict[str, Any]) -> str:
-    return arg_text(args, "path")
-
-
-def _title(args: dict[str, Any]) -> str:
-    return f"List {arg_text(args, 'path') or '.'}"
-
-
-TOOL = Tool(
-    name="ls",
+TOOL = from_args(
+    _run,
     description="List a directory (default: the project root); directories end with /.",
-    parameters=schema(LsArgs),
-    run=takes(LsArgs, _run),
     kind="read",
-    summary=_summary,
-    title=_title,
+    title=titled("List {}", "path", "List ."),
 )

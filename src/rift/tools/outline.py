@@ -6,12 +6,10 @@ skeleton, then reads only the range it needs. Deny rules for reading apply.
 
 from __future__ import annotations
 
-from typing import Any
-
 from rift.errors import ToolError
 from rift.tools import _outline
-from rift.tools.arguments import Args, schema, takes
-from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text
+from rift.tools.arguments import Args, from_args
+from rift.tools.base import ToolContext, ToolOutput, titled
 from rift.tools.read import load_text
 
 
@@ -32,20 +30,9 @@ async def _run(args: OutlineArgs, ctx: ToolContext) -> ToolOutput:
     return ToolOutput(ok=True, text=_outline.render(symbols))
 
 
-def _summary(args: dict[str, Any]) -> str:
-    return arg_text(args, "path")
-
-
-def _title(args: dict[str, Any]) -> str:
-    return f"Outline {arg_text(args, 'path') or 'a file'}"
-
-
-TOOL = Tool(
-    name="outline",
+TOOL = from_args(
+    _run,
     description="List a source file's classes and functions with line numbers (no bodies).",
-    parameters=schema(OutlineArgs),
-    run=takes(OutlineArgs, _run),
     kind="read",
-    summary=_summary,
-    title=_title,
+    title=titled("Outline {}", "path", "Outline a file"),
 )

@@ -13,8 +13,8 @@ from msgspec import Meta
 
 from rift.errors import ToolError
 from rift.events import PlanItem
-from rift.tools.arguments import Args, schema, takes
-from rift.tools.base import Tool, ToolContext, ToolOutput
+from rift.tools.arguments import Args, from_args
+from rift.tools.base import ToolContext, ToolOutput
 
 
 def _steps(value: list[str]) -> list[str]:
@@ -63,11 +63,9 @@ def _title(args: dict[str, Any]) -> str:
     return "Update the plan"
 
 
-TOOL = Tool(
-    name="plan",
+TOOL = from_args(
+    _run,
     description="Track a multi-step task: set replaces the checklist, done checks off step N.",
-    parameters=schema(PlanArgs),
-    run=takes(PlanArgs, _run),
     kind="think",
     summary=_summary,
     title=_title,

@@ -13,15 +13,8 @@ from typing import Any
 from rift.errors import ToolError
 from rift.fs import safe_fs
 from rift.tools import _outline, guard
-from rift.tools.arguments import Args, schema, takes
-from rift.tools.base import (
-    Tool,
-    ToolContext,
-    ToolOutput,
-    arg_text,
-    is_binary,
-    not_found_message,
-)
+from rift.tools.arguments import Args, from_args
+from rift.tools.base import ToolContext, ToolOutput, arg_text, is_binary, not_found_message
 
 DEFAULT_LIMIT = 2000
 LINE_CAP = 2000
@@ -45,10 +38,7 @@ async def load_text(raw: str, ctx: ToolContext) -> str:
     The resolved path is checked and then opened without following a symlink swapped
     in since (rift/fs/safe_fs.py); only a regular file is read, up to a cap, so a FIFO
     cannot hang the turn and /dev/zero cannot fill memory."""
-    path = safe_fs.resolve(ctx.resolve(raw))
-    denied = ctx.gate.check_read(path)
-    if denied is not None:
-        raise ToolError(denied)
+    path = ctx.readable(safe_fs.resolve(ctx.resolve(raw)))
     if path.is_dir():
         raise ToolError(f"{raw} is a directory; use ls to list it")
     fs = ctx.services.files  # an editor that owns the buffers (ACP), else the disk
@@ -145,10 +135,6 @@ async def _run(args: ReadArgs, ctx: ToolContext) -> ToolOutput:
     return ToolOutput(ok=True, text=_render(lines, offset, limit))
 
 
-def _summary(args: dict[str, Any]) -> str:
-    return arg_text(args, "path")
-
-
 def _title(args: dict[str, Any]) -> str:
     path, offset = arg_text(args, "path"), args.get("offset")
     if not path:
@@ -156,15 +142,12 @@ def _title(args: dict[str, Any]) -> str:
     return f"Read {path}" + (f" (from line {offset})" if offset else "")
 
 
-TOOL = Tool(
-    name="read",
+TOOL = from_args(
+    _run,
     description=(
         "Read a text file with line numbers. "
         "For large files pass offset (1-based line) and limit (default 2000)."
     ),
-    parameters=schema(ReadArgs),
-    run=takes(ReadArgs, _run),
     kind="read",
-    summary=_summary,
     title=_title,
 )

@@ -13,13 +13,13 @@ race-free path as write and edit (rift/fs/safe_fs.py).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rift.errors import ToolError
 from rift.fs import safe_fs
 from rift.fs.paths import MEMORY_FILE, contained_file
-from rift.tools.arguments import Args, schema, takes
-from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text
+from rift.tools.arguments import Args, from_args
+from rift.tools.base import ToolContext, ToolOutput, titled
 from rift.tools.write import snapshot
 
 ENTRY_CAP = 500
@@ -50,10 +50,7 @@ async def _run(args: RememberArgs, ctx: ToolContext) -> ToolOutput:
     if (path.exists() or path.is_symlink()) and contained_file(path, ctx.cwd) is None:
         # A repository's `memory.md -> ~/notes` must not be read (an oracle) or copied in.
         raise ToolError(f"{MEMORY_FILE} is not a regular file inside the project; not touching it")
-    path = safe_fs.resolve(path)
-    denied = ctx.gate.check_read(path)
-    if denied is not None:
-        raise ToolError(denied)
+    path = ctx.readable(safe_fs.resolve(path))
     prior = snapshot(path, str(MEMORY_FILE))
     old = "" if prior is None else prior.decode("utf-8", errors="replace")
     entries = {line[2:].strip() for line in old.splitlines() if line.startswith("- ")}
@@ -78,24 +75,12 @@ async def _run(args: RememberArgs, ctx: ToolContext) -> ToolOutput:
     return ToolOutput(ok=True, text=f"remembered in {MEMORY_FILE}: {fact}")
 
 
-def _summary(args: dict[str, Any]) -> str:
-    return arg_text(args, "fact")
-
-
-def _title(args: dict[str, Any]) -> str:
-    fact = arg_text(args, "fact")
-    return f"Remember: {fact}" if fact else "Remember a fact"
-
-
-TOOL = Tool(
-    name="remember",
+TOOL = from_args(
+    _run,
     description=(
         "Save one short, durable fact about this project (build command, convention) "
         "for future sessions."
     ),
-    parameters=schema(RememberArgs),
-    run=takes(RememberArgs, _run),
     kind="other",
-    summary=_summary,
-    title=_title,
+    title=titled("Remember: {}", "fact", "Remember a fact"),
 )

@@ -24,8 +24,8 @@ from msgspec import Struct
 from rift.errors import ToolError
 from rift.fs.paths import atomic_write
 from rift.tools import _outline
-from rift.tools.arguments import Args, schema, takes
-from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text
+from rift.tools.arguments import Args, from_args
+from rift.tools.base import ToolContext, ToolOutput, titled
 from rift.tools.grep import walk_files
 
 DEFAULT_FILES = 20
@@ -198,10 +198,7 @@ async def _run(args: RepoMapArgs, ctx: ToolContext) -> ToolOutput:
     raw = args.path
     wanted = args.max_files or DEFAULT_FILES
     wanted = max(1, min(wanted, MAX_FILES))
-    root = ctx.resolve(raw).resolve()
-    denied = ctx.gate.check_read(root)
-    if denied is not None:
-        raise ToolError(denied)
+    root = ctx.readable(ctx.resolve(raw).resolve())
     if not root.is_dir():
         raise ToolError(f"{raw} is not a directory; repo_map maps a directory (try outline)")
     cache = _cache_for(root, ctx)
@@ -230,23 +227,12 @@ async def _run(args: RepoMapArgs, ctx: ToolContext) -> ToolOutput:
     return ToolOutput(ok=True, text="\n".join(parts) + "\n" + footer)
 
 
-def _summary(args: dict[str, Any]) -> str:
-    return arg_text(args, "path")
-
-
-def _title(args: dict[str, Any]) -> str:
-    return f"Map {arg_text(args, 'path') or 'the repository'}"
-
-
-TOOL = Tool(
-    name="repo_map",
+TOOL = from_args(
+    _run,
     description=(
         "Map a repository: its most imported source files with their classes and functions. "
         f"max_files defaults to {DEFAULT_FILES} (at most {MAX_FILES})."
     ),
-    parameters=schema(RepoMapArgs),
-    run=takes(RepoMapArgs, _run),
     kind="read",
-    summary=_summary,
-    title=_title,
+    title=titled("Map {}", "path", "Map the repository"),
 )

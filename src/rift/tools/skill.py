@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rift.errors import ToolError
-from rift.tools.arguments import Args, schema, takes
-from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text
+from rift.tools.arguments import Args, from_args
+from rift.tools.base import ToolContext, ToolOutput, titled
 
 
 class SkillArgs(Args, frozen=True, kw_only=True):
@@ -23,20 +21,9 @@ async def _run(args: SkillArgs, ctx: ToolContext) -> ToolOutput:
     return ToolOutput(True, f"--- SKILL: {skill.name} ---\n{skill.body}")
 
 
-def _summary(args: dict[str, Any]) -> str:
-    return arg_text(args, "name")
-
-
-def _title(args: dict[str, Any]) -> str:
-    return f"Load skill {arg_text(args, 'name')}".rstrip()
-
-
-TOOL = Tool(
-    name="skill",
+TOOL = from_args(
+    _run,
     description="Load a skill's full instructions by name.",
-    parameters=schema(SkillArgs),
-    run=takes(SkillArgs, _run),
     kind="other",
-    summary=_summary,
-    title=_title,
+    title=titled("Load skill {}", "name", "Load skill"),
 )

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from rift.errors import ToolError
-from rift.tools.arguments import Args, schema, takes
-from rift.tools.base import Tool, ToolContext, ToolOutput
+from rift.tools.arguments import Args, from_args
+from rift.tools.base import ToolContext, ToolOutput
 
 
 class TaskArgs(Args, frozen=True, kw_only=True):
@@ -61,14 +61,12 @@ def _title(args: dict[str, Any]) -> str:
     return "List background tasks" if what == "list" else f"Task {what}"
 
 
-TOOL = Tool(
-    name="task",
+TOOL = from_args(
+    _run,
     description=(
         "Manage background tasks. No id lists them; an id shows status and output; "
         "input sends a line to its stdin; close_stdin sends EOF; kill stops it."
     ),
-    parameters=schema(TaskArgs),
-    run=takes(TaskArgs, _run),
     kind="other",
     summary=_summary,
     title=_title,

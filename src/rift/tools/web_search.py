@@ -15,8 +15,8 @@ from typing import Any
 
 from rift.errors import ToolError
 from rift.net.hosts import literal_address, parse_url
-from rift.tools.arguments import Args, schema, takes
-from rift.tools.base import Tool, ToolContext, ToolOutput, arg_text
+from rift.tools.arguments import Args, from_args
+from rift.tools.base import ToolContext, ToolOutput, titled
 from rift.tools.fetch import first_private, pinned, resolve
 
 MAX_RESULTS = 8
@@ -122,20 +122,9 @@ async def _run(args: WebSearchArgs, ctx: ToolContext) -> ToolOutput:
     return ToolOutput(ok=True, text=format_results(query, data))
 
 
-def _summary(args: dict[str, Any]) -> str:
-    return arg_text(args, "query")
-
-
-def _title(args: dict[str, Any]) -> str:
-    return f"Search the web for '{arg_text(args, 'query')}'"
-
-
-TOOL = Tool(
-    name="web_search",
+TOOL = from_args(
+    _run,
     description="Search the web; returns titles, URLs and snippets. Use fetch to read a result.",
-    parameters=schema(WebSearchArgs),
-    run=takes(WebSearchArgs, _run),
     kind="fetch",
-    summary=_summary,
-    title=_title,
+    title=titled("Search the web for '{}'", "query", "Search the web for ''"),
 )

@@ -14,20 +14,18 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Any
 
 from rift.errors import ToolError
 from rift.fs import safe_fs
 from rift.tools import guard, leftovers, protected
-from rift.tools.arguments import Args, schema, takes
+from rift.tools.arguments import Args, from_args
 from rift.tools.base import (
     AppliedEdit,
-    Tool,
     ToolContext,
     ToolOutput,
     WriteVerdict,
-    arg_text,
     is_binary,
+    titled,
 )
 from rift.tools.encoding_keep import kept_bytes
 from rift.tools.hooks import run_post_edit_hooks
@@ -75,6 +73,26 @@ async def apply_change(
         with contextlib.suppress(OSError):
             ctx.journal.wrote(path, safe_fs.current_id(path))
     return diagnostics + hooks
+
+
+async def authorize(
+    ctx: ToolContext, tool: str, raw: str, path: Path, old: str | None, new: str
+) -> WriteVerdict:
+    """The gate's verdict on `tool` turning `old` (None: no file) into `new` at `path`,
+    once a file that runs later (tools/protected.py) is one the task names."""
+    what = protected.require_named_if_runs_later(
+        tool, raw, ctx.cwd, path, new, ctx.services.task_words
+    )
+    return await ctx.gate.authorize_write(tool, path, old, new, runs_later=what)
+
+
+def changed(raw: str, text: str, hooks: str, old: str, verdict: WriteVerdict) -> ToolOutput:
+    """A write or edit's result once on disk: `text`, the note for a partly accepted
+    review, what `apply_change` reported; its edit diffs `old` against what was written."""
+    if verdict.partial:
+        text += PARTIAL_NOTE.format(path=raw)
+    edit = AppliedEdit(path=raw, old=old, new=verdict.content)
+    return ToolOutput(ok=True, text=text + hooks, edit=edit)
 
 
 def _diff_base(prior: bytes | None, old: str | None) -> str:
@@ -163,42 +181,21 @@ async def _run(args: WriteArgs, ctx: ToolContext) -> ToolOutput:
     refused = refusal(ctx, raw, path, None if prior is None or is_binary(prior) else old, content)
     if refused is not None:
         return ToolOutput(ok=False, text=refused)
-    what = protected.require_named_if_runs_later(
-        "write", raw, ctx.cwd, path, content, ctx.services.task_words
-    )
-    verdict = await ctx.gate.authorize_write("write", path, old, content, runs_later=what)
+    verdict = await authorize(ctx, "write", raw, path, old, content)
     if not verdict.allowed:
         return ToolOutput(ok=False, text=verdict.message)
     hooks = await apply_change(ctx, raw, path, prior, verdict)
     size = len(verdict.content.encode("utf-8"))
     text = f"Wrote {size} bytes to {raw}{note}"
     undone = leftovers.leftover_note(raw, old, verdict.content) if path.suffix == ".py" else ""
-    text += undone
-    if verdict.partial:
-        text += PARTIAL_NOTE.format(path=raw)
-    return ToolOutput(
-        ok=True,
-        text=text + hooks,
-        edit=AppliedEdit(path=raw, old=_diff_base(prior, old), new=verdict.content),
-    )
+    return changed(raw, text + undone, hooks, _diff_base(prior, old), verdict)
 
 
-def _summary(args: dict[str, Any]) -> str:
-    return arg_text(args, "path")
-
-
-def _title(args: dict[str, Any]) -> str:
-    return f"Write {arg_text(args, 'path') or 'a file'}"
-
-
-TOOL = Tool(
-    name="write",
+TOOL = from_args(
+    _run,
     description="Create or overwrite a file with the given content. Prefer edit for small changes.",
-    parameters=schema(WriteArgs),
-    run=takes(WriteArgs, _run),
     kind="edit",
-    summary=_summary,
-    title=_title,
+    title=titled("Write {}", "path", "Write a file"),
     asks=True,
     mutating=True,
 )

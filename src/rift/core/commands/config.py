@@ -9,8 +9,6 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from msgspec.structs import replace
-
 from rift.core.commands.base import Owner
 from rift.core.permissions.gate import MODES
 from rift.events import ApprovalChanged, Info, Warning
@@ -183,19 +181,12 @@ def _reload(owner: Owner, fresh: Config) -> None:
     """Apply re-read settings now: rules (this session's grants kept), hooks and the
     rest. The model, host, context and temperature stay as they run (they may come
     from flags or live switches; `/model`, `/host`, `/ctx` change them)."""
+    from rift.config.load import keep_running_model
     from rift.core.permissions.rules import Rules
 
     agent = owner.agent
     running = agent.config
-    fresh = replace(
-        fresh,
-        host=running.host,
-        host_explicit=running.host_explicit,
-        model=running.model,
-        num_ctx=running.num_ctx,
-        num_ctx_explicit=running.num_ctx_explicit,
-        temperature=running.temperature,
-    )
+    fresh = keep_running_model(fresh, running)
     gate = agent.gate
     rules = Rules.from_config(fresh.permissions, cwd=fresh.cwd, home=fresh.paths.home)
     gate.rules = rules.with_session_of(gate.rules)

@@ -14,8 +14,6 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from msgspec.structs import replace
-
 from rift.events import Info, Warning
 
 if TYPE_CHECKING:
@@ -25,7 +23,7 @@ if TYPE_CHECKING:
 async def rebuild(old: Agent) -> Agent | None:
     """A new agent on the same conversation, or None (and a warning) when the config
     files cannot be read: the running agent then stays as it was."""
-    from rift.config.load import load_config
+    from rift.config.load import keep_running_model, load_config
     from rift.core.conversation.confine import confine_agent, readable_paths
     from rift.core.conversation.runtime import Agent
     from rift.extend.loader import Extensions
@@ -37,15 +35,7 @@ async def rebuild(old: Agent) -> Agent | None:
     except Exception as exc:  # a broken file: say so, keep what runs
         old.emit(Warning(f"restart failed, nothing was stopped: {exc}"))
         return None
-    config = replace(
-        fresh,
-        host=running.host,
-        host_explicit=running.host_explicit,
-        model=running.model,
-        num_ctx=running.num_ctx,
-        num_ctx_explicit=running.num_ctx_explicit,
-        temperature=running.temperature,
-    )
+    config = keep_running_model(fresh, running)
     on_finished = old.tasks.on_finished
     await old.tasks.shutdown()
     await old.lsp.aclose()
