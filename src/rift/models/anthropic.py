@@ -41,8 +41,6 @@ from rift.models.base import (
     Usage,
 )
 from rift.models.http import (
-    Connection,
-    ListingServer,
     drain,
     error_mid_answer,
     iter_lines,
@@ -50,6 +48,7 @@ from rift.models.http import (
     object_line,
     send_with_retry,
 )
+from rift.models.server import Connection, ListingServer
 from rift.models.thinking import anthropic_budget
 
 API_VERSION = "2023-06-01"

@@ -63,7 +63,7 @@ from rift.models.embedded_calls import (
 from rift.models.embedded_whole import fence_closed, whole_file_call, whole_file_path
 
 if TYPE_CHECKING:
-    from rift.models.http import Connection
+    from rift.models.server import Connection
 
 log = logging.getLogger("rift.embedded")
 _NAME = re.compile(r'"name"\s*:\s*"([^"]*)"')

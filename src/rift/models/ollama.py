@@ -27,9 +27,7 @@ from rift.models.base import (
     text_deltas,
 )
 from rift.models.http import (
-    Connection,
     Response,
-    ServerProvider,
     drain,
     error_mid_answer,
     iter_lines,
@@ -38,6 +36,7 @@ from rift.models.http import (
     request_json,
     send_with_retry,
 )
+from rift.models.server import Connection, ServerProvider
 from rift.models.thinking import ollama_think
 
 KEEP_ALIVE = "10m"

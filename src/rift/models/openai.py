@@ -39,16 +39,9 @@ from rift.models.base import (
     ProviderTraits,
     StreamDone,
 )
-from rift.models.http import (
-    ListingServer,
-    Response,
-    drain,
-    iter_lines,
-    json_request,
-    object_line,
-    send_with_retry,
-)
+from rift.models.http import Response, drain, iter_lines, json_request, object_line, send_with_retry
 from rift.models.openai_stream import StreamState, sse_payload
+from rift.models.server import ListingServer
 from rift.models.server_info import llama_props
 from rift.models.thinking_profiles import drops_sampling, effort_level, profile_for
 

@@ -32,7 +32,8 @@ from rift.config.load import Config
 from rift.errors import ModelError, ModelNotUsable, ServerHTTPError, ServerUnreachable
 from rift.models import sizes, thinking
 from rift.models.base import ModelInfo, Provider, ProviderTraits, Reasoning
-from rift.models.http import Client, Connection, make_client, request_json
+from rift.models.http import Client, make_client, request_json
+from rift.models.server import Connection
 
 ProviderKind = str
 """A key of `PROVIDER_CLASSES`."""
