@@ -17,7 +17,7 @@ from pathlib import Path
 
 from rift.errors import ToolError
 from rift.fs import safe_fs
-from rift.tools import guard, leftovers, protected
+from rift.tools import guard, leftovers, protected, splice
 from rift.tools.arguments import Args, from_args
 from rift.tools.base import (
     AppliedEdit,
@@ -160,6 +160,19 @@ def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: st
     return None if error is None else guard.syntax_refusal("write", raw, path, error)
 
 
+def _kept_definitions(ctx: ToolContext, old: str, content: str, note: str) -> tuple[str, str]:
+    """A small model's rewrite that holds only the definitions it changed, with the file's
+    other definitions kept (tools/splice.py); unchanged when it drops nothing, or when it
+    is more than definitions and imports (the refusal below then explains)."""
+    words = ctx.services.task_words
+    if not leftovers.dropped_definitions(old, content, words):
+        return content, note
+    spliced = splice.splice_definitions(old, content)
+    if spliced is None or leftovers.dropped_definitions(old, spliced, words):
+        return content, note
+    return spliced, note + " (the content held only some definitions; the rest were kept)"
+
+
 class WriteArgs(Args, frozen=True, kw_only=True):
     path: str
     content: str
@@ -178,6 +191,8 @@ async def _run(args: WriteArgs, ctx: ToolContext) -> ToolOutput:
     # A binary prior still reaches the gate decoded: its NUL bytes tell the gate
     # to ask plainly ("overwriting a binary file") instead of showing a diff.
     old = None if prior is None else prior.decode("utf-8", errors="replace")
+    if small and old and path.suffix == ".py" and prior is not None and not is_binary(prior):
+        content, note = _kept_definitions(ctx, old, content, note)
     refused = refusal(ctx, raw, path, None if prior is None or is_binary(prior) else old, content)
     if refused is not None:
         return ToolOutput(ok=False, text=refused)
