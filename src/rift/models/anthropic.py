@@ -20,7 +20,6 @@ What this module absorbs:
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
@@ -39,6 +38,7 @@ from rift.models.base import (
     ThinkingDelta,
     ToolCall,
     Usage,
+    call_from_text,
 )
 from rift.models.http import (
     drain,
@@ -287,16 +287,9 @@ class _StreamState(Struct):
 
     @staticmethod
     def _tool_call(block: _Block) -> ToolCall:
-        text = "".join(block.parts)
         call_id = block.data.get("id") if isinstance(block.data.get("id"), str) else None
         name = str(block.data.get("name") or "")
-        try:
-            parsed = json.loads(text) if text.strip() else block.data.get("input") or {}
-        except ValueError:
-            parsed = None
-        if isinstance(parsed, dict):
-            return ToolCall(id=call_id, name=name, arguments=parsed, raw_arguments=text)
-        return ToolCall(id=call_id, name=name, arguments=None, raw_arguments=text)
+        return call_from_text(call_id, name, "".join(block.parts), block.data.get("input"))
 
     def finish(self) -> list[ModelEvent]:
         events: list[ModelEvent] = []

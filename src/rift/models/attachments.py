@@ -39,10 +39,6 @@ class Attachments(Struct, frozen=True):
     text: str = ""
     images: tuple[str, ...] = ()
 
-    def prompt(self, text: str) -> str:
-        """The prompt with the attached text files after it."""
-        return text + self.text
-
 
 def image_data_url(path: Path, data: bytes) -> str:
     """An image file's bytes as the `data:` URL messages carry (also `@image` mentions).

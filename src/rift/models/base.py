@@ -8,6 +8,7 @@ an Ollama server and an OpenAI-compatible one without conversion.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar, Literal, NotRequired, Protocol, TypedDict
 
@@ -68,6 +69,17 @@ class ToolCall(Struct, frozen=True):
     name: str
     arguments: dict[str, Any] | None
     raw_arguments: str = ""
+
+
+def call_from_text(call_id: str | None, name: str, text: str, blank: Any = None) -> ToolCall:
+    """A call whose arguments arrived as JSON text (blank text: `blank`, else {}); text that
+    is not a JSON object leaves `arguments` None for the model to be told."""
+    try:
+        parsed = json.loads(text) if text.strip() else blank or {}
+    except ValueError:
+        parsed = None
+    arguments = parsed if isinstance(parsed, dict) else None
+    return ToolCall(id=call_id, name=name, arguments=arguments, raw_arguments=text)
 
 
 class Usage(Struct, frozen=True):

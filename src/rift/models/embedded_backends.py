@@ -23,7 +23,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -370,25 +370,23 @@ class Cyllama:
         if self.speculative:
             from rift.models.embedded_lookup import speculate
 
-            for piece in speculate(self, sampler, decoder.decode, prompt, max_tokens):
-                if piece:
-                    yield piece
-            tail = decoder.flush()
-            if tail:
-                yield tail
-            return
-        for _ in range(max_tokens):
-            token = sampler.sample(self.ctx, -1)
-            if self.vocab.is_eog(token):
-                break
-            piece = decoder.decode(token)
-            if piece:
-                yield piece
-            self.ctx.decode(self.cy.llama_batch_get_one([token], len(self.cached)))
-            self.cached.append(token)
+            pieces = speculate(self, sampler, decoder.decode, prompt, max_tokens)
+        else:
+            pieces = self._plain(sampler, decoder.decode, max_tokens)
+        yield from filter(None, pieces)
         tail = decoder.flush()
         if tail:
             yield tail
+
+    def _plain(self, sampler: Any, decode: Callable[[int], str], max_tokens: int) -> Iterator[str]:
+        """One token per decode step (see `speculate` for several)."""
+        for _ in range(max_tokens):
+            token = sampler.sample(self.ctx, -1)
+            if self.vocab.is_eog(token):
+                return
+            yield decode(token)
+            self.ctx.decode(self.cy.llama_batch_get_one([token], len(self.cached)))
+            self.cached.append(token)
 
     def close(self) -> None:
         self.ctx.close()

@@ -24,6 +24,7 @@ from rift.models.base import (
     StreamDone,
     ToolCall,
     Usage,
+    call_from_text,
     text_deltas,
 )
 from rift.models.http import (
@@ -112,13 +113,7 @@ def _tool_call(raw: Any) -> ToolCall | None:
     if arguments is None:
         return ToolCall(id=call_id, name=name, arguments={})
     raw_text = arguments if isinstance(arguments, str) else json.dumps(arguments)
-    try:
-        parsed = json.loads(raw_text) if raw_text.strip() else {}
-    except ValueError:
-        parsed = None
-    if isinstance(parsed, dict):
-        return ToolCall(id=call_id, name=name, arguments=parsed, raw_arguments=raw_text)
-    return ToolCall(id=call_id, name=name, arguments=None, raw_arguments=raw_text)
+    return call_from_text(call_id, name, raw_text)
 
 
 def _parse_line(line: str) -> dict[str, Any]:

@@ -254,17 +254,13 @@ class OpenAIProvider(ListingServer):
             vision_stated=True,
         )
 
-    async def _open(self, body: dict[str, Any]) -> Response:
-        request = json_request(
-            self._client, "POST", f"{self._base_url}/chat/completions", body, self._headers
-        )
-        return await send_with_retry(self._client, request, base_url=self._base_url)
-
     async def _open_stream(self, body: dict[str, Any]) -> Response:
         """Open the stream; each optional key a 400/422 names is dropped and tried once more."""
+        url = f"{self._base_url}/chat/completions"
         while True:
+            request = json_request(self._client, "POST", url, body, self._headers)
             try:
-                return await self._open(body)
+                return await send_with_retry(self._client, request, base_url=self._base_url)
             except ServerHTTPError as exc:
                 named = [k for k in DROPPABLE_KEYS if k in body and k in exc.message]
                 if exc.status not in (400, 422) or not named:

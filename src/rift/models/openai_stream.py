@@ -20,6 +20,7 @@ from rift.models.base import (
     PromptProgress,
     ToolCall,
     Usage,
+    call_from_text,
     text_deltas,
 )
 from rift.models.http import error_mid_answer
@@ -33,14 +34,7 @@ class _PartialCall(Struct):
     arguments: list[str] = field(default_factory=list)
 
     def complete(self) -> ToolCall:
-        text = "".join(self.arguments)
-        try:
-            parsed = json.loads(text) if text.strip() else {}
-        except ValueError:
-            parsed = None
-        if isinstance(parsed, dict):
-            return ToolCall(id=self.id, name=self.name, arguments=parsed, raw_arguments=text)
-        return ToolCall(id=self.id, name=self.name, arguments=None, raw_arguments=text)
+        return call_from_text(self.id, self.name, "".join(self.arguments))
 
 
 class StreamState(Struct):

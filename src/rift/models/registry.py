@@ -23,17 +23,18 @@ from __future__ import annotations
 import asyncio
 import importlib
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Protocol, cast
+from typing import ClassVar, Literal, Protocol, cast
 
 from msgspec import Struct
 from msgspec.structs import replace
 
 from rift.config.load import Config
-from rift.errors import ModelError, ModelNotUsable, ServerHTTPError, ServerUnreachable
+from rift.errors import ModelError, ModelNotUsable, ServerHTTPError
 from rift.models import sizes, thinking
 from rift.models.base import ModelInfo, Provider, ProviderTraits, Reasoning
-from rift.models.http import Client, make_client, request_json
+from rift.models.http import Client, make_client
 from rift.models.server import Connection
+from rift.models.server_info import lists
 
 ProviderKind = str
 """A key of `PROVIDER_CLASSES`."""
@@ -179,18 +180,6 @@ _DETECTED: dict[str, ProviderKind] = {}
 """Host base URL → the kind its probe found, so a host is probed (and noted) once."""
 
 
-async def _answers(client: Client, url: str, key: str) -> bool | None:
-    """True when GET `url` gives a JSON object with a list under `key`; None when the
-    server cannot be reached at all (no point probing further). Asked once, no retries."""
-    try:
-        data: Any = await request_json(client, "GET", url, backoff=())
-    except ServerUnreachable:
-        return None
-    except ModelError:
-        return False
-    return isinstance(data, dict) and isinstance(data.get(key), list)
-
-
 async def detect_protocol(route: Route, config: Config) -> tuple[Route, str]:
     """The route with the wire format a named host without `/v1` really speaks, and a
     note the first time a host turns out to be OpenAI-compatible.
@@ -209,10 +198,10 @@ async def detect_protocol(route: Route, config: Config) -> tuple[Route, str]:
     if base not in _DETECTED:
         tls = base.startswith("https:")  # plain http skips loading the CA bundle (~40 ms)
         async with make_client(PROBE_TIMEOUT_S, connect_timeout=PROBE_TIMEOUT_S, tls=tls) as client:
-            ollama = await _answers(client, f"{base}/api/tags", "models")
+            ollama = await lists(client, f"{base}/api/tags", "models")
             openai = not ollama and ollama is not None
             if openai:
-                openai = bool(await _answers(client, f"{base}/v1/models", "data"))
+                openai = bool(await lists(client, f"{base}/v1/models", "data"))
         if ollama is None:
             return route, ""  # unreachable: decide nothing, the preflight error explains
         _DETECTED[base] = "openai" if openai else "ollama"

@@ -14,16 +14,6 @@ from rift.config.records import DEFAULT_READ_TIMEOUT
 from rift.models.http import Client, make_client, request_json
 
 
-async def model_entries(
-    client: Client, url: str, *, base_url: str, headers: dict[str, str]
-) -> list[dict[str, Any]]:
-    """The `data` list of an OpenAI-style model listing (OpenAI, Anthropic), keeping only
-    entries with a string `id`, so a server's odd entries never reach a picker."""
-    data = await request_json(client, "GET", url, base_url=base_url, headers=headers)
-    entries = data.get("data") if isinstance(data, dict) else None
-    return [e for e in entries or () if isinstance(e, dict) and isinstance(e.get("id"), str)]
-
-
 class Connection(Struct, frozen=True):
     """What the registry hands a provider class's `connect`: the server, its key, how long
     a read may stay silent, a shared client (None: the provider makes and closes its own)
@@ -93,10 +83,14 @@ class ListingServer(ServerProvider):
         return {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
     async def _entries(self) -> list[dict[str, Any]]:
+        """The listing's `data`, only entries with a string `id`: a server's odd entries
+        never reach a picker."""
         url = f"{self._base_url}/models{self.MODELS_QUERY}"
-        return await model_entries(
-            self._client, url, base_url=self._base_url, headers=self._headers
+        data = await request_json(
+            self._client, "GET", url, base_url=self._base_url, headers=self._headers
         )
+        entries = data.get("data") if isinstance(data, dict) else None
+        return [e for e in entries or () if isinstance(e, dict) and isinstance(e.get("id"), str)]
 
     async def list_models(self) -> list[str]:
         return list(dict.fromkeys(e["id"] for e in await self._entries()))

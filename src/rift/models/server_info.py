@@ -18,7 +18,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from rift.errors import ModelError
+from rift.errors import ModelError, ServerUnreachable
 from rift.models.http import Client, request_json
 
 
@@ -91,13 +91,21 @@ async def llama_props(
     return parse_props(data)
 
 
-async def is_ollama(client: Client, base_url: str) -> bool:
-    """The server at this root also answers Ollama's native `/api/tags`."""
+async def lists(client: Client, url: str, key: str) -> bool | None:
+    """True when GET `url` gives a JSON object with a list under `key`; None when the
+    server cannot be reached at all (no point asking further). Asked once, no retries."""
     try:
-        data = await request_json(client, "GET", f"{root_of(base_url)}/api/tags", backoff=())
+        data = await request_json(client, "GET", url, backoff=())
+    except ServerUnreachable:
+        return None
     except ModelError:
         return False
-    return isinstance(data, dict) and isinstance(data.get("models"), list)
+    return isinstance(data, dict) and isinstance(data.get(key), list)
+
+
+async def is_ollama(client: Client, base_url: str) -> bool:
+    """The server at this root also answers Ollama's native `/api/tags`."""
+    return bool(await lists(client, f"{root_of(base_url)}/api/tags", "models"))
 
 
 _NUM_CTX = re.compile(r"^\s*num_ctx\s+(\d+)\s*$", re.MULTILINE)

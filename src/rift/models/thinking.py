@@ -33,9 +33,7 @@ ANTHROPIC_DEFAULT_BUDGET = _ANTHROPIC_BUDGETS["medium"]
 def settle(effort: str | None, can_think: bool) -> Reasoning:
     """The binding's starting value: False for a model that cannot think, else the
     configured effort, else None (the server decides)."""
-    if not can_think:
-        return False
-    return effort
+    return effort if can_think else False
 
 
 def parse_think(arg: str, can_think: bool) -> Reasoning:

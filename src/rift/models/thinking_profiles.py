@@ -30,8 +30,6 @@ from typing import Literal
 
 from msgspec import Struct
 
-SAMPLING_KEYS = ("temperature", "top_p", "top_k", "min_p")
-"""The sampling fields a profile may leave out of a request."""
 DropSampling = Literal["never", "thinking", "always"]
 
 
@@ -49,7 +47,7 @@ class ThinkingProfile(Struct, frozen=True):
     effort_in_template: bool = False
     """The effort also goes in `chat_template_kwargs` (gpt-oss on older llama.cpp)."""
     drop_sampling: DropSampling = "never"
-    """When the request must leave `SAMPLING_KEYS` to the server."""
+    """When the request must leave sampling (its temperature) to the server."""
 
 
 _OPENAI_EFFORTS = ("minimal", "low", "medium", "high")
