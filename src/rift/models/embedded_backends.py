@@ -1,18 +1,14 @@
 """The two runtimes that can run the embedded model, behind one small interface.
 
-- `cyllama`: prebuilt manylinux wheels of llama.cpp (0.7 on Python 3.12+,
-  0.2.18 on 3.11; the API used here is the same in both), so
-  `pip install '.[local]'` takes seconds instead of a 12 to 30 minute compile.
-  Its low-level API is used directly: the model's chat template is rendered
-  with its vendored Jinja2, tool calls are sampled under a GBNF grammar made
-  by its JSON-schema converter, and the KV cache keeps the longest common
-  prefix of the previous prompt, so each agent iteration evaluates only the
-  new tokens (the high-level `cyllama.LLM` clears the cache on every call).
-- `llama-cpp-python` (any Python, compiled from source by pip): the fallback
-  where cyllama has no wheel. `Llama` reuses the cached prefix on its own.
+- `cyllama`: prebuilt wheels of llama.cpp, so `pip install '.[local]'` takes seconds
+  instead of a long compile. Its low-level API is used directly, so that the KV cache
+  keeps the longest common prefix of the previous prompt and each agent iteration
+  evaluates only the new tokens (its high-level `LLM` clears the cache on every call).
+- `llama-cpp-python` (compiled from source by pip): the fallback where cyllama has no
+  wheel. `Llama` reuses the cached prefix on its own.
 
-`load` takes cyllama when it is installed, else llama-cpp-python. Both are
-imported only here, on the worker thread, when the embedded model runs.
+`load` takes cyllama when it is installed. Both are imported only here, on the worker
+thread, when the embedded model runs.
 """
 
 from __future__ import annotations

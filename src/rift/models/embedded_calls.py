@@ -1,18 +1,10 @@
 """Tool calls for a small local model: the constraining schema and a lenient parser.
 
-A 1.5B model asked to call tools in free text gets the format right about four
-times in five. Constrained by a grammar that admits exactly one JSON object,
-`{"name": <a tool or "final_answer">, "arguments": {...}}`, it is parseable
-every time, so the embedded provider samples under that grammar and the reply
-itself becomes a pseudo-tool, `final_answer`, whose `text` is streamed as
-content while it is generated (`FinalAnswerStream`).
-
-Without the grammar (no tools offered, or a grammar that could not be built)
-`parse_reply` recovers calls leniently: Qwen's `<tool_call>` tags, ```json
-fences, or a bare object, anywhere in the text.
-
-Pure functions over strings and dicts: no llama_cpp here, so they are tested
-without the extra.
+A 1.5B model often gets a free-text call format wrong; under a grammar that admits
+exactly one JSON object, `{"name": <a tool or "final_answer">, "arguments": {...}}`,
+it is parseable every time, and the reply itself becomes the pseudo-tool
+`final_answer`, whose `text` is streamed as content (`FinalAnswerStream`). Without the
+grammar `parse_reply` recovers calls leniently. Pure functions: no llama_cpp here.
 """
 
 from __future__ import annotations
@@ -84,22 +76,16 @@ def _branch(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
 def step_tools(tools: list[dict[str, Any]], messages: Sequence[Message]) -> list[dict[str, Any]]:
     """The tools the grammar admits at this step; the prompt still lists all of them.
 
-    A 1.5B model asked to fix a file tends to edit it at once, inventing the
-    text to replace. Two rules keep it honest without a word of prompt:
+    A 1.5B model tends to edit at once, inventing the text to replace, or to write a
+    file it just read back with the tool result in it. Rules, without a word of prompt:
     - look first: until a tool has answered since the task arrived, only the
       observing tools (read, ls, grep) and the final answer are admitted;
     - edit only what you read: `edit`'s path is limited to paths that `read`
       returned successfully in this conversation, and `edit` is absent before;
-    - do something else: after a call refused as a repeat, or two failures in a
-      row of the same tool, that tool is left out for one step (`blocked_tool`);
-    - edit what you read: once `read` showed a file, `write` is out of the
-      grammar. Offered a whole-file write of a file it had just read, the 1.5B
-      model copied the tool result into it, `<tool_response>` tags and all (the
-      whole file emptied once), where its edits were right;
-    - no rewrite after a change: once a write or edit succeeded in this task,
-      `write` is gone for the rest of it. Seen on the tiny tier: a right edit,
-      then the tool's own result ("Edited config.py") written as the file, or
-      the edit reverted and redone, until the turn stopped.
+    - do something else: a tool refused as a repeat, or failing twice running, is
+      left out for one step (`blocked_tool`);
+    - once `read` showed a file, or a write or edit succeeded in this task, `write`
+      is out of the grammar.
     """
     whole = whole_file_path(messages)
     if whole:  # rift asked for the whole file (core/wholefile.py): only that write fits
@@ -131,28 +117,17 @@ def step_tools(tools: list[dict[str, Any]], messages: Sequence[Message]) -> list
 
 def final_admitted(messages: Sequence[Message]) -> bool:
     """Whether this step may end the turn with a final answer: unless rift read files the
-    task names for the model (core/loop/preread.py) and the model has not looked since.
-
-    Asked to change a constant in a file it was handed, the 1.5B model answered "Changed
-    TIMEOUT from 10 to 30" at once, having touched nothing. The rule is the same for every
-    task and every language (it once read English verbs in the task to tell a change from a
-    question): with files handed to it the model acts first; with none it may just answer.
-    """
+    task names for the model (core/loop/preread.py) and the model has not looked since,
+    because a small model handed a file tends to claim a change it never made."""
     if _answered_since_task(messages, by_model=True):
         return True
     return not _answered_since_task(messages)  # nothing read for it: an answer may do
 
 
 def blocked_tool(messages: Sequence[Message]) -> str:
-    """The tool the next step may not call ("" for none).
-
-    A 1.5B model told that its call was refused as a repeat sends it again, and
-    again, until the turn stops after 7 failures; a word in the prompt does not
-    stop it, leaving the tool out of the grammar does. The same goes for a tool
-    that failed twice running, and for write right after the guard refused a
-    whole-file write: seen on the task bench, the model's next step was the same
-    file written back again, never the edit the refusal asked for.
-    """
+    """The tool the next step may not call ("" for none): one just refused as a repeat
+    or by the write guard, or one that failed twice running. A small model sends such a
+    call again and again whatever the prompt says; leaving it out of the grammar stops it."""
     results: list[tuple[str, str]] = []
     for message in reversed(messages):
         if message["role"] == "tool":
@@ -396,8 +371,6 @@ def _decode_partial(body: str) -> str:
             end = i
             break
         i += step
-    else:
-        end = len(body)
     try:
         value = json.loads('"' + body[:end] + '"', strict=False)
     except json.JSONDecodeError:

@@ -1,11 +1,8 @@
 """The native Ollama client: `/api/tags`, `/api/show` and streaming `/api/chat`.
 
-The neutral `Message` shape was modelled on Ollama's, so translation is light:
-tool-call arguments stay JSON objects, tool results correlate by `tool_name`,
-and images lose their `data:` prefix because Ollama wants bare base64.
-
-A stream only counts as complete when its `done: true` line arrives; a body
-that simply stops is a dropped connection, not an empty answer.
+The neutral `Message` shape was modelled on Ollama's, so translation is light. A stream
+only counts as complete when its `done: true` line arrives; a body that simply stops
+is a dropped connection, not an empty answer.
 """
 
 from __future__ import annotations

@@ -1,24 +1,12 @@
 """The OpenAI-compatible client: vLLM, llama.cpp, LM Studio, OpenRouter, OpenAI itself.
 
-Differences from the neutral shape that this module absorbs:
-
-- tool-call arguments travel as JSON *strings*, and tool results correlate by
-  `tool_call_id`, so ids missing from old sessions are synthesized here;
-- streamed tool calls arrive in pieces keyed by `index` and are only emitted
-  once complete (at `finish_reason` or the end of the stream);
-- servers disagree on the details: some never send `[DONE]` (the tail is
-  flushed), some reject `stream_options` (one retry without it), and
-  reasoning text is `reasoning_content` on some and `reasoning` on others;
-- the servers report no capabilities, so "tools" is assumed, and so is
-  "thinking" unless the entry declares capabilities without it: effort goes
-  out as `reasoning_effort` plus vLLM/SGLang's `chat_template_kwargs`
-  (`enable_thinking`), and a server that names one of those keys in a 400 gets
-  one retry without it;
-- llama.cpp's server takes `id_slot`, the slot a request runs on, so the core can
-  keep each conversation's cached prompt where it is (dropped like the others
-  when a server refuses it).
-
-Reading the SSE stream is openai_stream.py's.
+Tool-call arguments travel as JSON strings and results correlate by `tool_call_id`
+(ids missing from old sessions are synthesized here). Servers disagree on the details,
+so each optional key a server refuses in a 400 (`DROPPABLE_KEYS`: `stream_options`,
+vLLM/SGLang's `chat_template_kwargs`, `reasoning_effort`, llama.cpp's `id_slot`, ...)
+gets one retry without it. The servers report no capabilities, so "tools" is assumed,
+and "thinking" unless the entry declares capabilities without it. Reading the SSE
+stream is openai_stream.py's.
 """
 
 from __future__ import annotations
@@ -87,10 +75,9 @@ def to_openai_messages(messages: list[Message], reasoning: bool = False) -> list
     """Neutral messages in OpenAI's shape; missing ids are repaired.
 
     Thinking goes back as `reasoning_content` when `reasoning` is set (self-hosted
-    servers: llama.cpp and vLLM templates such as DeepSeek's and gpt-oss's need it
-    between tool calls, and the others ignore it); sent whenever the message carries it,
-    so within a turn a message once sent stays byte-identical and the prompt cache holds
-    (the core drops the thinking of earlier turns, as those templates do).
+    servers: templates such as DeepSeek's and gpt-oss's need it between tool calls),
+    whenever the message carries it, so a message once sent stays byte-identical and
+    the prompt cache holds.
     """
     out: list[dict[str, Any]] = []
     pending: list[tuple[str, str]] = []
@@ -129,13 +116,9 @@ def to_openai_messages(messages: list[Message], reasoning: bool = False) -> list
 
 
 def chat_body(request: ChatRequest, template_kwargs: bool = True) -> dict[str, Any]:
-    """The `/chat/completions` body; `DROPPABLE_KEYS` go if a server rejects them.
-
-    `template_kwargs` False leaves out `chat_template_kwargs`, which only
-    self-hosted servers (llama.cpp, vLLM, SGLang) understand. The thinking switch,
-    the effort and whether sampling is sent follow the model's row in
-    thinking_profiles.py.
-    """
+    """The `/chat/completions` body. `template_kwargs` False leaves out
+    `chat_template_kwargs`, which only self-hosted servers understand; the thinking
+    switch, the effort and the sampling follow the model's row in thinking_profiles.py."""
     body: dict[str, Any] = {
         "model": request.model,
         "messages": to_openai_messages(request.messages, reasoning=template_kwargs),

@@ -1,10 +1,8 @@
 """Reading an OpenAI-compatible SSE stream: deltas in, neutral model events out.
 
-Tool calls arrive in pieces keyed by `index` (or, from servers that omit it,
-whole and keyed by id) and are emitted only once complete, at `finish_reason`
-or the end of the stream; reasoning is `reasoning_content` on some servers and
-`reasoning` on others; llama.cpp's `prompt_progress` chunks become
-`PromptProgress`. Split from openai.py, which builds requests and drives this.
+Tool calls arrive in pieces keyed by `index` (or whole and keyed by id) and are emitted
+only once complete, at `finish_reason` or the end of the stream; llama.cpp's
+`prompt_progress` chunks become `PromptProgress`.
 """
 
 from __future__ import annotations

@@ -1,21 +1,13 @@
 """Which server a model name goes to, and whether the model there is fit to use.
 
-Routing: `provider/model` splits at the first
-`/`; a configured provider wins, then the built-ins; any other name, slashes
-and all (`hf.co/org/model`), is a bare name for the default host. The
-*addressable* name keeps the prefix: it is what people see and type.
+`provider/model` splits at the first `/`: a configured provider wins, then the
+built-ins; any other name, slashes and all (`hf.co/org/model`), is a bare name for the
+default host. A provider *kind* names a class in `PROVIDER_CLASSES`, the one place that
+knows them; the core reads each class's `ProviderTraits` instead of comparing kinds.
 
-A provider *kind* names a class in `PROVIDER_CLASSES`, the one place that
-knows them: adding a provider is one module and one line there. Each class
-declares its `ProviderTraits`, which the core reads through `Route.traits`
-instead of comparing kind names.
-
-A named host without `/v1` may still be a llama.cpp, vLLM or LM Studio server:
-`detect_protocol` probes `/api/tags`, then `/v1/models`, once per host.
-
-Preflight asks the server about the model once, so that a
-missing model or one without tool calling fails with a sentence instead of a
-confusing 400 on the first turn, and so num_ctx fits the model.
+Preflight asks the server about the model once, so that a missing model or one
+without tool calling fails with a sentence instead of a confusing 400 on the first
+turn, and so num_ctx fits the model.
 """
 
 from __future__ import annotations
@@ -181,14 +173,10 @@ _DETECTED: dict[str, ProviderKind] = {}
 
 
 async def detect_protocol(route: Route, config: Config) -> tuple[Route, str]:
-    """The route with the wire format a named host without `/v1` really speaks, and a
-    note the first time a host turns out to be OpenAI-compatible.
-
-    Only a host somebody named (flag, env, config, /host) is probed: the default
-    one is Ollama's own port. Ollama answers `/api/tags`; llama.cpp, vLLM and
-    LM Studio answer `/v1/models`. When neither answers the route is unchanged,
-    so the usual preflight error explains.
-    """
+    """The route with the wire format a named host without `/v1` really speaks (Ollama
+    answers `/api/tags`; llama.cpp, vLLM and LM Studio `/v1/models`), and a note the first
+    time a host turns out to be OpenAI-compatible. Only a host somebody named is probed:
+    the default one is Ollama's own port."""
     if route.provider_name is not None or route.provider_kind != "ollama":
         return route, ""
     if not config.host_explicit:
@@ -221,9 +209,8 @@ def make_provider(
     client: Client | None = None,
     cache_dir: Path | None = None,
 ) -> Provider:
-    """The provider for a route; its class is imported only when chosen.
-
-    `cache_dir` is where the embedded model is assembled (`Config.paths.cache_dir`).
+    """The provider for a route; its class is imported only when chosen. `cache_dir` is
+    where the embedded model is assembled (`Config.paths.cache_dir`).
 
     Raises:
         ModelNotUsable: the embedded model without the `rift[local]` extra.
@@ -367,12 +354,8 @@ def _discovery_routes(config: Config, current_addressable: str) -> list[tuple[st
 
 
 async def list_all_models(config: Config, current_addressable: str) -> list[str]:
-    """Every addressable model: the default host's bare, then each provider's prefixed.
-
-    Servers are asked one after another with a 2.5 s limit each; one that is
-    unreachable or answers with an error is skipped. Duplicates are dropped,
-    first occurrence kept.
-    """
+    """Every addressable model: the default host's bare, then each provider's prefixed,
+    duplicates dropped. A server that does not answer within 2.5 s is skipped."""
     found: list[str] = []
     async with make_client(PROBE_TIMEOUT_S, connect_timeout=PROBE_TIMEOUT_S) as client:
         for prefix, route in _discovery_routes(config, current_addressable):

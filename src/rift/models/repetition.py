@@ -1,19 +1,14 @@
 """Spotting a generation that repeats itself, for every provider.
 
-A small model stuck in a loop emits the same line, or the same few lines,
-until its token cap: seen on the embedded model, 2,048 tokens of one line
-(9 minutes at 4 tokens a second), then rejected as broken JSON. The end of
-the text is a runaway when it is one chunk of at most `MAX_PERIOD`
-characters repeated `MIN_TIMES` times over at least `MIN_SPAN` characters, a
-pattern that real code does not produce at that length.
+A small model stuck in a loop emits the same line, or the same few lines, until its
+token cap. The end of the text is a runaway when it is one chunk of at most
+`MAX_PERIOD` characters repeated `MIN_TIMES` times over at least `MIN_SPAN` characters,
+which real code does not produce at that length.
 
-Callers check as the text grows (every `CHECK_EVERY` characters of every
-streamed reply), so the check must be cheap on text that does not repeat,
-which is nearly all of it. A period can only qualify where the last `_PROBE`
-characters occur again exactly that far back, so one C-level `rfind` over the
-last `MAX_PERIOD + _PROBE` characters names the candidates, and only those get
-the full comparison. Scanning all 400 periods instead copied about a megabyte
-of slices per check: 70% of `--serve`'s time on a long reply.
+Callers check as the text grows, so the check must be cheap on text that does not
+repeat: a period can only qualify where the last `_PROBE` characters occur again
+exactly that far back, so one `rfind` names the candidates and only those get the
+full comparison.
 """
 
 from __future__ import annotations
@@ -37,12 +32,9 @@ span >= MIN_SPAN), so the probe's copy p back lies inside the repeated part."""
 
 
 class Limits(Struct, frozen=True):
-    """How much repetition makes a runaway, for one kind of model.
-
-    A small model loops for real and slowly (4 tokens a second on a CPU), so it is cut at 6
-    copies over 400 characters. A large model's honest answer can repeat as much: a CSV of
-    identical rows, a divider, a table of the same lines. For those only a far longer run is
-    taken as a loop."""
+    """How much repetition makes a runaway, for one kind of model: a small model loops
+    for real and slowly, while a large model's honest answer (a CSV of identical rows)
+    can repeat as much, so for those only a far longer run counts."""
 
     min_times: int = MIN_TIMES
     min_span: int = MIN_SPAN

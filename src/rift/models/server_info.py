@@ -1,14 +1,10 @@
 """What a self-hosted server says about itself beyond the model list.
 
-The model lists do not tell the truth that matters most: llama.cpp's
-`llama-server` reports its *training* context in `/v1/models` (`n_ctx_train`),
-while the window it actually serves is `-c` divided over its `-np` slots, and
-only `/props` says so (`default_generation_settings.n_ctx`, `total_slots`).
-Ollama's OpenAI-compatible endpoint ignores the context a client asks for and
-uses the server's default (`OLLAMA_CONTEXT_LENGTH`), which only the native API
-overrides per request. This module asks those questions once, cheaply, and
-answers None where a server does not say: it never raises for a missing
-endpoint, because most servers have none of them.
+llama.cpp's server reports its *training* context in `/v1/models`; the window it serves
+(`-c` over its `-np` slots) only `/props` says. Ollama's OpenAI-compatible endpoint
+serves its default window whatever a client asks, unless the Modelfile sets one. Each
+question is asked once, and answered None where a server does not say: most servers
+have none of these endpoints.
 """
 
 from __future__ import annotations

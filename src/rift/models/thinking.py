@@ -1,14 +1,9 @@
 """Reasoning control: the `effort` setting and `/think`, turned into one request value.
 
-A request's `think` (models/base.py `Reasoning`) is None (the server's default),
-False, True, or an effort level. It is settled once per model binding, from the
-configured effort and what the model can do, and changed by `/think`:
-
-- a model without "thinking" always gets False: asking a non-thinking model to
-  think is a 400 on Ollama, so nothing can switch it on;
-- an effort level implies thinking on;
-- each wire format then spells the value its own way (`ollama_think`,
-  `thinking_profiles.effort_level`, `anthropic_budget`).
+A request's `think` (models/base.py `Reasoning`) is settled once per model binding
+and changed by `/think`. A model without "thinking" always gets False (asking a
+non-thinking model to think is a 400 on Ollama); each wire format then spells the
+value its own way.
 """
 
 from __future__ import annotations
