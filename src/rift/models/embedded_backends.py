@@ -201,13 +201,10 @@ class LlamaCppPython:
 class Pieces:
     """The text of sampled tokens, one token at a time, without broken characters.
 
-    A byte-level BPE token can end inside a multibyte UTF-8 character, and its
-    piece alone decodes to U+FFFD. So tokens are held back while their text
-    ends in U+FFFD, at most `HOLD` of them (a character is at most 4 bytes), and
-    then detokenized together. llama.cpp drops the leading space of the first
-    token it detokenizes, so each call starts with a plain-ASCII anchor token
-    whose text is cut off again. Written here because cyllama 0.2.18 has no
-    incremental decoder.
+    A token can end inside a multibyte UTF-8 character, so tokens are held back while
+    their text ends in U+FFFD, at most `HOLD` of them, and detokenized together. Each
+    call starts with an anchor token whose text is cut off again, because llama.cpp
+    drops the leading space of the first token it detokenizes.
     """
 
     HOLD = 4

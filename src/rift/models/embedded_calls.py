@@ -97,17 +97,13 @@ def step_tools(tools: list[dict[str, Any]], messages: Sequence[Message]) -> list
         tools = [tool for tool in tools if _tool_name(tool) in OBSERVE]
     blocked = blocked_tool(messages)
     changed = _changed_since_task(messages)
-    tools = [
-        tool
-        for tool in tools
-        if _tool_name(tool) != blocked and not (changed and _tool_name(tool) == "write")
-    ]
     seen = _read_paths(messages)
     admitted: list[dict[str, Any]] = []
     for tool in tools:
-        if _tool_name(tool) == "write" and seen:
-            continue  # a file was read: it is changed with edit (see the docstring)
-        if _tool_name(tool) == "edit":
+        name = _tool_name(tool)
+        if name == blocked or (name == "write" and (changed or seen)):
+            continue
+        if name == "edit":
             if not seen:
                 continue
             tool = _path_enum(tool, seen)

@@ -20,7 +20,6 @@ import asyncio
 import json
 import socket
 from collections.abc import AsyncIterator, Sequence
-from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -156,12 +155,7 @@ class Client:
     async def __aenter__(self) -> Client:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
 
@@ -172,15 +166,9 @@ def make_client(
     headers: dict[str, str] | None = None,
     tls: bool = True,
 ) -> Client:
-    """A client with rift's timeouts, keepalive and user agent.
-
-    Args:
-        read_timeout: seconds of silence tolerated while reading; 0 means none.
-        connect_timeout: seconds to wait for a connection to open.
-        headers: extra default headers (an Authorization header, say).
-        tls: False for a plain-http server: then even a request that goes through
-            httpx (a proxied URL) skips loading the CA bundle (~40 ms of startup).
-    """
+    """A client with rift's timeouts, keepalive and user agent; `read_timeout` is the
+    seconds of silence tolerated (0: none). `tls` False, for a plain-http server, skips
+    loading the CA bundle even for a request that goes through httpx (a proxied URL)."""
     return Client(read_timeout, connect_timeout, {"User-Agent": USER_AGENT, **(headers or {})}, tls)
 
 

@@ -1,7 +1,6 @@
-"""What the providers that talk to a server share: how the registry connects one
-(`Connection`), the base URL and the client it may own (`ServerProvider`), and the model
-listing of the OpenAI-style APIs (`ListingServer`). The HTTP rules themselves are in
-`http.py`."""
+"""What the providers that talk to a server share: `Connection` (how the registry connects
+one), `ServerProvider` (the base URL and the client it may own) and `ListingServer` (the
+OpenAI-style model listing)."""
 
 from __future__ import annotations
 
@@ -36,12 +35,8 @@ class ServerProvider:
         read_timeout: float = DEFAULT_READ_TIMEOUT,
         client: Client | None = None,
     ) -> None:
-        """Args:
-        base_url: e.g. `http://localhost:11434` or `http://gpu-box:8000/v1`; a trailing `/`
-            is dropped.
-        read_timeout: read-idle timeout in seconds, 0 = none (ignored when `client` is given).
-        client: a shared client; the provider then does not close it.
-        """
+        """`read_timeout` is the read-idle timeout in seconds (0: none), unused with a
+        shared `client`, which the provider then does not close."""
         self._base_url = base_url.rstrip("/")
         self._owns_client = client is None
         self._client = client or make_client(read_timeout, tls=self._base_url.startswith("https:"))

@@ -54,13 +54,9 @@ def parse_think(arg: str, can_think: bool) -> Reasoning:
 
 def describe(value: Reasoning) -> str:
     """How `/think` reports the current value."""
-    if value is None:
-        return "thinking: auto (the server's default)"
-    if value is False:
-        return "thinking: off"
-    if value is True:
-        return "thinking: on"
-    return f"thinking: on, effort {value}"
+    if isinstance(value, str):
+        return f"thinking: on, effort {value}"
+    return "thinking: " + {None: "auto (the server's default)", False: "off", True: "on"}[value]
 
 
 def ollama_think(value: Reasoning) -> bool | str | None:

@@ -1,9 +1,7 @@
 """Which server of the pool runs a request: slots, affinity, load and failover.
 
-One `Pool` is shared by every conversation of a process that uses the same
-`hosts` (swarm candidates, sub-agents, background tasks), so the counts it
-keeps are the real load of each server. Requests wait here, not on a server's
-queue: a server never has more requests in flight than it has slots, because
+One `Pool` is shared by every conversation of a process that uses the same `hosts`, so
+its counts are each server's real load. Requests wait here, never on a server's queue:
 a queued request on llama.cpp evicts another conversation's cached prompt.
 """
 
