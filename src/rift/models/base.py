@@ -59,11 +59,8 @@ class ThinkingDelta(Struct, frozen=True):
 
 
 class ToolCall(Struct, frozen=True):
-    """One complete tool call, assembled from however many chunks carried it.
-
-    `arguments` is None when the model sent text that is not a JSON object;
-    `raw_arguments` then holds that text so the caller can report it.
-    """
+    """One complete tool call, assembled from however many chunks carried it; `arguments`
+    is None when the model sent text that is not a JSON object (`raw_arguments` holds it)."""
 
     id: str | None
     name: str

@@ -408,20 +408,3 @@ def _template_messages(messages: list[Message]) -> list[dict[str, Any]]:
             item["tool_call_id"] = message.get("tool_call_id", "")
         out.append(item)
     return out
-
-
-def loaded_seconds() -> float:
-    """How long the current model took to load (0 when none is loaded); for tests and stats."""
-    return next((r.load_seconds for r in _loaded.values()), 0.0)
-
-
-def loaded_runtime() -> str:
-    """Which runtime runs the loaded model ("" when none is loaded); for tests and stats."""
-    return next((r.name for r in _loaded.values()), "")
-
-
-def prefix_reused() -> int | None:
-    """Prompt tokens the last call found in the KV cache; None when the runtime does not
-    say (llama-cpp-python reuses the prefix inside `Llama`, out of sight)."""
-    reused = next((getattr(r, "reused", None) for r in _loaded.values()), None)
-    return reused if isinstance(reused, int) else None

@@ -64,7 +64,6 @@ class Backend(Protocol):
     """One loaded model with its context."""
 
     name: str
-    load_seconds: float
 
     def render(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> str:
         """The prompt text from the model's own chat template."""
@@ -82,11 +81,8 @@ class Backend(Protocol):
         schema: Schemas | None,
         keep: int = 0,
     ) -> Iterator[str]:
-        """Text pieces as they are sampled; `schema` constrains the output (see `Schemas`).
-
-        The first `keep` tokens of `prompt` are what every task starts with (the system
-        prompt and the tools); a runtime may keep their KV state on disk for the next
-        process, which then skips most of its first prefill."""
+        """Text pieces as they are sampled; `schema` constrains the output. The first `keep`
+        tokens of `prompt` (system prompt and tools) may be kept on disk for the next process."""
         ...
 
     def close(self) -> None: ...
@@ -99,14 +95,9 @@ def installed() -> str | None:
 
 def load(path: Path, n_ctx: int) -> Backend:
     threads = max(1, len(os.sched_getaffinity(0)))
-    started = time.monotonic()
-    backend: Backend
     if installed() == "cyllama":
-        backend = Cyllama(path, n_ctx, threads, PrefixStore.beside(path, n_ctx))
-    else:
-        backend = LlamaCppPython(path, n_ctx, threads)
-    backend.load_seconds = time.monotonic() - started
-    return backend
+        return Cyllama(path, n_ctx, threads, PrefixStore.beside(path, n_ctx))
+    return LlamaCppPython(path, n_ctx, threads)
 
 
 def _module(name: str) -> Any:
@@ -125,7 +116,6 @@ class LlamaCppPython:
     def __init__(self, path: Path, n_ctx: int, threads: int) -> None:
         llama_cpp = _module("llama_cpp")
         chat_format = _module("llama_cpp.llama_chat_format")
-        self.load_seconds = 0.0
         self.llama = llama_cpp.Llama(
             model_path=str(path),
             n_ctx=n_ctx,
@@ -243,7 +233,6 @@ class Cyllama:
     ) -> None:
         self.cy = _module("cyllama.llama.llama_cpp")
         self.store = store
-        self.load_seconds = 0.0
         self.cy.disable_logging()
         self.cy.ggml_backend_load_all()
         self.model = self.cy.LlamaModel(str(path), self.cy.LlamaModelParams())

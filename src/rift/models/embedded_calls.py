@@ -47,13 +47,9 @@ def _closed(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def tool_choice_schema(tools: list[dict[str, Any]], final: bool = True) -> dict[str, Any]:
-    """The JSON schema of one step: a call to one of `tools`, or the final answer.
-
-    One `anyOf` branch per tool pins `name` to the tool and `arguments` to that
-    tool's own parameters, so the model cannot pair `read` with `command`.
-    `final_answer` carries the reply in `arguments.text`; it is left out when
-    `final` is False (see `final_admitted`), unless no tool is left at all.
-    """
+    """The JSON schema of one step: a call to one of `tools`, or the final answer (left out
+    when `final` is False, unless no tool is left). One `anyOf` branch per tool pins
+    `arguments` to that tool's own parameters, so the model cannot pair `read` with `command`."""
     branches: list[dict[str, Any]] = []
     for tool in tools:
         function = tool.get("function", tool)
@@ -218,13 +214,9 @@ def tool_names_schema(tools: list[dict[str, Any]], final: bool = True) -> dict[s
 
 
 def parse_reply(text: str) -> tuple[str, list[ToolCall]]:
-    """Split a model's text into (reply content, tool calls), leniently.
-
-    Calls are taken from `<tool_call>` tags, then ```json fences, then the
-    whole text as JSON, then the outermost `{...}` in it; the first source that
-    yields a call wins and its blocks are removed from the content. A
-    `final_answer` object becomes content. Text with no call is all content.
-    """
+    """Split a model's text into (reply content, tool calls), leniently: from `<tool_call>`
+    tags, ```json fences, the whole text as JSON or its outermost `{...}`, the first source
+    that yields a call winning. A `final_answer` object becomes content."""
     for pattern in (_TAGGED, _FENCED):
         calls, answers, rest = _from_blocks(text, pattern)
         if calls or answers:
@@ -326,12 +318,9 @@ def _as_call(item: Any) -> ToolCall | None:
 
 
 class FinalAnswerStream:
-    """Decodes `arguments.text` of a `final_answer` while its JSON is still growing.
-
-    Feed it the whole output so far; it returns the newly decodable reply text
-    (empty while the output is not, or not yet recognisably, a final answer).
-    Escapes are decoded only once complete, so no half escape is ever shown.
-    """
+    """Decodes `arguments.text` of a `final_answer` while its JSON is still growing: fed
+    the whole output so far, it returns the newly decodable reply text, decoding escapes
+    only once complete, so no half escape is ever shown."""
 
     def __init__(self) -> None:
         self.shown = ""

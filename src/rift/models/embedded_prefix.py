@@ -24,12 +24,8 @@ def common_prefix(a: list[int], b: list[int], limit: int) -> int:
 
 class PrefixStore:
     """The KV state of the prompt every task starts with, kept on disk between processes.
-
-    Each `rift -p` is a new process whose first request would evaluate the same system
-    prompt and tool schemas again. A file that cannot be loaded is deleted and the
-    prompt evaluated as if it were absent; it is written through a temp file and a
-    rename, so a reader never sees half of one.
-    """
+    A file that cannot be loaded is deleted and the prompt evaluated as if it were absent;
+    it is written through a temp file and a rename, so a reader never sees half of one."""
 
     MIN_TOKENS = 64
     """Below this a load costs about what it saves."""

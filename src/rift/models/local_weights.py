@@ -95,11 +95,8 @@ def _installed_from() -> str | None:
 
     try:
         raw = importlib.metadata.distribution(DISTRIBUTION).read_text("direct_url.json")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    try:
         url = json.loads(raw or "{}").get("url", "")
-    except json.JSONDecodeError:
+    except (importlib.metadata.PackageNotFoundError, json.JSONDecodeError):
         return None
     if not isinstance(url, str) or not url.startswith("file://"):
         return None

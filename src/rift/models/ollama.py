@@ -212,9 +212,8 @@ class OllamaProvider(ServerProvider):
             request = json_request(self._client, "POST", url, body)
             return await send_with_retry(self._client, request, base_url=self._base_url)
         except ServerHTTPError as exc:
-            if exc.status != 400 or not isinstance(body.get("think"), str):
-                raise
-            if "think" not in exc.message.lower():
+            graded = isinstance(body.get("think"), str)
+            if exc.status != 400 or not graded or "think" not in exc.message.lower():
                 raise
         request = json_request(self._client, "POST", url, {**body, "think": True})
         return await send_with_retry(self._client, request, base_url=self._base_url)

@@ -72,13 +72,9 @@ def _claim(pending: list[tuple[str, str]], tool_name: str | None) -> str:
 
 
 def to_openai_messages(messages: list[Message], reasoning: bool = False) -> list[dict[str, Any]]:
-    """Neutral messages in OpenAI's shape; missing ids are repaired.
-
-    Thinking goes back as `reasoning_content` when `reasoning` is set (self-hosted
-    servers: templates such as DeepSeek's and gpt-oss's need it between tool calls),
-    whenever the message carries it, so a message once sent stays byte-identical and
-    the prompt cache holds.
-    """
+    """Neutral messages in OpenAI's shape; missing ids are repaired. With `reasoning`
+    (self-hosted servers, whose templates may need it between tool calls) thinking goes
+    back as `reasoning_content`, so a message once sent stays byte-identical and cached."""
     out: list[dict[str, Any]] = []
     pending: list[tuple[str, str]] = []
     serial = 0

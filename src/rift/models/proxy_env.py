@@ -73,13 +73,9 @@ def _exempts(entry: str, host: str) -> bool:
 
 
 def may_proxy(host: str, environ: Mapping[str, str] | None = None) -> bool:
-    """Whether a proxy setting could apply to plain-http requests to `host`.
-
-    Args:
-        host: the URL's host name or address (IPv6 without brackets).
-        environ: the variables to read; None for the process environment (and, on
-            macOS and Windows, the system proxy settings).
-    """
+    """Whether a proxy setting could apply to plain-http requests to `host` (IPv6 without
+    brackets); `environ` None reads the process environment (and on macOS and Windows the
+    system proxy settings)."""
     proxies = _proxies(environ)
     if not (proxies.get("http") or proxies.get("all")):
         return False

@@ -179,7 +179,7 @@ async def detect_protocol(route: Route, config: Config) -> tuple[Route, str]:
     the default one is Ollama's own port."""
     if route.provider_name is not None or route.provider_kind != "ollama":
         return route, ""
-    if not config.host_explicit:
+    if not config.host_explicit:  # the default host is Ollama's own port
         return route, ""
     base = route.base_url
     note = ""

@@ -57,10 +57,7 @@ def limits_for(model: str, *, small: bool) -> Limits:
 
 
 def repeating_period(text: str, limits: Limits = TIGHT) -> int:
-    """The period of the repetition that fills the end of `text`, or 0 when there is none.
-
-    The smallest qualifying period wins, as in a scan of every period from 1 up.
-    """
+    """The smallest period of a repetition that fills the end of `text`, or 0 for none."""
     min_span, min_times = limits.min_span, limits.min_times
     end = len(text)
     if end < min_span:
