@@ -41,6 +41,7 @@ from rift.models.base import (
 )
 from rift.models.embedded_backends import Backend
 from rift.models.embedded_calls import (
+    ANSWER_SCHEMA,
     FINAL_ANSWER,
     FinalAnswerStream,
     final_admitted,
@@ -66,11 +67,7 @@ _FINAL_TOOL = {
         "name": FINAL_ANSWER,
         "description": "Reply to the user and end your turn: the answer, or one sentence "
         "saying what you changed. Call it only when the work is done.",
-        "parameters": {
-            "type": "object",
-            "properties": {"text": {"type": "string"}},
-            "required": ["text"],
-        },
+        "parameters": ANSWER_SCHEMA,
     },
 }
 
@@ -325,16 +322,16 @@ def _generate(runtime: Backend, job: _Job, put: Any, stop: threading.Event) -> N
         if close is not None:
             with contextlib.suppress(Exception):
                 close()
-    text = "".join(output)
-    produced = len(runtime.tokenize(text)) + 1
+    produced = len(runtime.tokenize("".join(output))) + 1
     if reason == "stop" and produced > max_tokens:
         reason = "length"
     seconds = time.monotonic() - first if first else 0.0
+    prefill_s = (first or time.monotonic()) - started
     log.debug(
         "embedded (%s): prompt %d tok, first token after %.2f s, %d tok in %.2f s",
         runtime.name,
         len(prompt),
-        (first or time.monotonic()) - started,
+        prefill_s,
         produced,
         seconds,
     )
@@ -344,7 +341,7 @@ def _generate(runtime: Backend, job: _Job, put: Any, stop: threading.Event) -> N
         output_tokens=produced,
         eval_duration_s=seconds,
         prefill_tokens=len(prompt) - reused,
-        prefill_s=(first or time.monotonic()) - started,
+        prefill_s=prefill_s,
         cached_tokens=reused,
     )
     put("usage", usage)

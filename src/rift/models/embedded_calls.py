@@ -21,6 +21,8 @@ from rift.models.embedded_whole import (
 )
 
 FINAL_ANSWER = "final_answer"
+ANSWER_SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+"""The parameters of `final_answer`: the reply, as `text`."""
 OBSERVE = ("read", "ls", "grep")
 _FINAL_PREFIX = re.compile(
     r'\s*\{\s*"name"\s*:\s*"final_answer"\s*,\s*"arguments"\s*:\s*\{\s*"text"\s*:\s*"'
@@ -54,9 +56,8 @@ def tool_choice_schema(tools: list[dict[str, Any]], final: bool = True) -> dict[
     for tool in tools:
         function = tool.get("function", tool)
         branches.append(_branch(function["name"], _closed(function.get("parameters") or {})))
-    answer = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
     if final or not branches:
-        branches.append(_branch(FINAL_ANSWER, _closed(answer)))
+        branches.append(_branch(FINAL_ANSWER, _closed(ANSWER_SCHEMA)))
     return {"anyOf": branches}
 
 
@@ -276,17 +277,11 @@ def _interpret(data: Any) -> tuple[list[ToolCall], list[str]]:
         if parsed is None:
             return [], []
         if parsed.name == FINAL_ANSWER:
-            answers.append(_answer_text(parsed.arguments))
+            text = (parsed.arguments or {}).get("text", "")
+            answers.append(text if isinstance(text, str) else json.dumps(text))
         else:
             calls.append(parsed)
     return calls, answers
-
-
-def _answer_text(arguments: dict[str, Any] | None) -> str:
-    if not arguments:
-        return ""
-    text = arguments.get("text", "")
-    return text if isinstance(text, str) else json.dumps(text)
 
 
 def _as_call(item: Any) -> ToolCall | None:
@@ -342,22 +337,13 @@ class FinalAnswerStream:
 def _decode_partial(body: str) -> str:
     """The JSON string body decoded up to its closing quote or its last complete char."""
     i = 0
-    end = len(body)
-    while i < len(body):
-        char = body[i]
-        if char == '"':
-            end = i
-            break
-        if char != "\\":
-            i += 1
-            continue
-        step = _escape_length(body, i)
+    while i < len(body) and body[i] != '"':
+        step = _escape_length(body, i) if body[i] == "\\" else 1
         if step == 0:
-            end = i
             break
         i += step
     try:
-        value = json.loads('"' + body[:end] + '"', strict=False)
+        value = json.loads('"' + body[:i] + '"', strict=False)
     except json.JSONDecodeError:
         return ""
     return value if isinstance(value, str) else ""

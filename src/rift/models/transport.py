@@ -51,11 +51,8 @@ class Response(Protocol):
     """An answer whose head has arrived; the body is read on demand, once. The caller
     must `aclose()` it: only a body read to its end lets the connection be reused."""
 
-    @property
-    def status_code(self) -> int: ...
-
-    @property
-    def reason_phrase(self) -> str: ...
+    status_code: int
+    reason_phrase: str
 
     @property
     def is_success(self) -> bool:
