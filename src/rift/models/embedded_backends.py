@@ -1,14 +1,11 @@
 """The two runtimes that can run the embedded model, behind one small interface.
 
-- `cyllama`: prebuilt wheels of llama.cpp, so `pip install '.[local]'` takes seconds
-  instead of a long compile. Its low-level API is used directly, so that the KV cache
-  keeps the longest common prefix of the previous prompt and each agent iteration
-  evaluates only the new tokens (its high-level `LLM` clears the cache on every call).
-- `llama-cpp-python` (compiled from source by pip): the fallback where cyllama has no
-  wheel. `Llama` reuses the cached prefix on its own.
+- `cyllama`: prebuilt wheels of llama.cpp (installed in seconds, no compile), used
+  through its low-level API so the KV cache keeps the longest common prefix of the
+  previous prompt (its high-level `LLM` clears the cache on every call);
+- `llama-cpp-python` (compiled by pip): the fallback where cyllama has no wheel.
 
-`load` takes cyllama when it is installed. Both are imported only here, on the worker
-thread, when the embedded model runs.
+Both are imported only here, on the worker thread, when the embedded model runs.
 """
 
 from __future__ import annotations

@@ -73,16 +73,11 @@ def _branch(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
 def step_tools(tools: list[dict[str, Any]], messages: Sequence[Message]) -> list[dict[str, Any]]:
     """The tools the grammar admits at this step; the prompt still lists all of them.
 
-    A 1.5B model tends to edit at once, inventing the text to replace, or to write a
-    file it just read back with the tool result in it. Rules, without a word of prompt:
-    - look first: until a tool has answered since the task arrived, only the
-      observing tools (read, ls, grep) and the final answer are admitted;
-    - edit only what you read: `edit`'s path is limited to paths that `read`
-      returned successfully in this conversation, and `edit` is absent before;
-    - do something else: a tool refused as a repeat, or failing twice running, is
-      left out for one step (`blocked_tool`);
-    - once `read` showed a file, or a write or edit succeeded in this task, `write`
-      is out of the grammar.
+    A 1.5B model tends to edit at once, inventing the text to replace, or to write back a
+    file it just read with the tool result in it. So: until a tool has answered since the
+    task arrived, only read, ls, grep and the final answer; `edit` only of paths `read`
+    returned; no tool just refused as a repeat or failing twice running (`blocked_tool`);
+    no `write` once a file was read or a write or edit succeeded in this task.
     """
     whole = whole_file_path(messages)
     if whole:  # rift asked for the whole file (core/wholefile.py): only that write fits

@@ -1,14 +1,12 @@
 """Prompt-lookup decoding for the embedded model: draft-free speculation.
 
-A whole-file rewrite or an edit re-types text already in the prompt, and on a CPU each
+An edit or a whole-file rewrite re-types text already in the prompt, and on a CPU each
 decode step reads every weight once however many tokens it evaluates. So the next
-tokens are guessed from the continuation of the latest earlier occurrence of the last
-few tokens, and checked in one batch.
-
-The output is the one plain decoding gives, greedy or sampled: the sampler is asked
-once per produced token, in order, at the position plain decoding would ask it at, and
-a guess is kept only while it equals what the sampler chose; rejected guesses leave the
-KV cache. tests/embedded/test_embedded_lookup.py watches the batch's rounding.
+tokens are guessed from what followed the last few tokens earlier, and checked in one
+batch. The output is the one plain decoding gives: the sampler is asked once per
+produced token, in order, at the position plain decoding would ask it at, and a guess
+is kept only while it equals what the sampler chose. A batch may round the logits
+differently; tests/embedded/test_embedded_lookup.py watches for that.
 """
 
 from __future__ import annotations

@@ -1,17 +1,14 @@
 """The one HTTP client every provider shares, and the rules for talking through it.
 
-- connect timeout 10 s but no whole-request timeout: a slow local model's long answer
-  is normal, so only *silence* is an error (a read-idle timeout, `Config.read_timeout`);
+- no whole-request timeout: a slow local model's long answer is normal, so only
+  *silence* is an error (a read-idle timeout, `Config.read_timeout`);
 - TCP keepalive every 20 s, because NAT boxes reaped idle connections during long
-  prefills ("os error 110"); TCP_NODELAY, so a request leaves at once;
-- pooled connections idle out after 30 s.
+  prefills; TCP_NODELAY, so a request leaves at once.
 
-Plain-http URLs go over `wire.py` (h11, no httpx imported), https and proxied ones over
-httpx (`httpx_transport.py`); `transport.py` is their contract.
-
-`send_with_retry` retries only a connection that never opened or a server that never
-started answering: once a byte has arrived the model may have acted on the request.
-Every transport error is mapped into `rift.errors` here.
+Plain-http URLs go over `wire.py` (no httpx imported), https and proxied ones over
+httpx (`httpx_transport.py`). `send_with_retry` retries only a connection that never
+opened or a server that never started answering: once a byte has arrived the model
+may have acted. Every transport error is mapped into `rift.errors` here.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """Which server a model name goes to, and whether the model there is fit to use.
 
 `provider/model` splits at the first `/`: a configured provider wins, then the
-built-ins; any other name, slashes and all (`hf.co/org/model`), is a bare name for the
-default host. A provider *kind* names a class in `PROVIDER_CLASSES`, the one place that
-knows them; the core reads each class's `ProviderTraits` instead of comparing kinds.
-
-Preflight asks the server about the model once, so that a missing model or one
-without tool calling fails with a sentence instead of a confusing 400 on the first
-turn, and so num_ctx fits the model.
+built-ins; any other name (`hf.co/org/model`) is a bare name for the default host.
+Each provider kind's class (`PROVIDER_CLASSES`) declares `ProviderTraits`, which the
+core reads instead of comparing kinds. Preflight asks the server about the model once,
+so a missing model or one without tool calling fails with a sentence, not a 400.
 """
 
 from __future__ import annotations
@@ -177,9 +174,8 @@ async def detect_protocol(route: Route, config: Config) -> tuple[Route, str]:
     answers `/api/tags`; llama.cpp, vLLM and LM Studio `/v1/models`), and a note the first
     time a host turns out to be OpenAI-compatible. Only a host somebody named is probed:
     the default one is Ollama's own port."""
-    if route.provider_name is not None or route.provider_kind != "ollama":
-        return route, ""
-    if not config.host_explicit:  # the default host is Ollama's own port
+    ollama_host = route.provider_name is None and route.provider_kind == "ollama"
+    if not ollama_host or not config.host_explicit:  # the default host is Ollama's own port
         return route, ""
     base = route.base_url
     note = ""

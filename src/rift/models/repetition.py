@@ -1,14 +1,10 @@
 """Spotting a generation that repeats itself, for every provider.
 
-A small model stuck in a loop emits the same line, or the same few lines, until its
-token cap. The end of the text is a runaway when it is one chunk of at most
-`MAX_PERIOD` characters repeated `MIN_TIMES` times over at least `MIN_SPAN` characters,
-which real code does not produce at that length.
-
-Callers check as the text grows, so the check must be cheap on text that does not
-repeat: a period can only qualify where the last `_PROBE` characters occur again
-exactly that far back, so one `rfind` names the candidates and only those get the
-full comparison.
+A small model stuck in a loop emits the same few lines until its token cap. The end of
+the text is a runaway when it is one chunk of at most `MAX_PERIOD` characters repeated
+`MIN_TIMES` times over at least `MIN_SPAN` characters. The check runs as the text grows,
+so it must be cheap: a period can only qualify where the last `_PROBE` characters occur
+again that far back, so one `rfind` names the candidates.
 """
 
 from __future__ import annotations

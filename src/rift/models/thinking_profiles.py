@@ -1,10 +1,8 @@
 """How each family of reasoning model takes the thinking switch, effort and sampling, on
 an OpenAI-compatible server (llama.cpp, vLLM, SGLang, LM Studio, OpenAI itself).
 
-One table, first match wins, on the lower-cased model name as the server knows it. A
-model no row names gets `DEFAULT`: switch and effort both sent, sampling kept. Rows
-follow the model cards:
-
+One table, first match wins, on the lower-cased model name. A model no row names gets
+`DEFAULT`: switch and effort both sent, sampling kept. Rows follow the model cards:
 - gpt-oss: always reasons, at low/medium/high; older llama.cpp servers take the effort
   only through `chat_template_kwargs`, so both are sent. "Off" is the lowest level.
 - Qwen3 hybrids and QwQ: `enable_thinking`; thinking mode must not decode greedily, so

@@ -1,14 +1,10 @@
 """HTTP/1.1 over asyncio streams, h11 doing all of the parsing: rift's transport for
 plain-http model servers (the self-hosted case: Ollama, llama.cpp, vLLM on a LAN).
 
-httpx, httpcore and anyio cost a large share of a `rift -p` run, mostly imports, for
-features a plain-http request never uses; h11 is the state machine httpcore itself
-runs on, so framing is parsed by the same well-kept code, and this module only moves
-bytes and keeps connections, by `http.py`'s rules.
-
-A pooled connection the server closed just as a request went out (nothing at all
-came back) is retried once on a fresh connection: the server sent nothing, so
-nothing was acted on.
+httpx, httpcore and anyio cost a large share of a `rift -p` run, mostly imports; h11 is
+the state machine httpcore itself runs on, so this module only moves bytes and keeps
+connections, by `http.py`'s rules. A pooled connection the server closed just as a
+request went out (nothing came back, so nothing was acted on) is retried once, fresh.
 """
 
 from __future__ import annotations
