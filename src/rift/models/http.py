@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from rift import __version__
-from rift.errors import ReadIdleTimeout, ServerHTTPError, ServerUnreachable, StreamError
+from rift.errors import ModelError, ReadIdleTimeout, ServerHTTPError, ServerUnreachable, StreamError
 from rift.models.proxy_env import may_proxy
 from rift.models.transport import (
     ConnectFailed,
@@ -54,6 +54,7 @@ __all__ = [
     "error_message",
     "iter_lines",
     "json_request",
+    "lists",
     "loads_line",
     "make_client",
     "request_json",
@@ -388,3 +389,15 @@ async def request_json(
     except ValueError as exc:
         preview = body[:200].decode("utf-8", errors="replace")
         raise StreamError(f"malformed answer from the model server: {preview}") from exc
+
+
+async def lists(client: Client, url: str, key: str) -> bool | None:
+    """True when GET `url` gives a JSON object with a list under `key`; None when the
+    server cannot be reached at all (no point asking further). Asked once, no retries."""
+    try:
+        data = await request_json(client, "GET", url, backoff=())
+    except ServerUnreachable:
+        return None
+    except ModelError:
+        return False
+    return isinstance(data, dict) and isinstance(data.get(key), list)

@@ -21,9 +21,8 @@ from rift.config.load import Config
 from rift.errors import ModelError, ModelNotUsable, ServerHTTPError
 from rift.models import sizes, thinking
 from rift.models.base import ModelInfo, Provider, ProviderTraits, Reasoning
-from rift.models.http import Client, make_client
+from rift.models.http import Client, lists, make_client
 from rift.models.server import Connection
-from rift.models.server_info import lists
 
 ProviderKind = str
 """A key of `PROVIDER_CLASSES`."""

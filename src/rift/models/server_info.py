@@ -14,8 +14,8 @@ from typing import Any
 
 from msgspec import Struct
 
-from rift.errors import ModelError, ServerUnreachable
-from rift.models.http import Client, request_json
+from rift.errors import ModelError
+from rift.models.http import Client, lists, request_json
 
 
 class LlamaProps(Struct, frozen=True):
@@ -85,18 +85,6 @@ async def llama_props(
     except ModelError:
         return None
     return parse_props(data)
-
-
-async def lists(client: Client, url: str, key: str) -> bool | None:
-    """True when GET `url` gives a JSON object with a list under `key`; None when the
-    server cannot be reached at all (no point asking further). Asked once, no retries."""
-    try:
-        data = await request_json(client, "GET", url, backoff=())
-    except ServerUnreachable:
-        return None
-    except ModelError:
-        return False
-    return isinstance(data, dict) and isinstance(data.get(key), list)
 
 
 async def is_ollama(client: Client, base_url: str) -> bool:
