@@ -1,26 +1,17 @@
 """The Anthropic Messages API client: `anthropic/<model>` or a provider of `kind: "anthropic"`.
 
-What this module absorbs:
-
-- the system prompt travels apart from the messages, tool results are
-  `tool_result` blocks in a *user* message, and consecutive same-role
-  messages are merged into one (the API wants them alternating);
-- thinking needs a signature to be sent back: the signed blocks are kept in
-  the stored message's `provider_data` and re-sent with its tool calls (the
-  API refuses a tool loop whose thinking was dropped); thinking that the turn
-  loop stripped from old turns is not re-sent;
-- prompt caching: `cache_control` breakpoints on the system prompt (which
-  covers the tool definitions before it) and on the conversation's last
-  block, so each iteration of a tool loop re-reads the prefix from cache;
-- effort is extended thinking with a token budget (models/thinking.py);
-  with thinking on the API allows no temperature, so none is sent;
-- the stream is SSE with typed events; a tool call's input arrives as JSON
-  fragments and is emitted once its block stops.
+- the system prompt travels apart, tool results are `tool_result` blocks in a *user*
+  message, and same-role messages are merged (the API wants them alternating);
+- signed thinking blocks are kept in the stored message's `provider_data` and re-sent
+  with its tool calls (the API refuses a tool loop whose thinking was dropped);
+- `cache_control` breakpoints on the system prompt and the conversation's last block,
+  so each iteration of a tool loop re-reads the prefix from cache;
+- effort is extended thinking with a token budget (models/thinking.py), and with
+  thinking on the API allows no temperature.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
@@ -39,6 +30,7 @@ from rift.models.base import (
     ThinkingDelta,
     ToolCall,
     Usage,
+    call_from_text,
 )
 from rift.models.http import (
     drain,
@@ -162,17 +154,15 @@ def to_anthropic(messages: list[Message]) -> tuple[list[dict[str, Any]], list[di
 
 def _tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """OpenAI-style function definitions → Anthropic tool definitions."""
-    out = []
-    for tool in tools:
-        function = tool.get("function") or {}
-        out.append(
-            {
-                "name": function.get("name", ""),
-                "description": function.get("description", ""),
-                "input_schema": function.get("parameters") or {"type": "object"},
-            }
-        )
-    return out
+    functions = [tool.get("function") or {} for tool in tools]
+    return [
+        {
+            "name": f.get("name", ""),
+            "description": f.get("description", ""),
+            "input_schema": f.get("parameters") or {"type": "object"},
+        }
+        for f in functions
+    ]
 
 
 def _mark_cache(system: list[dict[str, Any]], messages: list[dict[str, Any]]) -> None:
@@ -287,16 +277,9 @@ class _StreamState(Struct):
 
     @staticmethod
     def _tool_call(block: _Block) -> ToolCall:
-        text = "".join(block.parts)
         call_id = block.data.get("id") if isinstance(block.data.get("id"), str) else None
         name = str(block.data.get("name") or "")
-        try:
-            parsed = json.loads(text) if text.strip() else block.data.get("input") or {}
-        except ValueError:
-            parsed = None
-        if isinstance(parsed, dict):
-            return ToolCall(id=call_id, name=name, arguments=parsed, raw_arguments=text)
-        return ToolCall(id=call_id, name=name, arguments=None, raw_arguments=text)
+        return call_from_text(call_id, name, "".join(block.parts), block.data.get("input"))
 
     def finish(self) -> list[ModelEvent]:
         events: list[ModelEvent] = []

@@ -1,12 +1,9 @@
 """`--attach PATH`: images travel as base64 beside the prompt, text files inside it.
 
-Images keep the original's 10 MB cap (a bigger one is refused before any
-request, since every server refuses it later and slower). They are stored in
-the neutral message as `data:<mime>;base64,…` URLs, which each wire format
-reshapes (bare base64 for Ollama, `image_url` parts for OpenAI, image blocks
-for Anthropic). A model that does not report "vision" is never sent one:
-`images_for` drops them with a warning that says so, because a text-only
-model fed an image either errors or silently ignores it.
+Images are capped at 10 MB before any request (every server refuses bigger ones later
+and slower) and stored as `data:` URLs that each wire format reshapes. A model that does
+not report "vision" is never sent one (`images_for` says so): it would error or
+silently ignore it.
 """
 
 from __future__ import annotations
@@ -38,10 +35,6 @@ class Attachments(Struct, frozen=True):
 
     text: str = ""
     images: tuple[str, ...] = ()
-
-    def prompt(self, text: str) -> str:
-        """The prompt with the attached text files after it."""
-        return text + self.text
 
 
 def image_data_url(path: Path, data: bytes) -> str:

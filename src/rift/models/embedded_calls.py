@@ -1,18 +1,10 @@
 """Tool calls for a small local model: the constraining schema and a lenient parser.
 
-A 1.5B model asked to call tools in free text gets the format right about four
-times in five. Constrained by a grammar that admits exactly one JSON object,
-`{"name": <a tool or "final_answer">, "arguments": {...}}`, it is parseable
-every time, so the embedded provider samples under that grammar and the reply
-itself becomes a pseudo-tool, `final_answer`, whose `text` is streamed as
-content while it is generated (`FinalAnswerStream`).
-
-Without the grammar (no tools offered, or a grammar that could not be built)
-`parse_reply` recovers calls leniently: Qwen's `<tool_call>` tags, ```json
-fences, or a bare object, anywhere in the text.
-
-Pure functions over strings and dicts: no llama_cpp here, so they are tested
-without the extra.
+A 1.5B model often gets a free-text call format wrong; under a grammar that admits
+exactly one JSON object, `{"name": <a tool or "final_answer">, "arguments": {...}}`,
+it is parseable every time, and the reply itself becomes the pseudo-tool
+`final_answer`, whose `text` is streamed as content (`FinalAnswerStream`). Without the
+grammar `parse_reply` recovers calls leniently. Pure functions: no llama_cpp here.
 """
 
 from __future__ import annotations
@@ -29,6 +21,8 @@ from rift.models.embedded_whole import (
 )
 
 FINAL_ANSWER = "final_answer"
+ANSWER_SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+"""The parameters of `final_answer`: the reply, as `text`."""
 OBSERVE = ("read", "ls", "grep")
 _FINAL_PREFIX = re.compile(
     r'\s*\{\s*"name"\s*:\s*"final_answer"\s*,\s*"arguments"\s*:\s*\{\s*"text"\s*:\s*"'
@@ -55,20 +49,15 @@ def _closed(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def tool_choice_schema(tools: list[dict[str, Any]], final: bool = True) -> dict[str, Any]:
-    """The JSON schema of one step: a call to one of `tools`, or the final answer.
-
-    One `anyOf` branch per tool pins `name` to the tool and `arguments` to that
-    tool's own parameters, so the model cannot pair `read` with `command`.
-    `final_answer` carries the reply in `arguments.text`; it is left out when
-    `final` is False (see `final_admitted`), unless no tool is left at all.
-    """
+    """The JSON schema of one step: a call to one of `tools`, or the final answer (left out
+    when `final` is False, unless no tool is left). One `anyOf` branch per tool pins
+    `arguments` to that tool's own parameters, so the model cannot pair `read` with `command`."""
     branches: list[dict[str, Any]] = []
     for tool in tools:
         function = tool.get("function", tool)
         branches.append(_branch(function["name"], _closed(function.get("parameters") or {})))
-    answer = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
     if final or not branches:
-        branches.append(_branch(FINAL_ANSWER, _closed(answer)))
+        branches.append(_branch(FINAL_ANSWER, _closed(ANSWER_SCHEMA)))
     return {"anyOf": branches}
 
 
@@ -84,22 +73,11 @@ def _branch(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
 def step_tools(tools: list[dict[str, Any]], messages: Sequence[Message]) -> list[dict[str, Any]]:
     """The tools the grammar admits at this step; the prompt still lists all of them.
 
-    A 1.5B model asked to fix a file tends to edit it at once, inventing the
-    text to replace. Two rules keep it honest without a word of prompt:
-    - look first: until a tool has answered since the task arrived, only the
-      observing tools (read, ls, grep) and the final answer are admitted;
-    - edit only what you read: `edit`'s path is limited to paths that `read`
-      returned successfully in this conversation, and `edit` is absent before;
-    - do something else: after a call refused as a repeat, or two failures in a
-      row of the same tool, that tool is left out for one step (`blocked_tool`);
-    - edit what you read: once `read` showed a file, `write` is out of the
-      grammar. Offered a whole-file write of a file it had just read, the 1.5B
-      model copied the tool result into it, `<tool_response>` tags and all (the
-      whole file emptied once), where its edits were right;
-    - no rewrite after a change: once a write or edit succeeded in this task,
-      `write` is gone for the rest of it. Seen on the tiny tier: a right edit,
-      then the tool's own result ("Edited config.py") written as the file, or
-      the edit reverted and redone, until the turn stopped.
+    A 1.5B model tends to edit at once, inventing the text to replace, or to write back a
+    file it just read with the tool result in it. So: until a tool has answered since the
+    task arrived, only read, ls, grep and the final answer; `edit` only of paths `read`
+    returned; no tool just refused as a repeat or failing twice running (`blocked_tool`);
+    no `write` once a file was read or a write or edit succeeded in this task.
     """
     whole = whole_file_path(messages)
     if whole:  # rift asked for the whole file (core/wholefile.py): only that write fits
@@ -111,17 +89,13 @@ def step_tools(tools: list[dict[str, Any]], messages: Sequence[Message]) -> list
         tools = [tool for tool in tools if _tool_name(tool) in OBSERVE]
     blocked = blocked_tool(messages)
     changed = _changed_since_task(messages)
-    tools = [
-        tool
-        for tool in tools
-        if _tool_name(tool) != blocked and not (changed and _tool_name(tool) == "write")
-    ]
     seen = _read_paths(messages)
     admitted: list[dict[str, Any]] = []
     for tool in tools:
-        if _tool_name(tool) == "write" and seen:
-            continue  # a file was read: it is changed with edit (see the docstring)
-        if _tool_name(tool) == "edit":
+        name = _tool_name(tool)
+        if name == blocked or (name == "write" and (changed or seen)):
+            continue
+        if name == "edit":
             if not seen:
                 continue
             tool = _path_enum(tool, seen)
@@ -131,28 +105,17 @@ def step_tools(tools: list[dict[str, Any]], messages: Sequence[Message]) -> list
 
 def final_admitted(messages: Sequence[Message]) -> bool:
     """Whether this step may end the turn with a final answer: unless rift read files the
-    task names for the model (core/loop/preread.py) and the model has not looked since.
-
-    Asked to change a constant in a file it was handed, the 1.5B model answered "Changed
-    TIMEOUT from 10 to 30" at once, having touched nothing. The rule is the same for every
-    task and every language (it once read English verbs in the task to tell a change from a
-    question): with files handed to it the model acts first; with none it may just answer.
-    """
+    task names for the model (core/loop/preread.py) and the model has not looked since,
+    because a small model handed a file tends to claim a change it never made."""
     if _answered_since_task(messages, by_model=True):
         return True
     return not _answered_since_task(messages)  # nothing read for it: an answer may do
 
 
 def blocked_tool(messages: Sequence[Message]) -> str:
-    """The tool the next step may not call ("" for none).
-
-    A 1.5B model told that its call was refused as a repeat sends it again, and
-    again, until the turn stops after 7 failures; a word in the prompt does not
-    stop it, leaving the tool out of the grammar does. The same goes for a tool
-    that failed twice running, and for write right after the guard refused a
-    whole-file write: seen on the task bench, the model's next step was the same
-    file written back again, never the edit the refusal asked for.
-    """
+    """The tool the next step may not call ("" for none): one just refused as a repeat
+    or by the write guard, or one that failed twice running. A small model sends such a
+    call again and again whatever the prompt says; leaving it out of the grammar stops it."""
     results: list[tuple[str, str]] = []
     for message in reversed(messages):
         if message["role"] == "tool":
@@ -247,13 +210,9 @@ def tool_names_schema(tools: list[dict[str, Any]], final: bool = True) -> dict[s
 
 
 def parse_reply(text: str) -> tuple[str, list[ToolCall]]:
-    """Split a model's text into (reply content, tool calls), leniently.
-
-    Calls are taken from `<tool_call>` tags, then ```json fences, then the
-    whole text as JSON, then the outermost `{...}` in it; the first source that
-    yields a call wins and its blocks are removed from the content. A
-    `final_answer` object becomes content. Text with no call is all content.
-    """
+    """Split a model's text into (reply content, tool calls), leniently: from `<tool_call>`
+    tags, ```json fences, the whole text as JSON or its outermost `{...}`, the first source
+    that yields a call winning. A `final_answer` object becomes content."""
     for pattern in (_TAGGED, _FENCED):
         calls, answers, rest = _from_blocks(text, pattern)
         if calls or answers:
@@ -313,17 +272,11 @@ def _interpret(data: Any) -> tuple[list[ToolCall], list[str]]:
         if parsed is None:
             return [], []
         if parsed.name == FINAL_ANSWER:
-            answers.append(_answer_text(parsed.arguments))
+            text = (parsed.arguments or {}).get("text", "")
+            answers.append(text if isinstance(text, str) else json.dumps(text))
         else:
             calls.append(parsed)
     return calls, answers
-
-
-def _answer_text(arguments: dict[str, Any] | None) -> str:
-    if not arguments:
-        return ""
-    text = arguments.get("text", "")
-    return text if isinstance(text, str) else json.dumps(text)
 
 
 def _as_call(item: Any) -> ToolCall | None:
@@ -355,12 +308,9 @@ def _as_call(item: Any) -> ToolCall | None:
 
 
 class FinalAnswerStream:
-    """Decodes `arguments.text` of a `final_answer` while its JSON is still growing.
-
-    Feed it the whole output so far; it returns the newly decodable reply text
-    (empty while the output is not, or not yet recognisably, a final answer).
-    Escapes are decoded only once complete, so no half escape is ever shown.
-    """
+    """Decodes `arguments.text` of a `final_answer` while its JSON is still growing: fed
+    the whole output so far, it returns the newly decodable reply text, decoding escapes
+    only once complete, so no half escape is ever shown."""
 
     def __init__(self) -> None:
         self.shown = ""
@@ -382,24 +332,13 @@ class FinalAnswerStream:
 def _decode_partial(body: str) -> str:
     """The JSON string body decoded up to its closing quote or its last complete char."""
     i = 0
-    end = len(body)
-    while i < len(body):
-        char = body[i]
-        if char == '"':
-            end = i
-            break
-        if char != "\\":
-            i += 1
-            continue
-        step = _escape_length(body, i)
+    while i < len(body) and body[i] != '"':
+        step = _escape_length(body, i) if body[i] == "\\" else 1
         if step == 0:
-            end = i
             break
         i += step
-    else:
-        end = len(body)
     try:
-        value = json.loads('"' + body[:end] + '"', strict=False)
+        value = json.loads('"' + body[:i] + '"', strict=False)
     except json.JSONDecodeError:
         return ""
     return value if isinstance(value, str) else ""

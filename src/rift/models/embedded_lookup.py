@@ -1,20 +1,12 @@
 """Prompt-lookup decoding for the embedded model: draft-free speculation.
 
-Why: a whole-file rewrite or an edit re-types text that is already in the
-prompt, and on a CPU each decode step reads every weight once (about 1.2 GB a
-token for the 1.5B model), however many tokens the step evaluates. So the next
-tokens are guessed from the prompt and the reply so far (the continuation of
-the latest earlier occurrence of the last few tokens) and the guess is checked
-in one batch: one weight read for several tokens when the guess holds.
-
-Why the output is the one plain decoding gives, greedy or sampled: the batch
-has logits at every position, and the sampler is asked once per produced token,
-in order, at the position plain decoding would ask it at; a guess is kept only
-while it equals what the sampler chose there. The sampler (its grammar, its
-random stream) therefore sees exactly the calls plain decoding makes, and the
-rejected guesses are dropped from the KV cache before the next step. What a
-batch may change is floating-point rounding in the logits; the token-identity
-test (tests/embedded/test_embedded_lookup.py) watches for that.
+An edit or a whole-file rewrite re-types text already in the prompt, and on a CPU each
+decode step reads every weight once however many tokens it evaluates. So the next
+tokens are guessed from what followed the last few tokens earlier, and checked in one
+batch. The output is the one plain decoding gives: the sampler is asked once per
+produced token, in order, at the position plain decoding would ask it at, and a guess
+is kept only while it equals what the sampler chose. A batch may round the logits
+differently; tests/embedded/test_embedded_lookup.py watches for that.
 """
 
 from __future__ import annotations

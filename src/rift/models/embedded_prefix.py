@@ -1,9 +1,5 @@
-"""The embedded model's prompt cache on disk: the KV state of the longest prompt prefix.
-
-A fresh process would otherwise spend its first call evaluating the same system
-prompt and tool schemas again; the cache beside the model file holds the tokens
-and the runtime's state for them, and is reused when a new prompt starts the same.
-"""
+"""The embedded model's prompt cache on disk: the KV state of the longest prompt prefix,
+kept beside the model file so a fresh process skips its first, longest prefill."""
 
 from __future__ import annotations
 
@@ -28,16 +24,8 @@ def common_prefix(a: list[int], b: list[int], limit: int) -> int:
 
 class PrefixStore:
     """The KV state of the prompt every task starts with, kept on disk between processes.
-
-    Each `rift -p` is a new process, and its first request used to spend most of
-    its time evaluating the same ~800 tokens of system prompt and tool schemas
-    (about 16 s on two idle cores; a server like llama.cpp's keeps that in memory
-    between clients). So once evaluated they are saved (about 28 KB a token)
-    beside the model, and a later process loads them instead when its prompt
-    starts the same way. A file that cannot be loaded is deleted and the prompt
-    evaluated as if it were absent. Written through a temp file and a rename, so a
-    reader never sees half of one.
-    """
+    A file that cannot be loaded is deleted and the prompt evaluated as if it were absent;
+    it is written through a temp file and a rename, so a reader never sees half of one."""
 
     MIN_TOKENS = 64
     """Below this a load costs about what it saves."""

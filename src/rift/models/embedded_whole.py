@@ -1,8 +1,6 @@
-"""The embedded model's whole-file format: a small named file asked for and answered whole.
-
-Split from embedded_calls.py. rift's request (core/loop/wholefile.py) starts with
-`WHOLE_FILE_REQUEST`; the model answers with the file in one fenced block, which becomes
-an ordinary `write` call, so the same guards, review and undo apply.
+"""The embedded model's whole-file format: rift's request (core/loop/wholefile.py) starts
+with `WHOLE_FILE_REQUEST`, and the model's fenced answer becomes an ordinary `write`
+call, so the same guards, review and undo apply.
 """
 
 from __future__ import annotations

@@ -1,28 +1,14 @@
 """The one HTTP client every provider shares, and the rules for talking through it.
 
-Why these settings:
+- no whole-request timeout: a slow local model's long answer is normal, so only
+  *silence* is an error (a read-idle timeout, `Config.read_timeout`);
+- TCP keepalive every 20 s, because NAT boxes reaped idle connections during long
+  prefills; TCP_NODELAY, so a request leaves at once.
 
-- connect timeout 10 s, but **no whole-request timeout**: a long answer from a
-  slow local model is normal, so only *silence* is an error. The read timeout
-  is therefore a read-*idle* timeout (`Config.read_timeout`, 0 = none).
-- TCP keepalive every 20 s: NAT boxes reaped idle connections during long
-  prefills ("os error 110"); keepalive probes keep the mapping alive.
-- pooled connections idle out after 30 s; a pooled connection the server closed
-  is replaced without the caller noticing (before its first byte only).
-- TCP_NODELAY: a request goes out at once even when the server leaves Nagle's
-  algorithm on. asyncio already sets it on its own transports; naming it here
-  keeps it whatever transport carries the request.
-
-Two transports carry requests (`transport.py` is their contract): plain-http URLs,
-the self-hosted common case, go over `wire.py` (h11 on asyncio streams, no httpx
-imported at all); https and proxied URLs over httpx (`httpx_transport.py`), so TLS
-and certificates behave exactly as before. `Client` picks one per origin.
-
-`send_with_retry` retries only what is safe to retry: a connection that never
-opened, or a server that never started answering. Once a single byte of a
-stream has arrived nothing is retried, because the model may already have
-acted on the request. Every transport error is mapped into `rift.errors` here,
-so providers and front ends never see a foreign exception.
+Plain-http URLs go over `wire.py` (no httpx imported), https and proxied ones over
+httpx (`httpx_transport.py`). `send_with_retry` retries only a connection that never
+opened or a server that never started answering: once a byte has arrived the model
+may have acted. Every transport error is mapped into `rift.errors` here.
 """
 
 from __future__ import annotations
@@ -31,12 +17,11 @@ import asyncio
 import json
 import socket
 from collections.abc import AsyncIterator, Sequence
-from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
 from rift import __version__
-from rift.errors import ReadIdleTimeout, ServerHTTPError, ServerUnreachable, StreamError
+from rift.errors import ModelError, ReadIdleTimeout, ServerHTTPError, ServerUnreachable, StreamError
 from rift.models.proxy_env import may_proxy
 from rift.models.transport import (
     ConnectFailed,
@@ -69,6 +54,7 @@ __all__ = [
     "error_message",
     "iter_lines",
     "json_request",
+    "lists",
     "loads_line",
     "make_client",
     "request_json",
@@ -98,14 +84,9 @@ def _plain_http(url: str) -> bool:
 
 
 class Client:
-    """rift's HTTP client: one per provider (or shared), two transports behind it.
-
-    Plain-http URLs go over `wire.py` (h11 on asyncio streams); https and proxied
-    ones over httpx (`httpx_transport.py`), each imported and built on first use,
-    so a run against a local server never loads httpx, and TLS behaves as before.
-    Which one an origin uses is settled once per client (httpx, too, reads the
-    proxy environment once, when a client is made).
-    """
+    """rift's HTTP client: one per provider (or shared), two transports behind it, each
+    built on first use (a run against a local server never loads httpx). Which one an
+    origin uses is settled once per client, as httpx reads the proxy environment once."""
 
     def __init__(
         self, read_timeout: float, connect_timeout: float, headers: dict[str, str], tls: bool
@@ -136,8 +117,7 @@ class Client:
         return await self._transport_for(request.url).send(request)
 
     def _transport_for(self, url: str) -> Transport:
-        origin = url.split("/", 3)[:3]
-        key = "/".join(origin)
+        key = "/".join(url.split("/", 3)[:3])  # the origin, `scheme://netloc`
         wire = self._routes.get(key)
         if wire is None:
             wire = self._routes[key] = _plain_http(url)
@@ -173,12 +153,7 @@ class Client:
     async def __aenter__(self) -> Client:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
 
@@ -189,15 +164,9 @@ def make_client(
     headers: dict[str, str] | None = None,
     tls: bool = True,
 ) -> Client:
-    """A client with rift's timeouts, keepalive and user agent.
-
-    Args:
-        read_timeout: seconds of silence tolerated while reading; 0 means none.
-        connect_timeout: seconds to wait for a connection to open.
-        headers: extra default headers (an Authorization header, say).
-        tls: False for a plain-http server: then even a request that goes through
-            httpx (a proxied URL) skips loading the CA bundle (~40 ms of startup).
-    """
+    """A client with rift's timeouts, keepalive and user agent; `read_timeout` is the
+    seconds of silence tolerated (0: none). `tls` False, for a plain-http server, skips
+    loading the CA bundle even for a request that goes through httpx (a proxied URL)."""
     return Client(read_timeout, connect_timeout, {"User-Agent": USER_AGENT, **(headers or {})}, tls)
 
 
@@ -221,11 +190,8 @@ def json_request(
 
 
 def error_message(body: bytes | str) -> str:
-    """The server's own explanation from an error body.
-
-    `{"error": "s"}` and `{"error": {"message": "s"}}` give `s`; anything else
-    gives the first 600 characters of the body.
-    """
+    """The server's own explanation from an error body: `{"error": "s"}` and
+    `{"error": {"message": "s"}}` give `s`, anything else the body's first 600 characters."""
     text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else body
     try:
         data = json.loads(text)
@@ -238,11 +204,6 @@ def error_message(body: bytes | str) -> str:
         if isinstance(error, dict) and isinstance(error.get("message"), str):
             return str(error["message"])
     return text.strip()[:ERROR_BODY_CHARS]
-
-
-def _base_of(request: Request) -> str:
-    parts = urlsplit(request.url)
-    return f"{parts.scheme}://{parts.netloc}"
 
 
 async def read_capped(response: Response, cap: int) -> tuple[bytes, bool]:
@@ -277,12 +238,10 @@ async def send_with_retry(
     base_url: str | None = None,
     backoff: Sequence[float] = RETRY_BACKOFF_S,
 ) -> Response:
-    """Send `request` as a stream and return the open 2xx response.
+    """Send `request` as a stream and return the open 2xx response (the caller closes it).
 
-    Up to `len(backoff) + 1` attempts, sleeping `backoff[i]` between them, but
-    only when the connection failed or the server sent nothing before the
-    timeout. A non-2xx answer is never retried. The caller must close the
-    response (`aclose`) when done with it.
+    Up to `len(backoff) + 1` attempts, sleeping `backoff[i]` between them, only when the
+    connection failed or the server sent nothing before the timeout (never on a non-2xx).
 
     Raises:
         ServerUnreachable: no connection could be opened.
@@ -290,7 +249,8 @@ async def send_with_retry(
         ServerHTTPError: a non-2xx status, with the server's message.
         StreamError: any other transport failure before the answer began.
     """
-    host = base_url or _base_of(request)
+    parts = urlsplit(request.url)
+    host = base_url or f"{parts.scheme}://{parts.netloc}"
     attempt = 0
     while True:
         try:
@@ -313,12 +273,9 @@ async def send_with_retry(
 
 
 async def iter_lines(response: Response) -> AsyncIterator[str]:
-    """Stripped, non-blank lines of a streamed body, including a final unterminated one.
-
-    Flushing the tail matters: servers that omit the trailing newline put their
-    final stats there. Transport failures become StreamError, silence beyond
-    the read timeout becomes ReadIdleTimeout.
-    """
+    """Stripped, non-blank lines of a streamed body, including a final unterminated one
+    (servers that omit the trailing newline put their final stats there).
+    Transport failures become StreamError, silence ReadIdleTimeout."""
     pending = b""
     try:
         async for chunk in response.aiter_bytes():
@@ -346,13 +303,9 @@ _DECODER = json.JSONDecoder()
 
 
 def loads_line(text: str) -> Any:
-    """`json.loads(text)` for one line of a stream, a third cheaper on the common case.
-
-    Stream lines arrive stripped, so the two whitespace scans `json.loads` wraps
-    around the parser (~2 us a line, once per token) find nothing; this calls
-    the parser directly and leaves anything unusual (whitespace, trailing data,
-    an error) to `json.loads` itself, so results and errors are the same.
-    """
+    """`json.loads(text)` for one stripped line of a stream (once per token), without the
+    whitespace scans it wraps around the parser; anything unusual goes to `json.loads`
+    itself, so results and errors are the same."""
     try:
         value, end = _DECODER.raw_decode(text)
     except ValueError:
@@ -383,13 +336,9 @@ DRAIN_SECONDS = 1.0
 
 
 async def drain(lines: AsyncIterator[str]) -> None:
-    """Read what follows the final line of an answer, so the connection can be reused.
-
-    Closing a response before its body ends (the chunked terminator, usually)
-    makes httpx drop the connection, and every agent iteration would pay a new
-    TCP (or TLS) handshake. A server that keeps talking past the end is not
-    waited for: after a few lines or a second the connection is dropped anyway.
-    """
+    """Read what follows the final line of an answer, so the connection can be reused
+    (closed before its body ends, it is dropped, and the next iteration pays a new
+    handshake). A server that keeps talking is given a few lines or a second."""
     try:
         async with asyncio.timeout(DRAIN_SECONDS):
             count = 0
@@ -440,3 +389,15 @@ async def request_json(
     except ValueError as exc:
         preview = body[:200].decode("utf-8", errors="replace")
         raise StreamError(f"malformed answer from the model server: {preview}") from exc
+
+
+async def lists(client: Client, url: str, key: str) -> bool | None:
+    """True when GET `url` gives a JSON object with a list under `key`; None when the
+    server cannot be reached at all (no point asking further). Asked once, no retries."""
+    try:
+        data = await request_json(client, "GET", url, backoff=())
+    except ServerUnreachable:
+        return None
+    except ModelError:
+        return False
+    return isinstance(data, dict) and isinstance(data.get(key), list)

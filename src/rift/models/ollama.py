@@ -1,11 +1,8 @@
 """The native Ollama client: `/api/tags`, `/api/show` and streaming `/api/chat`.
 
-The neutral `Message` shape was modelled on Ollama's, so translation is light:
-tool-call arguments stay JSON objects, tool results correlate by `tool_name`,
-and images lose their `data:` prefix because Ollama wants bare base64.
-
-A stream only counts as complete when its `done: true` line arrives; a body
-that simply stops is a dropped connection, not an empty answer.
+The neutral `Message` shape was modelled on Ollama's, so translation is light. A stream
+only counts as complete when its `done: true` line arrives; a body that simply stops
+is a dropped connection, not an empty answer.
 """
 
 from __future__ import annotations
@@ -24,6 +21,7 @@ from rift.models.base import (
     StreamDone,
     ToolCall,
     Usage,
+    call_from_text,
     text_deltas,
 )
 from rift.models.http import (
@@ -112,13 +110,7 @@ def _tool_call(raw: Any) -> ToolCall | None:
     if arguments is None:
         return ToolCall(id=call_id, name=name, arguments={})
     raw_text = arguments if isinstance(arguments, str) else json.dumps(arguments)
-    try:
-        parsed = json.loads(raw_text) if raw_text.strip() else {}
-    except ValueError:
-        parsed = None
-    if isinstance(parsed, dict):
-        return ToolCall(id=call_id, name=name, arguments=parsed, raw_arguments=raw_text)
-    return ToolCall(id=call_id, name=name, arguments=None, raw_arguments=raw_text)
+    return call_from_text(call_id, name, raw_text)
 
 
 def _parse_line(line: str) -> dict[str, Any]:
@@ -220,9 +212,8 @@ class OllamaProvider(ServerProvider):
             request = json_request(self._client, "POST", url, body)
             return await send_with_retry(self._client, request, base_url=self._base_url)
         except ServerHTTPError as exc:
-            if exc.status != 400 or not isinstance(body.get("think"), str):
-                raise
-            if "think" not in exc.message.lower():
+            graded = isinstance(body.get("think"), str)
+            if exc.status != 400 or not graded or "think" not in exc.message.lower():
                 raise
         request = json_request(self._client, "POST", url, {**body, "think": True})
         return await send_with_retry(self._client, request, base_url=self._base_url)

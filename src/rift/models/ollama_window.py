@@ -1,12 +1,9 @@
 """Ollama's OpenAI-compatible endpoint and the window it serves without saying so.
 
-Ollama's `/v1` ignores the context size a client asks for and serves the
-model with the server's default (`OLLAMA_CONTEXT_LENGTH`, 4096 tokens unless
-set) or what the model's Modelfile sets (`PARAMETER num_ctx`). A conversation
-past that is cut from the front with no error, which reads as a model that
-forgot the task. The native API takes `num_ctx` per request, so the fix is one
-URL away; rift says so once at startup, or, where the window is known (the
-Modelfile, or OLLAMA_CONTEXT_LENGTH in rift's own environment), budgets to it.
+Ollama's `/v1` ignores the context size a client asks for and serves the server's
+default (`OLLAMA_CONTEXT_LENGTH`) or the Modelfile's `num_ctx`, cutting a longer
+conversation from the front with no error. rift says so once at startup, or, where
+the window is known, budgets to it.
 """
 
 from __future__ import annotations
@@ -33,12 +30,8 @@ class Bound(Protocol):
 
 async def check_ollama_v1(config: Config, binding: Bound) -> list[Event]:
     """The startup notice about Ollama's `/v1` window, and the budget adjusted in
-    `binding` when the served window is known and smaller. Nothing for other servers.
-
-    Costs one GET (`/api/tags`) on an OpenAI-compatible server that is not
-    llama.cpp's (whose `/props` the preflight already read), and one `/api/show`
-    when that answered as Ollama.
-    """
+    `binding` when the served window is known and smaller. Nothing for other servers
+    (one `/api/tags` asks, on an OpenAI-compatible server that is not llama.cpp's)."""
     route = binding.route
     if route.provider_kind != "openai" or binding.info.info.slots is not None:
         return []

@@ -1,24 +1,12 @@
 """The OpenAI-compatible client: vLLM, llama.cpp, LM Studio, OpenRouter, OpenAI itself.
 
-Differences from the neutral shape that this module absorbs:
-
-- tool-call arguments travel as JSON *strings*, and tool results correlate by
-  `tool_call_id`, so ids missing from old sessions are synthesized here;
-- streamed tool calls arrive in pieces keyed by `index` and are only emitted
-  once complete (at `finish_reason` or the end of the stream);
-- servers disagree on the details: some never send `[DONE]` (the tail is
-  flushed), some reject `stream_options` (one retry without it), and
-  reasoning text is `reasoning_content` on some and `reasoning` on others;
-- the servers report no capabilities, so "tools" is assumed, and so is
-  "thinking" unless the entry declares capabilities without it: effort goes
-  out as `reasoning_effort` plus vLLM/SGLang's `chat_template_kwargs`
-  (`enable_thinking`), and a server that names one of those keys in a 400 gets
-  one retry without it;
-- llama.cpp's server takes `id_slot`, the slot a request runs on, so the core can
-  keep each conversation's cached prompt where it is (dropped like the others
-  when a server refuses it).
-
-Reading the SSE stream is openai_stream.py's.
+Tool-call arguments travel as JSON strings and results correlate by `tool_call_id`
+(ids missing from old sessions are synthesized here). Servers disagree on the details,
+so each optional key a server refuses in a 400 (`DROPPABLE_KEYS`: `stream_options`,
+vLLM/SGLang's `chat_template_kwargs`, `reasoning_effort`, llama.cpp's `id_slot`, ...)
+gets one retry without it. The servers report no capabilities, so "tools" is assumed,
+and "thinking" unless the entry declares capabilities without it. Reading the SSE
+stream is openai_stream.py's.
 """
 
 from __future__ import annotations
@@ -84,14 +72,9 @@ def _claim(pending: list[tuple[str, str]], tool_name: str | None) -> str:
 
 
 def to_openai_messages(messages: list[Message], reasoning: bool = False) -> list[dict[str, Any]]:
-    """Neutral messages in OpenAI's shape; missing ids are repaired.
-
-    Thinking goes back as `reasoning_content` when `reasoning` is set (self-hosted
-    servers: llama.cpp and vLLM templates such as DeepSeek's and gpt-oss's need it
-    between tool calls, and the others ignore it); sent whenever the message carries it,
-    so within a turn a message once sent stays byte-identical and the prompt cache holds
-    (the core drops the thinking of earlier turns, as those templates do).
-    """
+    """Neutral messages in OpenAI's shape; missing ids are repaired. With `reasoning`
+    (self-hosted servers, whose templates may need it between tool calls) thinking goes
+    back as `reasoning_content`, so a message once sent stays byte-identical and cached."""
     out: list[dict[str, Any]] = []
     pending: list[tuple[str, str]] = []
     serial = 0
@@ -129,13 +112,9 @@ def to_openai_messages(messages: list[Message], reasoning: bool = False) -> list
 
 
 def chat_body(request: ChatRequest, template_kwargs: bool = True) -> dict[str, Any]:
-    """The `/chat/completions` body; `DROPPABLE_KEYS` go if a server rejects them.
-
-    `template_kwargs` False leaves out `chat_template_kwargs`, which only
-    self-hosted servers (llama.cpp, vLLM, SGLang) understand. The thinking switch,
-    the effort and whether sampling is sent follow the model's row in
-    thinking_profiles.py.
-    """
+    """The `/chat/completions` body. `template_kwargs` False leaves out
+    `chat_template_kwargs`, which only self-hosted servers understand; the thinking
+    switch, the effort and the sampling follow the model's row in thinking_profiles.py."""
     body: dict[str, Any] = {
         "model": request.model,
         "messages": to_openai_messages(request.messages, reasoning=template_kwargs),
@@ -254,17 +233,13 @@ class OpenAIProvider(ListingServer):
             vision_stated=True,
         )
 
-    async def _open(self, body: dict[str, Any]) -> Response:
-        request = json_request(
-            self._client, "POST", f"{self._base_url}/chat/completions", body, self._headers
-        )
-        return await send_with_retry(self._client, request, base_url=self._base_url)
-
     async def _open_stream(self, body: dict[str, Any]) -> Response:
         """Open the stream; each optional key a 400/422 names is dropped and tried once more."""
+        url = f"{self._base_url}/chat/completions"
         while True:
+            request = json_request(self._client, "POST", url, body, self._headers)
             try:
-                return await self._open(body)
+                return await send_with_retry(self._client, request, base_url=self._base_url)
             except ServerHTTPError as exc:
                 named = [k for k in DROPPABLE_KEYS if k in body and k in exc.message]
                 if exc.status not in (400, 422) or not named:

@@ -1,10 +1,8 @@
 """Reading an OpenAI-compatible SSE stream: deltas in, neutral model events out.
 
-Tool calls arrive in pieces keyed by `index` (or, from servers that omit it,
-whole and keyed by id) and are emitted only once complete, at `finish_reason`
-or the end of the stream; reasoning is `reasoning_content` on some servers and
-`reasoning` on others; llama.cpp's `prompt_progress` chunks become
-`PromptProgress`. Split from openai.py, which builds requests and drives this.
+Tool calls arrive in pieces keyed by `index` (or whole and keyed by id) and are emitted
+only once complete, at `finish_reason` or the end of the stream; llama.cpp's
+`prompt_progress` chunks become `PromptProgress`.
 """
 
 from __future__ import annotations
@@ -20,6 +18,7 @@ from rift.models.base import (
     PromptProgress,
     ToolCall,
     Usage,
+    call_from_text,
     text_deltas,
 )
 from rift.models.http import error_mid_answer
@@ -33,14 +32,7 @@ class _PartialCall(Struct):
     arguments: list[str] = field(default_factory=list)
 
     def complete(self) -> ToolCall:
-        text = "".join(self.arguments)
-        try:
-            parsed = json.loads(text) if text.strip() else {}
-        except ValueError:
-            parsed = None
-        if isinstance(parsed, dict):
-            return ToolCall(id=self.id, name=self.name, arguments=parsed, raw_arguments=text)
-        return ToolCall(id=self.id, name=self.name, arguments=None, raw_arguments=text)
+        return call_from_text(self.id, self.name, "".join(self.arguments))
 
 
 class StreamState(Struct):

@@ -1,11 +1,8 @@
 """What a turn cost, estimated from the config's pricing table (display only).
 
-`pricing.<substring>` rates (USD per million tokens) match the model's wire
-name by substring, the longest matching key winning, so `claude-sonnet-4`
-prices `claude-sonnet-4-5-20250929`. Models on the default host and the
-embedded model cost nothing: they run on hardware the user already has. Prompt
-tokens are the turn's *billed* ones (every call of a tool loop re-sends the
-prompt), not the last call's.
+`pricing.<substring>` rates (USD per million tokens) match the wire name by substring,
+the longest key winning. Local models cost nothing: they run on the user's hardware.
+Prompt tokens are the turn's billed ones (each call of a tool loop re-sends the prompt).
 """
 
 from __future__ import annotations

@@ -1,22 +1,12 @@
 """Whether the proxy settings httpx honours could apply to a plain-http host.
 
-`http.py` sends a plain-http request over `wire.py` only when no proxy setting
-could touch it; otherwise the request goes through httpx, whatever httpx then
-makes of the setting. So this module may say "maybe" (True) too often, never
-too rarely: an unusual `NO_PROXY` entry (a CIDR range, a port, a scheme) counts
-as not exempting the host.
-
-The settings are the ones httpx reads through `urllib.request.getproxies()`:
-`http_proxy`/`all_proxy` in either case (lower case wins; `HTTP_PROXY` is ignored
-under CGI, where `REQUEST_METHOD` is set) and `no_proxy`, whose entries are
-matched as httpx matches them (`*`, exact IPv4/IPv6/`localhost`, `example.com` for
-the domain and its subdomains, `.example.com` for subdomains only). On Linux and
-other Unixes that is the whole story, so the environment is read directly
-(`urllib.request` costs ~9 ms of imports: http.client, email); on macOS and Windows
-`getproxies()` also reads the system settings, so it is asked there.
-
-Like httpx itself (a library reading its own environment), this reads
-`os.environ` rather than `Config`: it mirrors httpx, it does not configure rift.
+`http.py` sends a plain-http request over `wire.py` only when no proxy setting could
+touch it, so this may say "maybe" (True) too often, never too rarely: an unusual
+`NO_PROXY` entry (a CIDR range, a port, a scheme) does not exempt the host. The
+settings are those httpx reads through `urllib.request.getproxies()`, matched as httpx
+matches them; on Linux that is the environment alone, read directly (`urllib.request`
+costs ~9 ms of imports), while macOS and Windows also have system settings. Like httpx,
+this reads `os.environ`, not `Config`: it mirrors httpx, it does not configure rift.
 """
 
 from __future__ import annotations
@@ -83,13 +73,9 @@ def _exempts(entry: str, host: str) -> bool:
 
 
 def may_proxy(host: str, environ: Mapping[str, str] | None = None) -> bool:
-    """Whether a proxy setting could apply to plain-http requests to `host`.
-
-    Args:
-        host: the URL's host name or address (IPv6 without brackets).
-        environ: the variables to read; None for the process environment (and, on
-            macOS and Windows, the system proxy settings).
-    """
+    """Whether a proxy setting could apply to plain-http requests to `host` (IPv6 without
+    brackets); `environ` None reads the process environment (and on macOS and Windows the
+    system proxy settings)."""
     proxies = _proxies(environ)
     if not (proxies.get("http") or proxies.get("all")):
         return False

@@ -1,21 +1,10 @@
 """Which server a model name goes to, and whether the model there is fit to use.
 
-Routing: `provider/model` splits at the first
-`/`; a configured provider wins, then the built-ins; any other name, slashes
-and all (`hf.co/org/model`), is a bare name for the default host. The
-*addressable* name keeps the prefix: it is what people see and type.
-
-A provider *kind* names a class in `PROVIDER_CLASSES`, the one place that
-knows them: adding a provider is one module and one line there. Each class
-declares its `ProviderTraits`, which the core reads through `Route.traits`
-instead of comparing kind names.
-
-A named host without `/v1` may still be a llama.cpp, vLLM or LM Studio server:
-`detect_protocol` probes `/api/tags`, then `/v1/models`, once per host.
-
-Preflight asks the server about the model once, so that a
-missing model or one without tool calling fails with a sentence instead of a
-confusing 400 on the first turn, and so num_ctx fits the model.
+`provider/model` splits at the first `/`: a configured provider wins, then the
+built-ins; any other name (`hf.co/org/model`) is a bare name for the default host.
+Each provider kind's class (`PROVIDER_CLASSES`) declares `ProviderTraits`, which the
+core reads instead of comparing kinds. Preflight asks the server about the model once,
+so a missing model or one without tool calling fails with a sentence, not a 400.
 """
 
 from __future__ import annotations
@@ -23,16 +12,16 @@ from __future__ import annotations
 import asyncio
 import importlib
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Protocol, cast
+from typing import ClassVar, Literal, Protocol, cast
 
 from msgspec import Struct
 from msgspec.structs import replace
 
 from rift.config.load import Config
-from rift.errors import ModelError, ModelNotUsable, ServerHTTPError, ServerUnreachable
+from rift.errors import ModelError, ModelNotUsable, ServerHTTPError
 from rift.models import sizes, thinking
 from rift.models.base import ModelInfo, Provider, ProviderTraits, Reasoning
-from rift.models.http import Client, make_client, request_json
+from rift.models.http import Client, lists, make_client
 from rift.models.server import Connection
 
 ProviderKind = str
@@ -179,40 +168,23 @@ _DETECTED: dict[str, ProviderKind] = {}
 """Host base URL → the kind its probe found, so a host is probed (and noted) once."""
 
 
-async def _answers(client: Client, url: str, key: str) -> bool | None:
-    """True when GET `url` gives a JSON object with a list under `key`; None when the
-    server cannot be reached at all (no point probing further). Asked once, no retries."""
-    try:
-        data: Any = await request_json(client, "GET", url, backoff=())
-    except ServerUnreachable:
-        return None
-    except ModelError:
-        return False
-    return isinstance(data, dict) and isinstance(data.get(key), list)
-
-
 async def detect_protocol(route: Route, config: Config) -> tuple[Route, str]:
-    """The route with the wire format a named host without `/v1` really speaks, and a
-    note the first time a host turns out to be OpenAI-compatible.
-
-    Only a host somebody named (flag, env, config, /host) is probed: the default
-    one is Ollama's own port. Ollama answers `/api/tags`; llama.cpp, vLLM and
-    LM Studio answer `/v1/models`. When neither answers the route is unchanged,
-    so the usual preflight error explains.
-    """
-    if route.provider_name is not None or route.provider_kind != "ollama":
-        return route, ""
-    if not config.host_explicit:
+    """The route with the wire format a named host without `/v1` really speaks (Ollama
+    answers `/api/tags`; llama.cpp, vLLM and LM Studio `/v1/models`), and a note the first
+    time a host turns out to be OpenAI-compatible. Only a host somebody named is probed:
+    the default one is Ollama's own port."""
+    ollama_host = route.provider_name is None and route.provider_kind == "ollama"
+    if not ollama_host or not config.host_explicit:  # the default host is Ollama's own port
         return route, ""
     base = route.base_url
     note = ""
     if base not in _DETECTED:
         tls = base.startswith("https:")  # plain http skips loading the CA bundle (~40 ms)
         async with make_client(PROBE_TIMEOUT_S, connect_timeout=PROBE_TIMEOUT_S, tls=tls) as client:
-            ollama = await _answers(client, f"{base}/api/tags", "models")
+            ollama = await lists(client, f"{base}/api/tags", "models")
             openai = not ollama and ollama is not None
             if openai:
-                openai = bool(await _answers(client, f"{base}/v1/models", "data"))
+                openai = bool(await lists(client, f"{base}/v1/models", "data"))
         if ollama is None:
             return route, ""  # unreachable: decide nothing, the preflight error explains
         _DETECTED[base] = "openai" if openai else "ollama"
@@ -232,9 +204,8 @@ def make_provider(
     client: Client | None = None,
     cache_dir: Path | None = None,
 ) -> Provider:
-    """The provider for a route; its class is imported only when chosen.
-
-    `cache_dir` is where the embedded model is assembled (`Config.paths.cache_dir`).
+    """The provider for a route; its class is imported only when chosen. `cache_dir` is
+    where the embedded model is assembled (`Config.paths.cache_dir`).
 
     Raises:
         ModelNotUsable: the embedded model without the `rift[local]` extra.
@@ -378,12 +349,8 @@ def _discovery_routes(config: Config, current_addressable: str) -> list[tuple[st
 
 
 async def list_all_models(config: Config, current_addressable: str) -> list[str]:
-    """Every addressable model: the default host's bare, then each provider's prefixed.
-
-    Servers are asked one after another with a 2.5 s limit each; one that is
-    unreachable or answers with an error is skipped. Duplicates are dropped,
-    first occurrence kept.
-    """
+    """Every addressable model: the default host's bare, then each provider's prefixed,
+    duplicates dropped. A server that does not answer within 2.5 s is skipped."""
     found: list[str] = []
     async with make_client(PROBE_TIMEOUT_S, connect_timeout=PROBE_TIMEOUT_S) as client:
         for prefix, route in _discovery_routes(config, current_addressable):

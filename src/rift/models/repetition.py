@@ -1,19 +1,10 @@
 """Spotting a generation that repeats itself, for every provider.
 
-A small model stuck in a loop emits the same line, or the same few lines,
-until its token cap: seen on the embedded model, 2,048 tokens of one line
-(9 minutes at 4 tokens a second), then rejected as broken JSON. The end of
-the text is a runaway when it is one chunk of at most `MAX_PERIOD`
-characters repeated `MIN_TIMES` times over at least `MIN_SPAN` characters, a
-pattern that real code does not produce at that length.
-
-Callers check as the text grows (every `CHECK_EVERY` characters of every
-streamed reply), so the check must be cheap on text that does not repeat,
-which is nearly all of it. A period can only qualify where the last `_PROBE`
-characters occur again exactly that far back, so one C-level `rfind` over the
-last `MAX_PERIOD + _PROBE` characters names the candidates, and only those get
-the full comparison. Scanning all 400 periods instead copied about a megabyte
-of slices per check: 70% of `--serve`'s time on a long reply.
+A small model stuck in a loop emits the same few lines until its token cap. The end of
+the text is a runaway when it is one chunk of at most `MAX_PERIOD` characters repeated
+`MIN_TIMES` times over at least `MIN_SPAN` characters. The check runs as the text grows,
+so it must be cheap: a period can only qualify where the last `_PROBE` characters occur
+again that far back, so one `rfind` names the candidates.
 """
 
 from __future__ import annotations
@@ -37,12 +28,9 @@ span >= MIN_SPAN), so the probe's copy p back lies inside the repeated part."""
 
 
 class Limits(Struct, frozen=True):
-    """How much repetition makes a runaway, for one kind of model.
-
-    A small model loops for real and slowly (4 tokens a second on a CPU), so it is cut at 6
-    copies over 400 characters. A large model's honest answer can repeat as much: a CSV of
-    identical rows, a divider, a table of the same lines. For those only a far longer run is
-    taken as a loop."""
+    """How much repetition makes a runaway, for one kind of model: a small model loops
+    for real and slowly, while a large model's honest answer (a CSV of identical rows)
+    can repeat as much, so for those only a far longer run counts."""
 
     min_times: int = MIN_TIMES
     min_span: int = MIN_SPAN
@@ -65,10 +53,7 @@ def limits_for(model: str, *, small: bool) -> Limits:
 
 
 def repeating_period(text: str, limits: Limits = TIGHT) -> int:
-    """The period of the repetition that fills the end of `text`, or 0 when there is none.
-
-    The smallest qualifying period wins, as in a scan of every period from 1 up.
-    """
+    """The smallest period of a repetition that fills the end of `text`, or 0 for none."""
     min_span, min_times = limits.min_span, limits.min_times
     end = len(text)
     if end < min_span:

@@ -1,7 +1,6 @@
-"""What the providers that talk to a server share: how the registry connects one
-(`Connection`), the base URL and the client it may own (`ServerProvider`), and the model
-listing of the OpenAI-style APIs (`ListingServer`). The HTTP rules themselves are in
-`http.py`."""
+"""What the providers that talk to a server share: `Connection` (how the registry connects
+one), `ServerProvider` (the base URL and the client it may own) and `ListingServer` (the
+OpenAI-style model listing)."""
 
 from __future__ import annotations
 
@@ -12,16 +11,6 @@ from msgspec import Struct
 
 from rift.config.records import DEFAULT_READ_TIMEOUT
 from rift.models.http import Client, make_client, request_json
-
-
-async def model_entries(
-    client: Client, url: str, *, base_url: str, headers: dict[str, str]
-) -> list[dict[str, Any]]:
-    """The `data` list of an OpenAI-style model listing (OpenAI, Anthropic), keeping only
-    entries with a string `id`, so a server's odd entries never reach a picker."""
-    data = await request_json(client, "GET", url, base_url=base_url, headers=headers)
-    entries = data.get("data") if isinstance(data, dict) else None
-    return [e for e in entries or () if isinstance(e, dict) and isinstance(e.get("id"), str)]
 
 
 class Connection(Struct, frozen=True):
@@ -46,12 +35,8 @@ class ServerProvider:
         read_timeout: float = DEFAULT_READ_TIMEOUT,
         client: Client | None = None,
     ) -> None:
-        """Args:
-        base_url: e.g. `http://localhost:11434` or `http://gpu-box:8000/v1`; a trailing `/`
-            is dropped.
-        read_timeout: read-idle timeout in seconds, 0 = none (ignored when `client` is given).
-        client: a shared client; the provider then does not close it.
-        """
+        """`read_timeout` is the read-idle timeout in seconds (0: none), unused with a
+        shared `client`, which the provider then does not close."""
         self._base_url = base_url.rstrip("/")
         self._owns_client = client is None
         self._client = client or make_client(read_timeout, tls=self._base_url.startswith("https:"))
@@ -93,10 +78,14 @@ class ListingServer(ServerProvider):
         return {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
     async def _entries(self) -> list[dict[str, Any]]:
+        """The listing's `data`, only entries with a string `id`: a server's odd entries
+        never reach a picker."""
         url = f"{self._base_url}/models{self.MODELS_QUERY}"
-        return await model_entries(
-            self._client, url, base_url=self._base_url, headers=self._headers
+        data = await request_json(
+            self._client, "GET", url, base_url=self._base_url, headers=self._headers
         )
+        entries = data.get("data") if isinstance(data, dict) else None
+        return [e for e in entries or () if isinstance(e, dict) and isinstance(e.get("id"), str)]
 
     async def list_models(self) -> list[str]:
         return list(dict.fromkeys(e["id"] for e in await self._entries()))

@@ -1,14 +1,10 @@
 """What a self-hosted server says about itself beyond the model list.
 
-The model lists do not tell the truth that matters most: llama.cpp's
-`llama-server` reports its *training* context in `/v1/models` (`n_ctx_train`),
-while the window it actually serves is `-c` divided over its `-np` slots, and
-only `/props` says so (`default_generation_settings.n_ctx`, `total_slots`).
-Ollama's OpenAI-compatible endpoint ignores the context a client asks for and
-uses the server's default (`OLLAMA_CONTEXT_LENGTH`), which only the native API
-overrides per request. This module asks those questions once, cheaply, and
-answers None where a server does not say: it never raises for a missing
-endpoint, because most servers have none of them.
+llama.cpp's server reports its *training* context in `/v1/models`; the window it serves
+(`-c` over its `-np` slots) only `/props` says. Ollama's OpenAI-compatible endpoint
+serves its default window whatever a client asks, unless the Modelfile sets one. Each
+question is asked once, and answered None where a server does not say: most servers
+have none of these endpoints.
 """
 
 from __future__ import annotations
@@ -19,7 +15,7 @@ from typing import Any
 from msgspec import Struct
 
 from rift.errors import ModelError
-from rift.models.http import Client, request_json
+from rift.models.http import Client, lists, request_json
 
 
 class LlamaProps(Struct, frozen=True):
@@ -93,11 +89,7 @@ async def llama_props(
 
 async def is_ollama(client: Client, base_url: str) -> bool:
     """The server at this root also answers Ollama's native `/api/tags`."""
-    try:
-        data = await request_json(client, "GET", f"{root_of(base_url)}/api/tags", backoff=())
-    except ModelError:
-        return False
-    return isinstance(data, dict) and isinstance(data.get("models"), list)
+    return bool(await lists(client, f"{root_of(base_url)}/api/tags", "models"))
 
 
 _NUM_CTX = re.compile(r"^\s*num_ctx\s+(\d+)\s*$", re.MULTILINE)

@@ -1,10 +1,7 @@
 """How big a model is, read off its name (`qwen2.5-coder:1.5b`, `Llama-3.2-3B-Instruct`).
 
-A server rarely says how many parameters its model has, but nearly every local model's
-name does, and that size decides how rift drives it: a model of a few billion
-parameters gets the small-model format (the named files pre-read, a small file asked
-for whole, the short tool set, the tight repetition cut) whether it runs in-process
-or behind llama.cpp's server, Ollama or LM Studio.
+Servers rarely say, but nearly every local model's name does, and a model of a few
+billion parameters gets the small-model format wherever it runs.
 """
 
 from __future__ import annotations

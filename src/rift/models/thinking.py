@@ -1,14 +1,9 @@
 """Reasoning control: the `effort` setting and `/think`, turned into one request value.
 
-A request's `think` (models/base.py `Reasoning`) is None (the server's default),
-False, True, or an effort level. It is settled once per model binding, from the
-configured effort and what the model can do, and changed by `/think`:
-
-- a model without "thinking" always gets False: asking a non-thinking model to
-  think is a 400 on Ollama, so nothing can switch it on;
-- an effort level implies thinking on;
-- each wire format then spells the value its own way (`ollama_think`,
-  `thinking_profiles.effort_level`, `anthropic_budget`).
+A request's `think` (models/base.py `Reasoning`) is settled once per model binding
+and changed by `/think`. A model without "thinking" always gets False (asking a
+non-thinking model to think is a 400 on Ollama); each wire format then spells the
+value its own way.
 """
 
 from __future__ import annotations
@@ -33,9 +28,7 @@ ANTHROPIC_DEFAULT_BUDGET = _ANTHROPIC_BUDGETS["medium"]
 def settle(effort: str | None, can_think: bool) -> Reasoning:
     """The binding's starting value: False for a model that cannot think, else the
     configured effort, else None (the server decides)."""
-    if not can_think:
-        return False
-    return effort
+    return effort if can_think else False
 
 
 def parse_think(arg: str, can_think: bool) -> Reasoning:
@@ -61,13 +54,9 @@ def parse_think(arg: str, can_think: bool) -> Reasoning:
 
 def describe(value: Reasoning) -> str:
     """How `/think` reports the current value."""
-    if value is None:
-        return "thinking: auto (the server's default)"
-    if value is False:
-        return "thinking: off"
-    if value is True:
-        return "thinking: on"
-    return f"thinking: on, effort {value}"
+    if isinstance(value, str):
+        return f"thinking: on, effort {value}"
+    return "thinking: " + {None: "auto (the server's default)", False: "off", True: "on"}[value]
 
 
 def ollama_think(value: Reasoning) -> bool | str | None:

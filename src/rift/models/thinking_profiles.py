@@ -1,26 +1,14 @@
 """How each family of reasoning model takes the thinking switch, effort and sampling, on
 an OpenAI-compatible server (llama.cpp, vLLM, SGLang, LM Studio, OpenAI itself).
 
-One table, read top to bottom, first match wins (matched on the lower-cased model
-name as the server knows it, so `unsloth/Qwen3-30B-A3B-GGUF` and `ggml-org/gpt-oss-20b`
-both match). A model no row names gets `DEFAULT`: the switch and the effort both sent,
-sampling kept, which is what rift did before the table and what unknown servers ignore.
-
-Where each row comes from:
-
-- gpt-oss (OpenAI's model card, harmony format): reasoning is always on, in three
-  levels (low, medium, high) carried by the system message. vLLM and newer llama.cpp
-  servers take `reasoning_effort`; older llama.cpp servers only through
-  `chat_template_kwargs.reasoning_effort`, so both are sent. "Off" is the lowest level.
-- Qwen3 hybrids and QwQ (Qwen's model cards): `enable_thinking` in the chat template;
-  in thinking mode "DO NOT use greedy decoding": temperature 0.6, top_p 0.95, top_k 20.
-  rift's low default temperature is therefore left out while the model thinks, so the
-  server's own defaults (the GGUF's, generation_config.json's, the user's flags) apply.
-  Qwen3-Coder does not think at all: it gets nothing.
-- DeepSeek-R1 (its model card: temperature 0.6, no system-prompt tricks; the API's
-  `deepseek-reasoner` ignores sampling): always thinks; sampling left to the server.
-- OpenAI's o-series and gpt-5 (the API's reference): `reasoning_effort`, and a
-  `temperature` other than 1 is a 400 ("Only the default (1) value is supported").
+One table, first match wins, on the lower-cased model name. A model no row names gets
+`DEFAULT`: switch and effort both sent, sampling kept. Rows follow the model cards:
+- gpt-oss: always reasons, at low/medium/high; older llama.cpp servers take the effort
+  only through `chat_template_kwargs`, so both are sent. "Off" is the lowest level.
+- Qwen3 hybrids and QwQ: `enable_thinking`; thinking mode must not decode greedily, so
+  rift's low temperature is left out while the model thinks. Qwen3-Coder never thinks.
+- DeepSeek-R1: always thinks; sampling left to the server.
+- OpenAI's o-series and gpt-5: `reasoning_effort`; a temperature other than 1 is a 400.
 """
 
 from __future__ import annotations
@@ -30,8 +18,6 @@ from typing import Literal
 
 from msgspec import Struct
 
-SAMPLING_KEYS = ("temperature", "top_p", "top_k", "min_p")
-"""The sampling fields a profile may leave out of a request."""
 DropSampling = Literal["never", "thinking", "always"]
 
 
@@ -49,7 +35,7 @@ class ThinkingProfile(Struct, frozen=True):
     effort_in_template: bool = False
     """The effort also goes in `chat_template_kwargs` (gpt-oss on older llama.cpp)."""
     drop_sampling: DropSampling = "never"
-    """When the request must leave `SAMPLING_KEYS` to the server."""
+    """When the request must leave sampling (its temperature) to the server."""
 
 
 _OPENAI_EFFORTS = ("minimal", "low", "medium", "high")

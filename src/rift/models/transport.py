@@ -1,24 +1,20 @@
 """What an HTTP transport promises `models/http.py`: one request shape, one response
-shape, three failures.
-
-Two transports keep this contract: `wire.py` (h11 over asyncio streams, for
-plain-http servers: the common, self-hosted case) and `httpx_transport.py`
-(httpx, for https and proxied URLs, imported only when such a URL is used). The
-retry and error rules live once, in `http.py`, above both; so a transport only
-has to say *how* a request failed:
+shape, three failures (`wire.py` and `httpx_transport.py` keep it). The retry and
+error rules live once, in `http.py`, so a transport only says *how* a request failed:
 
     TransportError       anything else: a broken or malformed exchange
     ├── ConnectFailed    no connection could be opened (refused, DNS, timeout)
     └── ReadTimedOut     the server went silent for the read-idle timeout
 
-This module imports nothing heavy, so both `http.py` and the providers can name
-these types on every path.
+It imports nothing heavy, so every path can name these types.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from typing import Any, Protocol
+
+from msgspec import Struct
 
 
 class TransportError(Exception):
@@ -37,42 +33,26 @@ class ReadTimedOut(TransportError):
         super().__init__(f"nothing arrived for {seconds:g} s")
 
 
-class Request:
+class Request(Struct):
     """One HTTP request, its headers already merged with the client's defaults."""
 
-    __slots__ = ("content", "headers", "method", "read_timeout", "url")
-
-    def __init__(
-        self,
-        method: str,
-        url: str,
-        headers: dict[str, str],
-        content: bytes = b"",
-        read_timeout: float = 0.0,
-    ) -> None:
-        self.method = method
-        self.url = url
-        self.headers = headers
-        self.content = content
-        self.read_timeout = read_timeout
-        """Seconds of silence tolerated while reading; 0 = none (for error messages too)."""
+    method: str
+    url: str
+    headers: dict[str, str]
+    content: bytes = b""
+    read_timeout: float = 0.0
+    """Seconds of silence tolerated while reading; 0 = none (for error messages too)."""
 
     def __repr__(self) -> str:
         return f"<Request {self.method} {self.url}>"
 
 
 class Response(Protocol):
-    """An answer whose head has arrived; the body is read on demand, once.
+    """An answer whose head has arrived; the body is read on demand, once. The caller
+    must `aclose()` it: only a body read to its end lets the connection be reused."""
 
-    The caller must `aclose()` it: a body read to its end lets the connection be
-    reused, one closed early drops the connection.
-    """
-
-    @property
-    def status_code(self) -> int: ...
-
-    @property
-    def reason_phrase(self) -> str: ...
+    status_code: int
+    reason_phrase: str
 
     @property
     def is_success(self) -> bool:

@@ -1,21 +1,10 @@
 """HTTP/1.1 over asyncio streams, h11 doing all of the parsing: rift's transport for
 plain-http model servers (the self-hosted case: Ollama, llama.cpp, vLLM on a LAN).
 
-Why not httpx here: httpx, httpcore and anyio cost ~20% of a whole `rift -p` run
-in instructions (measured with callgrind), most of it imports, for features a
-plain-http request to a model server never uses. h11 is the HTTP/1.1 state
-machine httpcore itself runs on, so framing (Content-Length, chunked, close-
-delimited bodies, `Connection: close`) is parsed by the same well-kept code; this
-module only moves bytes and keeps connections.
-
-The rules (`http.py` holds the reasons): connect timeout; a read-*idle* timeout
-applied to each read, never to the whole exchange; TCP_NODELAY and keepalive set
-on every socket; keep-alive connections pooled per host and port, dropped after
-`idle_expiry` seconds unused. A pooled connection the server has closed is
-noticed before reuse where possible, and when the server closes it just as a
-request goes out (nothing at all came back), the request is sent once more on a
-fresh connection, as a new connection would have carried it: the server sent
-nothing, so nothing was acted on.
+httpx, httpcore and anyio cost a large share of a `rift -p` run, mostly imports; h11 is
+the state machine httpcore itself runs on, so this module only moves bytes and keeps
+connections, by `http.py`'s rules. A pooled connection the server closed just as a
+request went out (nothing came back, so nothing was acted on) is retried once, fresh.
 """
 
 from __future__ import annotations
@@ -111,10 +100,7 @@ class _Connection:
 
     async def _receive(self, timeout: float) -> bytes:
         try:
-            if timeout > 0:
-                async with asyncio.timeout(timeout):
-                    data = await self.reader.read(READ_SIZE)
-            else:
+            async with asyncio.timeout(timeout if timeout > 0 else None):
                 data = await self.reader.read(READ_SIZE)
         except TimeoutError as exc:
             raise ReadTimedOut(timeout) from exc

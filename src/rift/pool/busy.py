@@ -1,10 +1,8 @@
 """A server that says it is busy gets another try, and the person sees why rift waits.
 
-llama.cpp's server answers 503 while it loads a model (and, with a bounded
-queue, when every slot is taken); hosted gateways and LiteLLM answer 429. Both
-mean "later", not "never": the request is sent again after a growing pause,
-with a warning each time, and only the last refusal becomes the turn's error.
-The answer was refused before any byte of it streamed, so nothing is shown twice.
+llama.cpp's server answers 503 while it loads a model or its slots are full; hosted
+gateways answer 429. Both mean "later": the request is sent again after a growing
+pause, with a warning each time. Nothing of the answer had streamed, so nothing shows twice.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""`rift doctor` with a pool: every endpoint asked which model it serves, its window
-and its slots, and whether the servers match (run_doctor hands the pool here).
-
-A pool whose servers serve different models or windows still works, but an attempt's
-result then depends on where it ran: that is worth a warning, not a failure. An
-endpoint that does not answer, or lacks its model, is a failure: its share of the
-work would wait for the failover every time.
+"""`rift doctor` with a pool: every endpoint asked which model it serves, its window and
+its slots. Servers that differ are a warning (an attempt's result then depends on where
+it ran); one that does not answer is a failure (its share would wait for failover).
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""`PooledProvider`: the Provider every caller already uses, routing each request
-through the shared `Pool` (swarm candidates, sub-agents and background tasks
-need no change: they hold a provider and send it requests)."""
+"""`PooledProvider`: a Provider routing each request through the shared `Pool`, so
+swarm candidates, sub-agents and background tasks need no change."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
 """Which server of the pool runs a request: slots, affinity, load and failover.
 
-One `Pool` is shared by every conversation of a process that uses the same
-`hosts` (swarm candidates, sub-agents, background tasks), so the counts it
-keeps are the real load of each server. Requests wait here, not on a server's
-queue: a server never has more requests in flight than it has slots, because
+One `Pool` is shared by every conversation of a process that uses the same `hosts`, so
+its counts are each server's real load. Requests wait here, never on a server's queue:
 a queued request on llama.cpp evicts another conversation's cached prompt.
 """
 
@@ -65,25 +63,12 @@ class Server:
         """Share of this server's weighted capacity in use: the least loaded gets new work."""
         return self.in_flight / (self.slots * self.weight)
 
-    def usage(self) -> dict[str, object]:
-        """Per-server use, as `/stats` and the swarm view show it."""
-        return {
-            "url": self.url,
-            "model": self.model,
-            "slots": self.slots,
-            "in_flight": self.in_flight,
-            "requests": self.requests,
-            "failures": self.failures,
-            "up": self.up,
-        }
-
 
 class Pool:
     """The scheduler: `acquire` a server for a conversation, `release` it, `fail` it."""
 
     def __init__(self, servers: list[Server]) -> None:
         self.servers = servers
-        self.listeners: list[Callable[[Event], None]] = []
         self._affinity: dict[tuple[str, object], Server] = {}
         self.starting: asyncio.Future[None] | None = None
         """Set while the first request reads every server's slots; the others wait on it."""
@@ -94,11 +79,8 @@ class Pool:
         return sum(s.slots for s in self.servers)
 
     def say(self, event: Event) -> None:
-        """One line to whoever listens (the swarm view, the TUI), else to the log."""
-        for listener in self.listeners:
-            listener(event)
-        if not self.listeners:
-            log.warning("%s", getattr(event, "text", event))
+        """A pool line said by no conversation (see `PooledProvider.listen`): to the log."""
+        log.warning("%s", getattr(event, "text", event))
 
     def _choose(self, key: tuple[str, object], exclude: set[Server]) -> Server | bool | None:
         """The server for `key`: the one holding its cache, else the least loaded with
@@ -161,10 +143,6 @@ class Pool:
         self._affinity = {k: s for k, s in self._affinity.items() if s is not server}
         others = ", ".join(s.url for s in self.servers if s.up) or "no other server"
         say(Warning(f"pool: {server.url} stopped answering ({reason}); its work moves to {others}"))
-
-    async def aclose(self) -> None:
-        for server in self.servers:
-            await server.provider.aclose()
 
 
 POOLS: dict[Hashable, Pool] = {}

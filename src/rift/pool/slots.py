@@ -1,9 +1,6 @@
-"""How many requests a pool server runs at once, and its window.
-
-llama.cpp's server says in `/props` (`total_slots`, read by the OpenAI provider's
-`show`); vLLM lists `max_num_seqs` on some builds' model entries; every other
-server is taken at one slot, so rift never queues requests on it.
-"""
+"""How many requests a pool server runs at once, and its window: llama.cpp's `/props`,
+vLLM's `max_num_seqs` on some builds' model entries, else one slot, so rift never
+queues requests on a server."""
 
 from __future__ import annotations
 
