@@ -1,16 +1,14 @@
 """The editor as rift's filesystem and terminal (ACP `fs/*` and `terminal/*`).
 
-When the client advertises them, the tools reach files and shells through
-these objects (`ToolContext.services.files` and `.terminal`, protocols in tools/services.py), so
-rift reads the editor's buffers, unsaved changes included, writes into them,
-and runs commands in terminals the person can watch. Failures come back as
+When the client advertises them, the tools reach files and shells through these
+objects (tools/services.py), so rift reads the editor's buffers, unsaved changes
+included, and runs commands in terminals the person can watch. Failures come back as
 `OSError`, which the tools already turn into results the model can read.
 
 The editor is sent the path rift's rules checked (`os.path.realpath`: symlinks
 resolved, then `..` folded), never the path as the model wrote it: an editor
 that folds `lnk/../secrets/key.txt` as text (Node's `path.resolve`) would open
-a different file than the one the rules allowed.
-"""
+a different file than the one the rules allowed."""
 
 from __future__ import annotations
 

@@ -1,15 +1,10 @@
 """A swarm race as ACP `session/update`s: a plan, and a tool call per candidate.
 
-`swarm_started` opens a plan with one entry per candidate (`pending`); a
-candidate's `subagent_started` makes its entry `in_progress` and opens its tool
-call, whose content follows the candidate's activity lines; its
-`subagent_finished` completes the entry. `swarm_result` closes every call with
-the candidate's outcome (tests, patch size, winner) and its changes as diffs,
-which come from the conversation (`changes`: each file's text before and after,
-as an editor's diff view wants them). A race that ends without a verdict
-(cancelled) fails the calls still open. Sub-agent events of anything but the
-race (the `agent` tool's helpers) are not this class's.
-"""
+Each candidate's plan entry and tool call follow its sub-agent events; `swarm_result`
+closes every call with the candidate's outcome and its changes as diffs (each file's
+text before and after, from the conversation, as an editor's diff view wants them).
+A race that ends without a verdict (cancelled) fails the calls still open. Sub-agent
+events of anything but the race (the `agent` tool's helpers) are not this class's."""
 
 from __future__ import annotations
 

@@ -1,16 +1,9 @@
 """The Textual application: one chat screen, modal pickers, and the core's event worker.
 
-Startup paints first and connects second: the screen is composed from cheap
-widgets, and only after the first frame (`on_ready`) does the connect worker
-import the core and bind the model. A failed bind leaves the UI open with a
-banner explaining how to point rift at a server; `/host` and `/model` retry.
-
-Prompts are never dropped: one sent while a turn runs is queued by the core
-(`submit(when_busy="queue")`; shown above the input from the conversation's state,
-Esc takes back the newest) and starts when the turn is over; one sent while the
-model is still being bound waits for the bind, then goes the same way. Ctrl+C
-cancels a running turn; on an idle prompt it asks for a second press to quit.
-"""
+Startup paints first and connects second: only after the first frame (`on_ready`) does
+the connect worker import the core and bind the model; a failed bind leaves the UI open
+with a banner saying how to point rift at a server. Prompts are never dropped: one sent
+while a turn runs is queued by the core, one sent while the model binds waits for it."""
 
 from __future__ import annotations
 
@@ -95,9 +88,8 @@ class RiftApp(App[int]):
         self._view: EventView | None = None
         self._files: list[str] | None = None
         self.connecting = True
-        """Until the first bind has succeeded or failed: prompts wait rather than fail."""
+        """Until the first bind has succeeded or failed: prompts wait for `_bound` meanwhile."""
         self._bound = asyncio.Event()
-        """Set when the first bind has succeeded or failed: prompts sent before it go then."""
         self.last_prompt = ""
         """The newest prompt as typed, put back in the box when its turn failed to start."""
         self._activity_choice: bool | None = None
@@ -117,11 +109,8 @@ class RiftApp(App[int]):
         await super().on_event(event)
 
     def replay_early_keys(self) -> None:
-        """Type what arrived before the first frame into the input; each line end sends it.
-
-        Keys typed while the terminal was still in line mode arrive as whole lines, so
-        their Enter reads as a newline: here it sends, as the person meant.
-        """
+        """Type what arrived before the first frame into the input; each line end sends it
+        (typed in the terminal's line mode, Enter arrives as a newline)."""
         keys, self._early_keys = self._early_keys or [], None
         prompt = self.composer.input
         line = ""
@@ -273,8 +262,7 @@ class RiftApp(App[int]):
         return list(conversation.state.queued) if conversation is not None else []
 
     def send_prompt(self, text: str, shown: str | None = None) -> None:
-        """Send a prompt: it starts a turn now, or the core queues it behind the running
-        work; one sent while the model binds goes once the bind is over."""
+        """Start a turn now, or let the core queue it; while the model binds, wait for it."""
         if self.connecting:
             self._after_bind(text, shown)
             return
@@ -290,8 +278,7 @@ class RiftApp(App[int]):
         self.send_prompt(text, shown)
 
     def _start(self, text: str, shown: str | None) -> None:
-        """Submit to the conversation, which attaches @mentions and expands /skill:name
-        and queues the prompt while other work runs."""
+        """Submit to the conversation (it expands mentions and skills, and queues)."""
         typed = shown if shown is not None else text
         submitted = self.driver.start_turn(text)
         if submitted is None:  # refused (an unknown skill…): it said why
@@ -335,10 +322,8 @@ class RiftApp(App[int]):
             self.status_bar.set(phase=phase, text=phase)
 
     def begin_answer(self, ask_id: int, question: str, prefix: str = "") -> None:
-        """A free-text ask: the input becomes the answer field (Esc skips).
-
-        `prefix` goes before what is typed (`deny: ` for "deny, and tell rift why").
-        """
+        """A free-text ask: the input becomes the answer field (Esc skips); `prefix` goes
+        before what is typed (`deny: ` for "deny, and tell rift why")."""
         self.pending_answer = ask_id
         self._answer_prefix = prefix
         self.say(Text("? " + question, style="bold cyan"), "ask")

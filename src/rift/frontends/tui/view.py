@@ -1,16 +1,9 @@
 """Core events → widgets. One handler per event type, in an explicit registry.
 
-`EventView.show` is awaited by the app's event worker one event at a time, so
-the screen always tells the story in the order the core emitted it. Asks and
-edit reviews open modal screens whose results go back to the broker.
-
-Each tool call appears twice: as a one-line summary in the side pane and as
-an expandable line in the transcript holding its whole output. Results are
-matched to their call by the model's call id when the events carry one
-(`ToolStart.id`/`ToolResult.id`), else by tool name; `ToolResult.output`
-(the full output) is used when present, else the short preview. A `done`
-that finds calls still running marks them cancelled.
-"""
+The app's event worker awaits `EventView.show` one event at a time, so the screen
+tells the story in the order the core emitted it. Each tool call appears twice: a
+summary in the side pane and an expandable line in the transcript, matched to its
+result by the model's call id when the events carry one, else by tool name."""
 
 from __future__ import annotations
 
@@ -175,7 +168,7 @@ class EventView:
             if screen in self.app.screen_stack:
                 screen.dismiss(None)  # the turn is over (cancelled): its approvals are moot
         self._tool_asks.clear()
-        self.app.driver.record_turn(event)
+        self.app.driver.totals.add_turn(event.stats, event.cost_usd)
         stats = event.stats
         rate = rate_to_show(stats.tokens_per_sec, stats.output_tokens) or self.rate.rate()
         self.rate.reset()
@@ -224,7 +217,6 @@ class EventView:
         self.app.push_screen(picker, answered)
 
     def _edit_review(self, event: EditReview) -> None:
-        # Imported here: hunks is core code, loaded with the agent, not before first paint.
         from rift.core import allow_for_session, decide, reassemble
 
         conversation = self.app.require_conversation()
@@ -265,10 +257,7 @@ class EventView:
         self._last_info = event.text
 
     async def _history(self, event: History) -> None:
-        """The conversation was rewritten (a rewind): redraw it from the owner's history.
-
-        The rewind's own notice comes just before; it is shown again under the history.
-        """
+        """A rewind: redraw from the owner's history, its notice shown again below it."""
         transcript = self.app.transcript
         await transcript.clear_all()
         transcript.add_banner(__version__, self.app.status_bar.state.model, tips=False)

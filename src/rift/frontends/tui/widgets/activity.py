@@ -1,10 +1,8 @@
 """The activity pane: the plan checklist pinned on top, then the tool log or a live git diff.
 
-The tool log shows one row per call, salient argument first (`→ bash pytest
--q`), turned into `✓`/`✗` with a one-line result when the call ends, and the
-coloured ± preview of every applied edit. Ctrl+D flips the lower part to the
-working tree's `git diff`, which the app refreshes after edits and turns.
-"""
+The tool log shows one row per call (`→ bash pytest -q`, then `✓`/`✗` and a one-line
+result) and the coloured ± preview of every applied edit; Ctrl+D flips the lower part
+to the working tree's `git diff`."""
 
 from __future__ import annotations
 
@@ -39,11 +37,7 @@ def color_diff(lines: Sequence[str], indent: str = "") -> Text:
 
 
 def follow_when_full(pane: VerticalScroll) -> None:
-    """Anchor a pane to its bottom once it overflows.
-
-    Anchoring earlier would bottom-align a short log (Textual scrolls an anchored
-    widget to `content height - viewport`, which is negative while it fits).
-    """
+    """Anchor a pane to its bottom once it overflows (earlier would bottom-align a short log)."""
     if not pane.is_anchored and pane.max_scroll_y > 0:
         pane.anchor()
 
@@ -131,10 +125,7 @@ CallT = TypeVar("CallT", bound=_Call)
 
 
 def pending_match(calls: Sequence[CallT], tool: str, call_id: str | None) -> CallT | None:
-    """The running call a result belongs to: by the model's call id, else the newest of its tool.
-
-    Events without ids (older cores, models that send none) fall back to the name.
-    """
+    """The running call a result belongs to: by the model's call id, else the newest of its tool."""
     if call_id:
         for call in calls:
             if call.call_id == call_id:

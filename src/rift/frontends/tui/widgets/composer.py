@@ -1,16 +1,9 @@
 """The input box and its completion palette.
 
-`PromptInput` is a TextArea that grows with its text (up to a cap, then it
-scrolls): Enter sends, Ctrl+J / Alt+Enter insert a newline, Alt+↑/↓ walk
-the history (plain ↑ too when the box is empty, and ↓ while walking it), and
-a bracketed paste is inserted as text, never sent. PageUp/PageDown always,
-and Home/End when the box is empty, scroll the transcript instead of moving
-the cursor. Typing `/` at the start opens the command palette and `@word`
-the file palette; ↑↓ move, Tab completes, Enter completes (and runs an
-argument-less command), Esc closes. A pasted image file path becomes its
-`@mention`, so the image is attached. Prompts sent while a turn runs wait in
-the queue strip above the input.
-"""
+`PromptInput` is a TextArea that grows with its text: Enter sends, Ctrl+J / Alt+Enter
+insert a newline, Alt+↑/↓ walk the history, and a bracketed paste is inserted, never
+sent. Typing `/` at the start opens the command palette and `@word` the file palette.
+Prompts sent while a turn runs wait in the queue strip above the input."""
 
 from __future__ import annotations
 
@@ -299,9 +292,7 @@ class Composer(Vertical):
             area.load_text("/" + choice + (" " if needs_arg or choice.endswith(":") else ""))
             area.move_cursor(area.document.end)
             if run and not needs_arg and not choice.endswith(":"):
-                # From the input's own queue: a message created here would have the
-                # composer as sender, and Textual stops bubbling at the sender.
-                area.call_later(area.submit)
+                area.call_later(area.submit)  # the input must send it: bubbling stops at the sender
             return
         row, col = area.cursor_location
         line = area.document.get_line(row)

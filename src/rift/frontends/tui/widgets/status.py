@@ -1,10 +1,7 @@
 """The status bar: model, context gauge, live tok/s, background tasks, approval mode, phase.
 
-While a turn runs the right-hand text is a spinner, the seconds since the
-prompt was sent and the phase (waiting for the first token, thinking,
-writing, running bash, waiting for you), so a slow local model never looks
-like a hung one; the app ticks it a few times a second.
-"""
+While a turn runs the right-hand text is a spinner, the seconds since the prompt was
+sent and the phase, so a slow local model never looks like a hung one."""
 
 from __future__ import annotations
 

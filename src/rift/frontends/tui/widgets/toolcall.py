@@ -1,12 +1,8 @@
 """One tool call in the transcript: a one-line summary that opens to the call's whole output.
 
-The line reads `✓ bash pytest -q` (`→` while it runs, `✗` when it failed,
-`⊘` when the turn was cancelled under it); an applied edit adds its `+N -M`.
-Clicking the line, or Enter on it, opens the body: the tool's full output
-(bash stdout and stderr, the read excerpt) and, for edits, the coloured diff.
-The body is rendered only when first opened, so a long session with
-hundreds of calls costs one line each.
-"""
+The line reads `✓ bash pytest -q` (`→` running, `✗` failed, `⊘` cancelled); an applied
+edit adds its `+N -M`. A click or Enter opens the body: the full output and, for edits,
+the coloured diff, rendered only when first opened, so each call costs one line."""
 
 from __future__ import annotations
 

@@ -1,23 +1,14 @@
 """The transcript pane: prompts, streamed Markdown replies, thinking, tool calls, notices, cards.
 
-It is anchored to the bottom once it overflows, so streaming follows the reply
-until the person scrolls up, and then leaves their position alone; scrolling
-back to the bottom follows again. The anchor is re-checked whenever the
-content's height changes (`watch_virtual_size`), not only when widgets are
-mounted, because a Markdown reply lays itself out after its mount. Replies
-stream through Textual's `MarkdownStream`, which batches fragments that
-arrive faster than they can be rendered.
-
-A resumed session shows its newest messages at once and keeps the older
-ones as plain data behind an "earlier messages" line (click it, or scroll to
-the top and press Home), rendered a batch at a time: a 100-turn session is on
-screen in well under a second instead of mounting 200 Markdown widgets.
-"""
+Once it overflows it is anchored to the bottom, so streaming follows the reply until
+the person scrolls up. A resumed session shows its newest messages at once and keeps
+the older ones behind an "earlier messages" line, rendered a batch at a time: a
+100-turn session is on screen in well under a second."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.text import Text
 from textual import events
@@ -35,6 +26,7 @@ if TYPE_CHECKING:
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownStream
 
+W = TypeVar("W", bound=Widget)
 HISTORY_TAIL = 20
 """Messages of a resumed session rendered at once (the newest)."""
 HISTORY_BATCH = 40
@@ -109,36 +101,29 @@ class Transcript(VerticalScroll):
 
     # ----------------------------------------------------------- blocks
 
-    def add_banner(self, version: str, model: str, tips: bool = True) -> None:
-        self.mount(Static(banner_text(version, model, tips), classes="banner"))
+    def _add(self, widget: W) -> W:
+        self.mount(widget)
         self._grew()
+        return widget
+
+    def add_banner(self, version: str, model: str, tips: bool = True) -> None:
+        self._add(Static(banner_text(version, model, tips), classes="banner"))
 
     def add_user(self, text: str) -> None:
-        self.mount(Static(Text("› " + text), classes="user"))
-        self._grew()
+        self._add(Static(Text("› " + text), classes="user"))
 
     def add_notice(self, text: str, kind: str = "info") -> Static:
         """A line from rift itself: info, warning, error, command output or an offline banner."""
-        notice = Static(Text(text), classes=f"notice {kind}")
-        self.mount(notice)
-        self._grew()
-        return notice
+        return self._add(Static(Text(text), classes=f"notice {kind}"))
 
-    def add_card(self, tag: str, model: str, label: str) -> SubagentCard:
-        card = SubagentCard(tag, model, label)
-        self._cards[tag] = card
-        self.mount(card)
-        self._grew()
-        return card
+    def add_card(self, tag: str, model: str, label: str) -> None:
+        self._cards[tag] = self._add(SubagentCard(tag, model, label))
 
     def card(self, tag: str) -> SubagentCard | None:
         return self._cards.get(tag)
 
     def add_tool(self, tool: str, args: dict[str, Any], call_id: str | None) -> ToolCallLine:
-        line = ToolCallLine(tool, args, call_id)
-        self.mount(line)
-        self._grew()
-        return line
+        return self._add(ToolCallLine(tool, args, call_id))
 
     def tool_line(self, tool: str, call_id: str | None) -> ToolCallLine | None:
         """The running line a tool_result belongs to."""
@@ -154,9 +139,7 @@ class Transcript(VerticalScroll):
         """Append reply text, opening a new reply block when none is streaming."""
         if self._stream is None:
             self._close_thinking()
-            # Imported here, not at module level: markdown-it costs ~90 ms and the
-            # first paint must not wait for it (bench/tui_startup.py).
-            from textual.widgets import Markdown
+            from textual.widgets import Markdown  # markdown-it must not delay the first paint
 
             self._reply = Markdown(classes="reply")
             self._reply_text = ""
@@ -255,12 +238,8 @@ def _earlier_text(n: int) -> Text:
 
 
 class PastReply(Static):
-    """A reply from a resumed session: Rich's Markdown in one widget.
-
-    Textual's Markdown widget (used while streaming) builds a widget per block,
-    which made a 100-turn resume take most of a minute; a finished reply needs
-    no incremental updates, so one renderable per reply is enough.
-    """
+    """A reply from a resumed session: Rich's Markdown in one widget (Textual's builds a
+    widget per block, far too slow for a long resume; a finished reply needs no updates)."""
 
     def __init__(self, source: str) -> None:
         from rich.markdown import Markdown  # lazily, as in stream_reply
