@@ -1,14 +1,10 @@
 """`rift --serve`: the JSON-lines protocol editors embed (shared/spec/serve-protocol-v1.md).
 
-One command per stdin line in, one compact event per stdout line out, stderr
-for people. stdout is reserved: `sys.stdout` is pointed at stderr while the
-loop runs, so a stray print from any library can never corrupt the stream.
-
-Bad input never stops the loop: malformed JSON, wrong field types, unknown
-commands, over-long lines and invalid UTF-8 each produce one `warning`. "Blank"
-and "JSON" are meant strictly: a line of form feeds or non-breaking spaces, or one
-using `NaN`/`Infinity`, is malformed, not ignored or accepted.
-"""
+One command per stdin line in, one compact event per stdout line out, stderr for
+people; `sys.stdout` points at stderr while the loop runs, so a stray print can never
+corrupt the stream. Bad input (malformed JSON, wrong field types, unknown commands,
+over-long lines, invalid UTF-8) is one `warning` each and never stops the loop.
+"Blank" and "JSON" are meant strictly: form feeds or `NaN` make a line malformed."""
 
 from __future__ import annotations
 
@@ -72,10 +68,8 @@ def _refuse_constant(name: str) -> Any:
 class ServeLoop:
     """Reads commands and translates each into one call on the conversation owner.
 
-    Only the wire belongs here: field validation and the warnings for malformed
-    commands. Whether a command may run now (busy), skill and mention
-    expansion, cancel and shutdown are the owner's (core/conversation/owner.py); what
-    a command does is its registry object's `run` (core/commands/).
+    Only the wire belongs here: field validation and the warnings for malformed commands;
+    everything else is the owner's, or the registry command's own `run`.
     """
 
     def __init__(self, conversation: Conversation, emit: Callable[[Event], None]):
@@ -150,7 +144,6 @@ class ServeLoop:
             self.warn("hello: 'approve' must be a boolean")
             approve = None
         conversation = self.conversation
-        # additive: opt-in auto-turns, defaulting to the user config's `auto_continue`
         auto_continue = cmd.get("auto_continue", conversation.state.config.auto_continue)
         if not isinstance(auto_continue, bool):
             self.warn("hello: 'auto_continue' must be a boolean")
@@ -278,8 +271,7 @@ class ServeLoop:
         merge(self.conversation, name, cleanup)
 
     def _registered(self, command: Command) -> Callable[[dict[str, Any]], None]:
-        """A registry command (/undo, /retry, /share…): its optional string `args` to
-        the command's own run."""
+        """A registry command (/undo, /retry…): its optional string `args` to its `run`."""
 
         def run(cmd: dict[str, Any]) -> None:
             args = cmd.get("args", "")

@@ -335,24 +335,18 @@ class AcpSession(Struct, dict=True):
         try:
             if invocation.name == "rewind" and not (invocation.argument or "1").isdigit():
                 raise RequestError(-32602, "/rewind takes a number of turns")
-            if invocation.name == "swarm":
-                await self._swarm_command(invocation)
-            elif invocation.name == "clear":
+            if invocation.name == "clear":
                 if command.run(self.conv, invocation.argument):
                     self._titled = False
                     self._send([update_agent_message_text("Started a fresh conversation.\n")])
             elif command.run(self.conv, invocation.argument):
                 await self.conv.wait()  # a turn (/retry, /init), a race or a rebind ends
+                if invocation.name == "swarm":  # the race ran to its verdict, or was cancelled
+                    self._send(self.translator.swarm.finish())  # then its open calls failed
         finally:
             self.translator.speak_notices = False
         await self.flush()
         return PromptResponse(stop_reason="cancelled" if self._cancelled else "end_turn")
-
-    async def _swarm_command(self, invocation: Invocation) -> None:
-        """/swarm runs the race to its verdict (a plan and a tool call per candidate)."""
-        if BY_NAME["swarm"].run(self.conv, invocation.argument):
-            await self.conv.wait()
-            self._send(self.translator.swarm.finish())  # cancelled: open calls failed
 
     def cancel(self) -> None:
         """session/cancel: stop the turn; its prompt answers `cancelled`."""

@@ -146,16 +146,12 @@ class SwarmUpdates(Struct, dict=True):
                 )
             )
         self._candidates = {}
-        return [self._plan_of(event), *out]
+        plan = (plan_entry(f"Candidate {r.name}", status="completed") for r in event.candidates)
+        return [update_plan(plan), *out]
 
     def _plan(self) -> Any:
         return update_plan(
             plan_entry(f"Candidate {c.name}", status=c.status) for c in self._candidates.values()
-        )
-
-    def _plan_of(self, event: SwarmResult) -> Any:
-        return update_plan(
-            plan_entry(f"Candidate {row.name}", status="completed") for row in event.candidates
         )
 
 

@@ -1,10 +1,9 @@
-"""Slash commands: the TUI's handler for each command of the core registry, plus dispatch.
-Names, arguments, help and idle rule come from `rift.core.COMMANDS`; this module only says
-what the TUI does for each. A handler is `async (app, arg) -> None`, the app seen as a
-`host.CommandHost` (never `RiftApp`, which imports this module); it fails by raising
-`RiftError` (shown as `! <error>`, status "command failed"). Commands that change the
-conversation or the model refuse while a turn runs; lookups (/tokens, /tasks, /diff…)
-never do. Conversation and model commands live in `session_commands.py`."""
+"""Slash commands: the TUI's handler for a command of the core registry, plus dispatch.
+
+Names, arguments, help and idle rule come from `rift.core.COMMANDS`. A handler is
+`async (app, arg) -> None`, the app seen as a `host.CommandHost`; it fails by raising
+`RiftError` (shown as `! <error>`). Conversation and model commands live in
+`session_commands.py`."""
 
 from __future__ import annotations
 

@@ -14,11 +14,8 @@ MAX_UNTRACKED = 50
 
 
 async def git_diff(cwd: Path) -> str:
-    """Changes against HEAD (staged and unstaged), or against the index before a first commit,
-    followed by every new file git does not ignore (what the agent just created is a change too).
-
-    Returns a readable line in parentheses when git cannot answer.
-    """
+    """Changes against HEAD (or the index before a first commit), then every new file git
+    does not ignore; a readable line in parentheses when git cannot answer."""
     try:
         code, out, err = await _git(cwd, "diff", "--no-color", "HEAD")
         if code != 0:

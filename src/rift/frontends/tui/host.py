@@ -1,12 +1,8 @@
 """What the TUI's commands, event view and chat screen need from the app, as protocols.
 
-The slash commands, `EventView` and `ChatScreen` used to name `RiftApp`, and the
-app imports them: one import circle (type-only, but neither side could be read,
-type-checked or moved without the other). They now name these protocols, which
-`RiftApp` satisfies as it is (structurally; the launcher, `__init__.py`, has a
-line that makes mypy prove it). So only the launcher imports app.py, and each
-protocol is the whole list of what its users may touch.
-"""
+They name these protocols rather than `RiftApp` (which imports them), so the TUI has no
+import circle; `RiftApp` satisfies them structurally (the launcher, `__init__.py`, makes
+mypy prove it), and each protocol is the whole list of what its users may touch."""
 
 from __future__ import annotations
 

@@ -1,13 +1,8 @@
 """`/paste`: the clipboard's image, staged for the next prompt of a vision model.
 
-A terminal cannot paste an image: what arrives as a paste is text (a path is
-already made an `@mention`, mentions.py). The image itself has to be read from
-the desktop's clipboard by its own tool: `wl-paste` on Wayland, `xclip` on X11,
-`pngpaste` on macOS, whichever is installed, as PNG. It is staged on the
-driver and rides on the next prompt as an image attachment, which the core
-sends only to a model that reports vision (llama.cpp's `/props` says so when a
-vision projector is loaded); for any other model `/paste` refuses at once.
-"""
+A terminal cannot paste an image, so it is read from the desktop's clipboard by its own
+tool (`wl-paste`, `xclip` or `pngpaste`) as PNG, staged on the driver and sent with the
+next prompt; for a model that does not report vision `/paste` refuses at once."""
 
 from __future__ import annotations
 

@@ -1,15 +1,10 @@
 """Slash commands that change the model binding or the conversation.
 
-Each one is a call on the core's commands (`rift.core.commands`), given the owner:
-/model → `set_model`, /host /ctx /temp → `set_option` (the messages and the
-undo journal carry over), /rewind → `rewind`, /compact → `compact`, /clear →
-`new_conversation` (the old session stays saved and resumable). What the
-owner reports comes back as events; the transcript is redrawn from the
-`history` event a rewind emits. /host, /model and /ctx persist through
-`rift.config.load.persist_setting` once the new setting has actually bound (a
-typo is never saved). Offline, /host and /model bind a first conversation;
-/sessions opens another saved one.
-"""
+Each is a call on the core's commands (`rift.core.commands`), so the messages and the
+undo journal carry over and `/clear` keeps the old session resumable; what the owner
+reports comes back as events. /host, /model and /ctx persist once the new setting has
+actually bound (a typo is never saved). Offline, /host and /model bind a first
+conversation; /sessions opens another saved one."""
 
 from __future__ import annotations
 

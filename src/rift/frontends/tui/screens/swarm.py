@@ -1,12 +1,7 @@
 """The swarm screen: one tab per candidate of the latest race, its activity and its patch.
 
-Opened by `/candidates`; it follows the race live (the event view calls
-`SwarmScreen.refresh_open` after each candidate event) and shows each patch
-once the race is judged (the patches are read through the conversation).
-`m` merges the selected candidate with the same core call as `/merge <name>`
-and returns to the chat, where the merge's outcome is shown; Esc returns
-without merging; ←/→ (or a click) change the candidate.
-"""
+Opened by `/candidates`, it follows the race live and shows each patch once the race is
+judged; `m` merges the selected candidate as `/merge <name>` does."""
 
 from __future__ import annotations
 

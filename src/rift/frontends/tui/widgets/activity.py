@@ -36,10 +36,31 @@ def color_diff(lines: Sequence[str], indent: str = "") -> Text:
     return Text("\n").join(Text(indent) + color_diff_line(line) for line in lines)
 
 
-def follow_when_full(pane: VerticalScroll) -> None:
-    """Anchor a pane to its bottom once it overflows (earlier would bottom-align a short log)."""
-    if not pane.is_anchored and pane.max_scroll_y > 0:
-        pane.anchor()
+MARKS = {
+    "running": ("→", "yellow"),
+    "ok": ("✓", "green"),
+    "failed": ("✗", "red"),
+    "cancelled": ("⊘", "magenta"),
+}
+"""A tool call's state → its mark and colour (the state is also the widget's CSS class)."""
+
+
+class FollowingScroll(VerticalScroll):
+    """A pane that follows its newest content once it overflows, until the person scrolls up."""
+
+    def on_mount(self) -> None:
+        self._follow()
+
+    def on_resize(self) -> None:
+        self._follow()
+
+    def _follow(self) -> None:
+        """Anchor to the bottom once it overflows (earlier would bottom-align a short log)."""
+        if not self.is_anchored and self.max_scroll_y > 0:
+            self.anchor()
+
+    def _grew(self) -> None:
+        self.call_after_refresh(self._follow)
 
 
 class PlanView(Static):
@@ -69,51 +90,48 @@ class ToolRow(Static):
         from rift.core import describe_call  # late: the app paints before the core loads
 
         self.target = clip(describe_call(tool, args).summary, 60)
-        self.pending = True
-        self._result: tuple[bool, str] | None = None
-        self._cancelled = False
+        self.state = "running"
+        self._preview = ""
+
+    @property
+    def pending(self) -> bool:
+        return self.state == "running"
 
     def on_mount(self) -> None:
         self._draw()
 
     def finish(self, ok: bool, preview: str) -> None:
-        self.pending = False
-        self._result = (ok, preview)
-        self.remove_class("running")
-        self.add_class("ok" if ok else "failed")
-        if self.is_mounted:
-            self._draw()
+        self._preview = preview
+        self._set_state("ok" if ok else "failed")
 
     def cancel(self) -> None:
         """The turn ended (cancelled or failed) before this call reported back."""
-        self.pending = False
-        self._cancelled = True
-        self.remove_class("running")
-        self.add_class("cancelled")
+        self._set_state("cancelled")
+
+    def _set_state(self, state: str) -> None:
+        self.remove_class(self.state)
+        self.state = state
+        self.add_class(state)
         if self.is_mounted:
             self._draw()
 
     def _draw(self) -> None:
-        if self._cancelled:
-            text = self._head("⊘", "magenta")
+        text = call_head(*MARKS[self.state], self.tool, self.target)
+        if self.state == "cancelled":
             text.append("  cancelled", style="magenta")
-            self.update(text)
-            return
-        if self._result is None:
-            self.update(self._head("→", "yellow"))
-            return
-        ok, preview = self._result
-        text = self._head("✓", "green") if ok else self._head("✗", "red")
-        text.append("\n  " + result_line(preview, 70), style="dim")
+        elif not self.pending:
+            text.append("\n  " + result_line(self._preview, 70), style="dim")
         self.update(text)
 
-    def _head(self, mark: str, style: str) -> Text:
-        text = Text()
-        text.append(mark + " ", style=f"bold {style}")
-        text.append(self.tool, style="bold")
-        if self.target:
-            text.append(" " + self.target)
-        return text
+
+def call_head(mark: str, style: str, tool: str, target: str) -> Text:
+    """`✓ bash pytest -q`: a tool call's mark, name and clipped summary."""
+    text = Text()
+    text.append(mark + " ", style=f"bold {style}")
+    text.append(tool, style="bold")
+    if target:
+        text.append(" " + target)
+    return text
 
 
 class _Call(Protocol):
@@ -134,7 +152,7 @@ def pending_match(calls: Sequence[CallT], tool: str, call_id: str | None) -> Cal
     return same[-1] if same else None
 
 
-class ToolLog(VerticalScroll):
+class ToolLog(FollowingScroll):
     """Tool rows and edit previews, newest at the bottom."""
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -142,17 +160,11 @@ class ToolLog(VerticalScroll):
         self.lines: list[str] = []
         """The log as plain text (for /copy log)."""
 
-    def on_mount(self) -> None:
-        follow_when_full(self)
-
-    def on_resize(self) -> None:
-        follow_when_full(self)
-
     def started(self, tool: str, args: dict[str, Any], call_id: str | None = None) -> ToolRow:
         row = ToolRow(tool, args, call_id)
         self.lines.append(f"→ {tool} {row.target}".rstrip())
         self.mount(row)
-        self.call_after_refresh(follow_when_full, self)
+        self._grew()
         return row
 
     def finished(self, tool: str, ok: bool, preview: str, call_id: str | None = None) -> None:
@@ -176,12 +188,12 @@ class ToolLog(VerticalScroll):
         text.append_text(color_diff(diff, indent="  "))
         self.lines += [f"  {path} +{added} -{removed}", *diff]
         self.mount(Static(text, classes="edit-diff"))
-        self.call_after_refresh(follow_when_full, self)
+        self._grew()
 
     def note(self, text: str, style: str = "dim") -> None:
         self.lines.append(text)
         self.mount(Static(Text(text, style=style), classes="log-note"))
-        self.call_after_refresh(follow_when_full, self)
+        self._grew()
 
 
 class DiffView(VerticalScroll):

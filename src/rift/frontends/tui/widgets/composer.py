@@ -57,12 +57,8 @@ class PromptInput(TextArea):
             super().__init__()
             self.key = key
 
-    class PageKey(Message):
+    class PageKey(PaletteKey):
         """A scrolling key meant for the transcript."""
-
-        def __init__(self, key: str) -> None:
-            super().__init__()
-            self.key = key
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(

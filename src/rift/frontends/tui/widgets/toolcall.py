@@ -18,12 +18,10 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from rift.frontends.tui.format import clip
-from rift.frontends.tui.widgets.activity import color_diff
+from rift.frontends.tui.widgets.activity import MARKS, call_head, color_diff
 
 BODY_CHAR_CAP = 200_000
 """A body past this many characters is cut (the model saw the tool's own cap anyway)."""
-MARKS = {"running": ("→", "yellow"), "ok": ("✓", "green"), "failed": ("✗", "red")}
-CANCELLED = ("⊘", "magenta")
 
 
 class ToolCallHeader(Static, can_focus=True):
@@ -134,12 +132,7 @@ class ToolCallLine(Vertical):
         return Text("▾ " if not self.collapsed else "▸ ", style="dim") + self._summary()
 
     def _summary(self) -> Text:
-        mark, style = CANCELLED if self.state == "cancelled" else MARKS[self.state]
-        text = Text()
-        text.append(mark + " ", style=f"bold {style}")
-        text.append(self.tool, style="bold")
-        if self.target:
-            text.append(" " + self.target)
+        text = call_head(*MARKS[self.state], self.tool, self.target)
         if self.counts is not None:
             added, removed = self.counts
             text.append("  ")

@@ -13,12 +13,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
-from rift.frontends.tui.widgets.activity import follow_when_full, pending_match
+from rift.frontends.tui.widgets.activity import FollowingScroll, pending_match
 from rift.frontends.tui.widgets.cards import SubagentCard
 from rift.frontends.tui.widgets.toolcall import ToolCallLine
 
@@ -47,7 +46,7 @@ def banner_text(version: str, model: str, tips: bool = True) -> Text:
     return text
 
 
-class Transcript(VerticalScroll):
+class Transcript(FollowingScroll):
     """The conversation as it happens."""
 
     def __init__(self, *, id: str | None = None, banner: tuple[str, str] | None = None) -> None:
@@ -71,18 +70,10 @@ class Transcript(VerticalScroll):
         if self._banner is not None:
             yield Static(banner_text(*self._banner), classes="banner")
 
-    def on_mount(self) -> None:
-        follow_when_full(self)
-
-    def on_resize(self) -> None:
-        follow_when_full(self)
-
     def watch_virtual_size(self, old: Size, new: Size) -> None:
+        """A Markdown reply lays itself out after its mount: follow every change of height."""
         if new.height != old.height:
-            self.call_after_refresh(follow_when_full, self)
-
-    def _grew(self) -> None:
-        self.call_after_refresh(follow_when_full, self)
+            self._grew()
 
     # --------------------------------------------------------- scrolling
 
