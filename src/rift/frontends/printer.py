@@ -32,14 +32,8 @@ from rift.events import (
 )
 from rift.models.attachments import Attachments
 
-EXIT_OK, EXIT_TURN_FAILED, EXIT_STARTUP, EXIT_STOPPED, EXIT_WRAPPED, EXIT_CANCELLED = (
-    0,
-    1,
-    2,
-    3,
-    4,
-    130,
-)
+EXIT_OK, EXIT_TURN_FAILED, EXIT_STARTUP = 0, 1, 2
+EXIT_STOPPED, EXIT_WRAPPED, EXIT_CANCELLED = 3, 4, 130
 EXIT_CHECKS_FAIL = 5
 """Answered, but the project's checks still fail (core/loop/parts/checks.py)."""
 EXIT_CODES = {

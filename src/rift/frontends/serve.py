@@ -98,8 +98,6 @@ class ServeLoop:
     def warn(self, text: str) -> None:
         self.emit(Warning(text=text, code="bad_command"))
 
-    # ------------------------------------------------------------ dispatching
-
     def handle_line(self, raw: bytes | Exception) -> None:
         if isinstance(raw, Exception):
             self.warn(str(raw))
@@ -131,8 +129,6 @@ class ServeLoop:
         task = asyncio.create_task(coro)
         self.side_tasks.add(task)
         task.add_done_callback(self.side_tasks.discard)
-
-    # --------------------------------------------------------------- commands
 
     def hello(self, cmd: dict[str, Any]) -> None:
         edit_review = cmd.get("edit_review", False)
@@ -281,8 +277,6 @@ class ServeLoop:
             command.run(self.conversation, args)
 
         return run
-
-    # -------------------------------------------------------------- shutdown
 
     async def shutdown(self) -> None:
         """stdin closed: the owner cancels, closes reviews and asks, saves, releases."""

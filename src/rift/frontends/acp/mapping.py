@@ -29,8 +29,6 @@ from msgspec import Struct
 from rift.config.load import McpServerConfig
 from rift.events import AskOption
 
-# ------------------------------------------------------------------ modes
-
 MODES = tuple(
     SessionMode(id=mode_id, name=name, description=description)
     for mode_id, name, description in (
@@ -80,9 +78,6 @@ def config_options(mode: str, model: str, models: Sequence[str]) -> list[Any]:
             options=[SessionConfigSelectOption(value=n, name=n) for n in names],
         ),
     ]
-
-
-# ---------------------------------------------------------------- prompts
 
 
 def uri_to_display(uri: str, cwd: Path) -> str:
@@ -154,9 +149,6 @@ def _join_inline(parts: list[str]) -> str:
     return out
 
 
-# ------------------------------------------------------------ permissions
-
-
 class PermissionChoices(Struct, frozen=True):
     """The options offered for one ask, and the broker answer each one stands for."""
 
@@ -200,9 +192,6 @@ def permission_choices(options: Sequence[AskOption], tool: str | None) -> Permis
     if tool is not None:
         add(REJECT_ALWAYS, f"Always deny {tool} this session", "reject_always", "deny")
     return PermissionChoices(offered, answers)
-
-
-# -------------------------------------------------------------------- MCP
 
 
 def mcp_configs(servers: Sequence[Any] | None) -> list[McpServerConfig]:

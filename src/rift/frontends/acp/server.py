@@ -72,8 +72,6 @@ class RiftAcpAgent:
     def on_connect(self, conn: Client) -> None:
         self._client = conn
 
-    # ------------------------------------------------------------ handshake
-
     async def initialize(
         self,
         protocol_version: int,
@@ -98,8 +96,6 @@ class RiftAcpAgent:
     async def authenticate(self, method_id: str, **_: Any) -> AuthenticateResponse:
         """rift talks to self-hosted models and advertises no auth method: any id is unknown."""
         raise RequestError(-32602, f"unknown auth method '{method_id}' (rift needs no login)")
-
-    # -------------------------------------------------------------- sessions
 
     async def new_session(
         self,
@@ -198,8 +194,6 @@ class RiftAcpAgent:
             )
         return ListSessionsResponse(sessions=infos)
 
-    # ------------------------------------------------------------------ turns
-
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
         session = self._session(session_id)
         state = session.conv.state
@@ -210,8 +204,6 @@ class RiftAcpAgent:
         session = self._sessions.get(session_id)
         if session is not None:
             session.cancel()
-
-    # --------------------------------------------------------------- settings
 
     async def set_session_mode(
         self, session_id: str, mode_id: str, **_: Any
@@ -251,14 +243,10 @@ class RiftAcpAgent:
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
         log.debug("ignoring extension notification _%s", method)
 
-    # ---------------------------------------------------------------- closing
-
     async def aclose(self) -> None:
         for session in list(self._sessions.values()):
             await session.aclose()
         self._sessions.clear()
-
-    # -------------------------------------------------------------- internals
 
     def _config(self, cwd: str) -> Config:
         return load_config(self._env, Path(cwd), self._overrides)

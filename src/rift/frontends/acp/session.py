@@ -96,8 +96,6 @@ class AcpSession(Struct, dict=True):
     _refused: set[tuple[str, tuple[str, ...]]] = field(default_factory=set)
     """This turn's refused asks (question and diff): the same change is not asked again."""
 
-    # ---------------------------------------------------------------- opening
-
     @classmethod
     async def open(
         cls,
@@ -157,8 +155,6 @@ class AcpSession(Struct, dict=True):
                 self.client, self.session_id, lambda tid: self._send(self.translator.running(tid))
             )
         delegate(self.conv, files=files, terminal=terminal)
-
-    # ------------------------------------------------------------ the stream
 
     def emit(self, event: Event) -> None:
         self._send(self.translator.feed(event))
@@ -230,8 +226,6 @@ class AcpSession(Struct, dict=True):
         self._send(translator.finish())
         await self.flush()
 
-    # ------------------------------------------------------------ permission
-
     async def _permit(self, item: PermissionItem) -> None:
         """Forward one ask; anything but a chosen allow option answers "deny"."""
         ask, call = item.ask, item.call
@@ -269,8 +263,6 @@ class AcpSession(Struct, dict=True):
         if said != "deny" and call is not None and call is self.translator.current:
             self._send(self.translator.running())
         answer(self.conv, ask.id, said)
-
-    # ------------------------------------------------------------------ turns
 
     async def prompt(self, text: str, images: tuple[str, ...] = ()) -> PromptResponse:
         """Run one turn (or one command) to its end and say why it ended. A prompt sent
@@ -355,8 +347,6 @@ class AcpSession(Struct, dict=True):
         for task in list(self._asks):
             task.cancel()
 
-    # --------------------------------------------------------------- settings
-
     @property
     def mode(self) -> str:
         return self.conv.state.mode
@@ -380,8 +370,6 @@ class AcpSession(Struct, dict=True):
 
     def config_options(self) -> list[Any]:
         return config_options(self.mode, self.conv.state.model, self.models)
-
-    # ---------------------------------------------------------------- closing
 
     async def aclose(self) -> None:
         """The editor went away: stop the turn, refuse open asks, save, disconnect."""

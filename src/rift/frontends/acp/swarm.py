@@ -92,8 +92,6 @@ class SwarmUpdates(Struct, dict=True):
         self._candidates = {}
         return out
 
-    # -------------------------------------------------------------- internals
-
     def _begin(self, event: SwarmStarted) -> list[Any]:
         out = self.finish()  # a race left open (never judged) is over now
         self._race += 1

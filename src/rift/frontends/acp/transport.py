@@ -105,8 +105,6 @@ class StdioTransport:
     async def close(self) -> None:
         self._closed = True
 
-    # -------------------------------------------------------------- internals
-
     async def _reply(self, payload: dict[str, Any]) -> None:
         try:
             await self.send(payload)

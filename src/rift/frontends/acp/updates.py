@@ -142,8 +142,6 @@ class Translator(Struct, dict=True):
             content = [tool_terminal_ref(terminal_id)]
         return [update_tool_call(call.id, status="in_progress", content=content)]
 
-    # -------------------------------------------------------------- internals
-
     def _notice(self, event: Warning | Info) -> list[Outgoing]:
         if isinstance(event, Warning):
             log.warning("%s", event.text)

@@ -126,8 +126,6 @@ class RiftApp(App[int]):
         if line:
             prompt.insert(line)
 
-    # ----------------------------------------------------------- widgets
-
     @property
     def transcript(self) -> Transcript:
         return self.chat.query_one(Transcript)
@@ -146,12 +144,7 @@ class RiftApp(App[int]):
 
     def say(self, text: str | Text, kind: str = "command") -> None:
         """A line from rift in the transcript (command output, notices, problems)."""
-        if isinstance(text, Text):
-            self.transcript.add_notice("", kind).update(text)
-        else:
-            self.transcript.add_notice(text, kind)
-
-    # ---------------------------------------------------------- lifecycle
+        self.transcript.add_notice(text, kind)
 
     @on(events.Ready)
     def _first_frame(self) -> None:
@@ -206,8 +199,6 @@ class RiftApp(App[int]):
             raise RiftError("no model is connected — /host URL or /model NAME first")
         return self.driver.conversation
 
-    # --------------------------------------------------------- the events
-
     def emit(self, event: Event) -> None:
         self._events.put_nowait(event)
 
@@ -228,8 +219,6 @@ class RiftApp(App[int]):
                     continue
                 log.exception("rendering %s failed", type(event).__name__)
                 self.say(f"internal error while showing {event.name}: {exc!r}", "error")
-
-    # ------------------------------------------------------------- input
 
     @on(PromptInput.Submitted)
     async def _submitted(self, message: PromptInput.Submitted) -> None:
@@ -342,8 +331,6 @@ class RiftApp(App[int]):
             answer_ask(self.driver.conversation, ask_id, answer)
             self.say("answer: " + (answer or "(skipped)"), "info")
 
-    # ---------------------------------------------------------- actions
-
     def action_cancel(self) -> None:
         if self.pending_answer is not None:
             self._finish_answer("")
@@ -403,8 +390,6 @@ class RiftApp(App[int]):
         if tasks is not None:
             with contextlib.suppress(NoMatches):  # the screen is being torn down
                 self.status_bar.set(tasks=tasks.running_count)
-
-    # ------------------------------------------------------- completions
 
     def command_hints(self) -> Sequence[CommandHint]:
         from rift.frontends.tui.commands import hints

@@ -82,9 +82,6 @@ def hints(skills: Sequence[str]) -> list[CommandHint]:
     return out
 
 
-# ------------------------------------------------------------------ general
-
-
 async def _help(app: CommandHost, arg: str) -> None:
     text = Text.assemble(("commands", "bold"), "\n")
     for name, command in COMMANDS.items():

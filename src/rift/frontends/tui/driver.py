@@ -118,8 +118,6 @@ class Driver:
     def with_config(self, **changes: object) -> Config:
         return replace(self.config, **changes)
 
-    # ------------------------------------------------------------- binding
-
     async def connect(self) -> Started | None:
         """The first bind; None (and `offline` set) when it fails."""
         try:
@@ -158,8 +156,6 @@ class Driver:
         self.offline = None
         offer_trust(conversation)  # project plugins, hooks and MCP servers ask once
         return started
-
-    # --------------------------------------------------------------- turns
 
     def start_turn(self, text: str) -> Submitted | None:
         """Submit a prompt with the images `/paste` staged; None when refused (the images

@@ -54,9 +54,6 @@ def _saved(app: CommandHost, key: str, value: object) -> None:
         app.say(f"{key} = {value} (saved to {path})", "info")
 
 
-# -------------------------------------------------------------- the model
-
-
 async def model(app: CommandHost, arg: str) -> None:
     name = arg.strip()
     if len(name.split()) == 2 and app.driver.conversation is not None:
@@ -142,9 +139,6 @@ async def temp(app: CommandHost, arg: str) -> None:
     from rift.core import set_option
 
     set_option(app.require_conversation(), temperature=value)  # it says so (info)
-
-
-# -------------------------------------------------------- the conversation
 
 
 async def sessions(app: CommandHost, arg: str) -> None:

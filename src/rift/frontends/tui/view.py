@@ -104,8 +104,6 @@ class EventView:
         if not isinstance(event, Info):
             self._last_info = ""
 
-    # ---------------------------------------------------------- streaming
-
     def turn_began(self) -> None:
         self._turn_did_something = False
         self.rate.reset()
@@ -189,8 +187,6 @@ class EventView:
         if event.n > 1:
             self.app.set_phase(f"step {event.n} · waiting for the model")
 
-    # -------------------------------------------------------- interaction
-
     def _ask(self, event: Ask) -> None:
         conversation = self.app.require_conversation()
         if not event.choices:
@@ -241,8 +237,6 @@ class EventView:
             if isinstance(screen, ReviewScreen) and screen.review_id == event.id:
                 screen.dismiss(None)  # the broker ignores the late decision
 
-    # ------------------------------------------------------------ status
-
     def _context(self, event: ContextGauge) -> None:
         self.app.status_bar.set(used=event.used, limit=event.limit)
 
@@ -274,8 +268,6 @@ class EventView:
         await self.app.transcript.end_blocks()
         error = event.code == "error" or event.text.startswith("error")
         self.app.say(event.text, "error" if error else "warning")
-
-    # ------------------------------------------------- sub-agents, tasks
 
     async def _subagent_started(self, event: SubagentStarted) -> None:
         await self.app.transcript.end_blocks()

@@ -208,8 +208,6 @@ class Composer(Vertical):
     def palette(self) -> OptionList:
         return self.query_one(OptionList)
 
-    # ------------------------------------------------------------ palette
-
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self.refresh_palette()
 

@@ -75,8 +75,6 @@ class ToolCallLine(Vertical):
         body.display = False
         yield body
 
-    # ------------------------------------------------------------ updates
-
     def finish(self, ok: bool, output: str) -> None:
         self.output = output
         self._set_state("ok" if ok else "failed")

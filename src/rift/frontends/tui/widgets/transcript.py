@@ -75,8 +75,6 @@ class Transcript(FollowingScroll):
         if new.height != old.height:
             self._grew()
 
-    # --------------------------------------------------------- scrolling
-
     def page(self, key: str) -> None:
         """PageUp/PageDown/Home/End, sent here from the input box."""
         if key == "pageup":
@@ -90,8 +88,6 @@ class Transcript(FollowingScroll):
         elif key == "end":
             self.scroll_end(animate=False)
 
-    # ----------------------------------------------------------- blocks
-
     def _add(self, widget: W) -> W:
         self.mount(widget)
         self._grew()
@@ -103,9 +99,9 @@ class Transcript(FollowingScroll):
     def add_user(self, text: str) -> None:
         self._add(Static(Text("› " + text), classes="user"))
 
-    def add_notice(self, text: str, kind: str = "info") -> Static:
+    def add_notice(self, text: str | Text, kind: str = "info") -> None:
         """A line from rift itself: info, warning, error, command output or an offline banner."""
-        return self._add(Static(Text(text), classes=f"notice {kind}"))
+        self._add(Static(Text(text) if isinstance(text, str) else text, classes=f"notice {kind}"))
 
     def add_card(self, tag: str, model: str, label: str) -> None:
         self._cards[tag] = self._add(SubagentCard(tag, model, label))
@@ -123,8 +119,6 @@ class Transcript(FollowingScroll):
     def cancel_pending_tools(self) -> None:
         for line in self.query(ToolCallLine):
             line.cancel()
-
-    # ------------------------------------------------------- streaming
 
     async def stream_reply(self, fragment: str) -> None:
         """Append reply text, opening a new reply block when none is streaming."""
@@ -169,8 +163,6 @@ class Transcript(FollowingScroll):
             self._thinking_box.collapsed = True
         self._thinking = None
         self._thinking_box = None
-
-    # --------------------------------------------------------- history
 
     async def add_history(self, items: list[tuple[str, str]]) -> None:
         """A resumed conversation: (role, text) pairs, the newest rendered now, in one mount."""
