@@ -1,10 +1,8 @@
 """`rift --serve`: the JSON-lines protocol editors embed (shared/spec/serve-protocol-v1.md).
 
-One command per stdin line in, one compact event per stdout line out, stderr for
-people; `sys.stdout` points at stderr while the loop runs, so a stray print can never
-corrupt the stream. Bad input (malformed JSON, wrong field types, unknown commands,
-over-long lines, invalid UTF-8) is one `warning` each and never stops the loop.
-"Blank" and "JSON" are meant strictly: form feeds or `NaN` make a line malformed."""
+`sys.stdout` points at stderr while the loop runs, so a stray print can never corrupt
+the stream. Bad input is one `warning` each and never stops the loop; "blank" and
+"JSON" are meant strictly (form feeds or `NaN` make a line malformed)."""
 
 from __future__ import annotations
 
@@ -66,11 +64,8 @@ def _refuse_constant(name: str) -> Any:
 
 
 class ServeLoop:
-    """Reads commands and translates each into one call on the conversation owner.
-
-    Only the wire belongs here: field validation and the warnings for malformed commands;
-    everything else is the owner's, or the registry command's own `run`.
-    """
+    """Reads commands and translates each into one call on the conversation owner; only
+    the wire (field validation, warnings for malformed commands) belongs here."""
 
     def __init__(self, conversation: Conversation, emit: Callable[[Event], None]):
         self.conversation = conversation

@@ -16,12 +16,10 @@ EOF_MARK = object()
 
 
 class EventWriter:
-    """Writes one JSON line per event to the real stdout.
+    """Writes one JSON line per event to the real stdout, flushed once per event-loop step.
 
-    Lines are flushed once per event-loop step, and consecutive `content` or `thinking`
-    texts are merged into one event (clients concatenate them) until another kind of
-    event, the step's end or `MERGED_CHARS`: a fast server costs one line per step
-    rather than one per token, and a slow one is still relayed token by token.
+    A step's consecutive `content` or `thinking` texts become one event (clients
+    concatenate them), so a fast server costs one line per step, not one per token.
     """
 
     MERGED_CHARS = 16_384

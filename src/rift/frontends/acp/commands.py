@@ -1,8 +1,6 @@
 """Slash commands in an ACP editor: what `/` offers, and what a `/name args` prompt means.
 
-Editors list `available_commands_update` entries when the person types `/` and send the
-chosen one back as the prompt's text. A `/…` that names no command is ordinary text for
-the model (a path like `/etc/hosts` must still reach it)."""
+A `/…` that names no command is ordinary text for the model (`/etc/hosts` must reach it)."""
 
 from __future__ import annotations
 

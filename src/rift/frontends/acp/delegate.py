@@ -1,9 +1,6 @@
-"""The editor as rift's filesystem and terminal (ACP `fs/*` and `terminal/*`).
-
-When the client advertises them, the tools reach files and shells through these
-objects (tools/services.py), so rift reads the editor's buffers, unsaved changes
-included, and runs commands in terminals the person can watch. Failures come back as
-`OSError`, which the tools already turn into results the model can read.
+"""The editor as rift's filesystem and terminal (ACP `fs/*` and `terminal/*`), so rift
+reads the editor's buffers, unsaved changes included, and runs commands where the
+person can watch; failures come back as `OSError`, which the tools already report.
 
 The editor is sent the path rift's rules checked (`os.path.realpath`: symlinks
 resolved, then `..` folded), never the path as the model wrote it: an editor
@@ -82,10 +79,8 @@ class EditorFs:
 
 
 class EditorTerminal:
-    """`run(command, cwd, timeout) -> (exit code, output)` in an editor terminal.
-
-    The exit code is None when the command ran past `timeout` and was killed.
-    """
+    """`run(command, cwd, timeout) -> (exit code, output)` in an editor terminal; the exit
+    code is None when the command ran past `timeout` and was killed."""
 
     def __init__(self, client: Client, session_id: str, on_start: Callable[[str], None]) -> None:
         self._client = client

@@ -1,9 +1,7 @@
 """The `initialize` answer, built from plain data so an editor sees rift ready at once.
 
-Importing the SDK and rift's core takes most of a second, and an editor shows the agent
-as starting until `initialize` is answered; so `rift --acp` answers it from the dict
-below while a worker thread imports the rest. The SDK path answers with the same dict.
-Only the standard library is imported here."""
+Importing the SDK and the core takes most of a second, so `rift --acp` answers the first
+`initialize` from this dict while a worker thread imports them. Standard library only."""
 
 from __future__ import annotations
 

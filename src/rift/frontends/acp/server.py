@@ -1,8 +1,7 @@
 """The ACP agent: the methods an editor calls, each mapped onto rift's core.
 
-The SDK calls the method of each request's name with its fields as keyword arguments;
-what it raises becomes a JSON-RPC error. Each session gets its own `Agent`, configured
-for the session's `cwd` as rift started in that directory would be."""
+Each session gets its own `Agent`, configured for the session's `cwd` as rift started
+in that directory would be."""
 
 from __future__ import annotations
 
@@ -38,11 +37,11 @@ from acp.schema import (
 )
 from pydantic import ValidationError
 
-from rift.config.load import Config, Overrides, load_config
+from rift.config.load import Overrides, load_config
 from rift.core import SessionStore, StartOptions
 from rift.errors import ModelError
 from rift.frontends.acp.handshake import initialize_result
-from rift.frontends.acp.mapping import mcp_configs, mode_state, prompt_text
+from rift.frontends.acp.mapping import mcp_configs, prompt_text
 from rift.frontends.acp.session import AcpSession
 from rift.frontends.acp.transport import SET_MODEL_EXTENSION
 from rift.fs.paths import Paths, atomic_write
@@ -108,7 +107,7 @@ class RiftAcpAgent:
         asyncio.get_running_loop().call_soon(session.go_live)  # once the response is out
         return NewSessionResponse(
             session_id=session.session_id,
-            modes=mode_state(session.mode),
+            modes=session.modes(),
             config_options=session.config_options(),
         )
 
@@ -124,9 +123,7 @@ class RiftAcpAgent:
         session = await self._reopen(cwd, session_id, mcp_servers)
         await session.replay()
         asyncio.get_running_loop().call_soon(session.announce)  # once the response is out
-        return LoadSessionResponse(
-            modes=mode_state(session.mode), config_options=session.config_options()
-        )
+        return LoadSessionResponse(modes=session.modes(), config_options=session.config_options())
 
     async def resume_session(
         self,
@@ -139,9 +136,7 @@ class RiftAcpAgent:
         """Reopen a saved session without replaying it: the editor still shows it."""
         session = await self._reopen(cwd, session_id, mcp_servers)
         asyncio.get_running_loop().call_soon(session.go_live)
-        return ResumeSessionResponse(
-            modes=mode_state(session.mode), config_options=session.config_options()
-        )
+        return ResumeSessionResponse(modes=session.modes(), config_options=session.config_options())
 
     async def fork_session(
         self,
@@ -163,7 +158,7 @@ class RiftAcpAgent:
         asyncio.get_running_loop().call_soon(session.go_live)
         return ForkSessionResponse(
             session_id=session.session_id,
-            modes=mode_state(session.mode),
+            modes=session.modes(),
             config_options=session.config_options(),
         )
 
@@ -248,9 +243,6 @@ class RiftAcpAgent:
             await session.aclose()
         self._sessions.clear()
 
-    def _config(self, cwd: str) -> Config:
-        return load_config(self._env, Path(cwd), self._overrides)
-
     def _session(self, session_id: str) -> AcpSession:
         session = self._sessions.get(session_id)
         if session is None:
@@ -284,9 +276,8 @@ class RiftAcpAgent:
         if self._client is None:
             raise RequestError(-32603, "not connected")
         try:
-            session = await AcpSession.open(
-                self._client, self._config(cwd), options, self._capabilities
-            )
+            config = load_config(self._env, directory, self._overrides)
+            session = await AcpSession.open(self._client, config, options, self._capabilities)
         except ModelError as exc:
             raise RequestError(-32603, f"rift: {exc}") from exc
         session.connect_mcp(mcp_configs(mcp_servers))

@@ -1,11 +1,9 @@
 """One ACP session: a thin adapter between the editor and rift's `Conversation`.
 
-The core emits synchronously, the editor is reached asynchronously: events are
-translated on the spot (`updates.Translator`), queued, and sent in order by one pump
-task, which starts once the `session/new` (or `session/load`) response is on the wire,
-so no update arrives for a session the editor has not heard of yet. An `ask` becomes
-a `session/request_permission` in a task of its own, so the pump never waits on a
-person; a prompt answers only after its updates are drained."""
+The core emits synchronously, so events are translated on the spot and queued for one
+pump task, which starts once the session's response is on the wire (no update comes
+for a session the editor has not heard of) and never waits on a person (an ask is a
+task of its own); a prompt answers only after its updates are drained."""
 
 from __future__ import annotations
 
@@ -23,6 +21,7 @@ from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
     SessionInfoUpdate,
+    SessionModeState,
     StopReason,
     ToolCallUpdate,
 )
@@ -58,6 +57,7 @@ from rift.frontends.acp.mapping import (
     REJECT_ALWAYS,
     config_options,
     mode_asks,
+    mode_state,
     permission_choices,
 )
 from rift.frontends.acp.swarm import SwarmUpdates
@@ -347,9 +347,8 @@ class AcpSession(Struct, dict=True):
         for task in list(self._asks):
             task.cancel()
 
-    @property
-    def mode(self) -> str:
-        return self.conv.state.mode
+    def modes(self) -> SessionModeState:
+        return mode_state(self.conv.state.mode)
 
     def set_mode(self, mode: str) -> None:
         if not set_mode(self.conv, mode):
@@ -369,7 +368,7 @@ class AcpSession(Struct, dict=True):
         await self.flush()
 
     def config_options(self) -> list[Any]:
-        return config_options(self.mode, self.conv.state.model, self.models)
+        return config_options(self.conv.state.mode, self.conv.state.model, self.models)
 
     async def aclose(self) -> None:
         """The editor went away: stop the turn, refuse open asks, save, disconnect."""

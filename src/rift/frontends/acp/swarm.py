@@ -1,10 +1,7 @@
 """A swarm race as ACP `session/update`s: a plan, and a tool call per candidate.
 
-Each candidate's plan entry and tool call follow its sub-agent events; `swarm_result`
-closes every call with the candidate's outcome and its changes as diffs (each file's
-text before and after, from the conversation, as an editor's diff view wants them).
-A race that ends without a verdict (cancelled) fails the calls still open. Sub-agent
-events of anything but the race (the `agent` tool's helpers) are not this class's."""
+The verdict closes each call with the candidate's outcome and its changes as diffs;
+a race that ends without one (cancelled) fails the calls still open."""
 
 from __future__ import annotations
 

@@ -1,11 +1,8 @@
 """JSON-RPC 2.0 messages over stdio, one per line, for the ACP SDK's `Connection`.
 
-The SDK's own stdio reader logs and skips a line that is not JSON, so its sender would
-wait forever; this transport answers every unusable line with a JSON-RPC error (-32700
-not JSON, -32600 not a JSON-RPC 2.0 request) and keeps reading, and drops unhandled
-notifications silently rather than have the SDK log a traceback for each. It also
-maps the unstable `session/set_model`, which the SDK no longer routes, to rift's
-`_rift/set_model` extension method."""
+The SDK's own reader skips a line that is not JSON, so its sender would wait forever:
+this transport answers every unusable line with a JSON-RPC error and keeps reading. It
+also maps the unstable `session/set_model` to rift's `_rift/set_model` extension."""
 
 from __future__ import annotations
 

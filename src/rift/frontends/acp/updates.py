@@ -1,10 +1,7 @@
 """The core's events as ACP `session/update`s.
 
-`Translator.feed` runs inside the core's synchronous `emit` and returns what the
-editor should be sent. Everything comes from the events themselves, never from a
-file or the conversation, so a replayed session renders exactly like a live one.
-Tool calls run one at a time, so a `tool_result` closes the call the last
-`tool_start` opened; each gets a session-unique id (`call_<n>`)."""
+`Translator.feed` runs inside the core's synchronous `emit`. It reads only the events,
+never a file or the conversation, so a replayed session renders exactly like a live one."""
 
 from __future__ import annotations
 

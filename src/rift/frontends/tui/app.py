@@ -1,9 +1,8 @@
 """The Textual application: one chat screen, modal pickers, and the core's event worker.
 
-Startup paints first and connects second: only after the first frame (`on_ready`) does
-the connect worker import the core and bind the model; a failed bind leaves the UI open
-with a banner saying how to point rift at a server. Prompts are never dropped: one sent
-while a turn runs is queued by the core, one sent while the model binds waits for it."""
+Startup paints first and connects second (after the first frame), and a failed bind
+leaves the UI open with a banner saying how to point rift at a server. A prompt sent
+while a turn runs is queued by the core; one sent while the model binds waits for it."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
 """Slash commands: the TUI's handler for a command of the core registry, plus dispatch.
 
-Names, arguments, help and idle rule come from `rift.core.COMMANDS`. A handler is
-`async (app, arg) -> None`, the app seen as a `host.CommandHost`; it fails by raising
-`RiftError` (shown as `! <error>`). Conversation and model commands live in
-`session_commands.py`."""
+A handler is `async (app, arg) -> None`, the app seen as a `host.CommandHost`; it fails
+by raising `RiftError` (shown as `! <error>`)."""
 
 from __future__ import annotations
 

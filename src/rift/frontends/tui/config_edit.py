@@ -1,7 +1,6 @@
 """`/config edit` in the TUI: the user config in the person's own editor, then reloaded.
 
-Only the TUI owns a terminal it can lend: the app is suspended while `$VISUAL`/`$EDITOR`
-runs in the foreground; serve and ACP only name the file (core/commands/config.py)."""
+Only the TUI owns a terminal it can lend (serve and ACP only name the file)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
 """The TUI's adapter to the core: a thin layer over `Conversation`, as `ServeLoop` is for
-`--serve`. Front-end input becomes `Conversation` calls and the core's commands; what
-the core reports comes back as events through `emit`. The conversation owns the turn,
-the undo journal and the session file, exactly as in every other face.
-
-Only the first bind (which may fail, leaving the UI offline until `/host` or `/model`
-binds one) and `/sessions` make a new conversation. The core is imported inside
-`bind`, so the first frame is painted before httpx and the model code load."""
+`--serve`; the conversation owns the turn, the undo journal and the session file, as in
+every other face. The core is imported inside `bind`, so the first frame is painted
+before httpx and the model code load."""
 
 from __future__ import annotations
 

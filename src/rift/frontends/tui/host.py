@@ -1,8 +1,7 @@
 """What the TUI's commands, event view and chat screen need from the app, as protocols.
 
-They name these protocols rather than `RiftApp` (which imports them), so the TUI has no
-import circle; `RiftApp` satisfies them structurally (the launcher, `__init__.py`, makes
-mypy prove it), and each protocol is the whole list of what its users may touch."""
+They name these rather than `RiftApp` (which imports them), so the TUI has no import
+circle; the launcher (`__init__.py`) makes mypy prove that `RiftApp` satisfies them."""
 
 from __future__ import annotations
 

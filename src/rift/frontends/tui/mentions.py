@@ -1,7 +1,6 @@
 """`@path` mentions in the composer: completion candidates, pasted image paths.
 
-The core attaches the mentioned files (`rift.core.context.mentions`), so every face
-attaches them the same way."""
+The core attaches the mentioned files, so every face attaches them the same way."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """`/paste`: the clipboard's image, staged for the next prompt of a vision model.
 
-A terminal cannot paste an image, so it is read from the desktop's clipboard by its own
-tool (`wl-paste`, `xclip` or `pngpaste`) as PNG, staged on the driver and sent with the
-next prompt; for a model that does not report vision `/paste` refuses at once."""
+A terminal cannot paste an image, so it is read as PNG by the desktop clipboard's own
+tool (`wl-paste`, `xclip` or `pngpaste`)."""
 
 from __future__ import annotations
 
@@ -51,11 +50,7 @@ async def paste(app: CommandHost, arg: str) -> None:
 
 
 async def read_clipboard_image() -> bytes:
-    """The clipboard's image as PNG bytes.
-
-    Raises:
-        RiftError: no clipboard tool is installed, or the clipboard holds no image.
-    """
+    """The clipboard's image as PNG bytes; RiftError when no tool or no image is there."""
     installed = [c for c in CLIPBOARD_COMMANDS if shutil.which(c[0])]
     if not installed:
         raise RiftError(

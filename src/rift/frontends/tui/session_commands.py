@@ -1,10 +1,8 @@
 """Slash commands that change the model binding or the conversation.
 
-Each is a call on the core's commands (`rift.core.commands`), so the messages and the
-undo journal carry over and `/clear` keeps the old session resumable; what the owner
-reports comes back as events. /host, /model and /ctx persist once the new setting has
-actually bound (a typo is never saved). Offline, /host and /model bind a first
-conversation; /sessions opens another saved one."""
+Each is a call on the core's commands, so the undo journal carries over and `/clear`
+keeps the old session resumable. /host, /model and /ctx persist once the new setting
+has actually bound (a typo is never saved)."""
 
 from __future__ import annotations
 
@@ -40,11 +38,6 @@ async def _bind(app: CommandHost, config: Config, resume: Path | None = None) ->
     await app.after_bind(started, fresh=True)
 
 
-async def _work_succeeded(app: CommandHost) -> bool:
-    """Wait for the owner's model switch or option change; True when it bound."""
-    return await app.driver.wait() is True
-
-
 def _saved(app: CommandHost, key: str, value: object) -> None:
     try:
         path = persist_setting(app.driver.config, key, value)
@@ -75,7 +68,7 @@ async def model(app: CommandHost, arg: str) -> None:
     conversation = app.driver.conversation
     if conversation is None:
         await _bind(app, app.driver.with_config(model=name))
-    elif not set_model(conversation, name) or not await _work_succeeded(app):
+    elif not set_model(conversation, name) or await app.driver.wait() is not True:
         return  # the core already explained why ("model switch failed: …")
     _saved(app, "model", name)
 
@@ -110,7 +103,7 @@ async def host(app: CommandHost, arg: str) -> None:
     conversation = app.driver.conversation
     if conversation is None:
         await _bind(app, app.driver.with_config(host=url, host_explicit=True))
-    elif not set_option(conversation, host=url) or not await _work_succeeded(app):
+    elif not set_option(conversation, host=url) or await app.driver.wait() is not True:
         return
     _saved(app, "host", url)
 
@@ -124,7 +117,7 @@ async def ctx(app: CommandHost, arg: str) -> None:
     from rift.core import set_option
 
     conversation = app.require_conversation()
-    if not set_option(conversation, num_ctx=n) or not await _work_succeeded(app):
+    if not set_option(conversation, num_ctx=n) or await app.driver.wait() is not True:
         return
     _saved(app, "num_ctx", n)
 

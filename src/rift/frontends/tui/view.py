@@ -1,9 +1,7 @@
 """Core events → widgets. One handler per event type, in an explicit registry.
 
-The app's event worker awaits `EventView.show` one event at a time, so the screen
-tells the story in the order the core emitted it. Each tool call appears twice: a
-summary in the side pane and an expandable line in the transcript, matched to its
-result by the model's call id when the events carry one, else by tool name."""
+The app's event worker awaits `EventView.show` one event at a time, so the screen tells
+the story in the order the core emitted it."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """The chat screen: transcript and activity side by side, the composer and status below.
 
-It lays out the widgets and routes stray keys to the input; the app (seen as a
-`host.ChatHost`) owns what the widgets show."""
+It lays out the widgets and routes stray keys to the input; the app owns what they show."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """A modal picker: ↑↓ Enter Esc over a list of choices, with optional detail lines above.
 
-Used for approvals, `ask` choices, /model and /sessions; dismisses with the choice or
-None. The question is shown whole and wrapped (an approval must never hide the tail of a
+The question is shown whole and wrapped (an approval must never hide the tail of a
 command), and the dialog sizes itself so its key hints stay visible at 80x24."""
 
 from __future__ import annotations

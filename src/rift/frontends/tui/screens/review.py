@@ -1,8 +1,7 @@
 """Per-hunk edit review: accept or reject each change of a proposed write/edit.
 
-Every hunk of the core's `diff_segments` starts accepted, as in the VS Code reviewer.
-The screen dismisses with the accept mask (one bool per change segment) or None (Esc:
-reject the whole edit)."""
+Every hunk starts accepted, as in the VS Code reviewer; the screen dismisses with the
+accept mask (one bool per change segment) or None (Esc: reject the whole edit)."""
 
 from __future__ import annotations
 

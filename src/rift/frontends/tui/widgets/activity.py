@@ -1,8 +1,6 @@
 """The activity pane: the plan checklist pinned on top, then the tool log or a live git diff.
 
-The tool log shows one row per call (`→ bash pytest -q`, then `✓`/`✗` and a one-line
-result) and the coloured ± preview of every applied edit; Ctrl+D flips the lower part
-to the working tree's `git diff`."""
+Ctrl+D flips the lower part between the tool log and the working tree's `git diff`."""
 
 from __future__ import annotations
 

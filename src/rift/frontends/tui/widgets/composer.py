@@ -1,9 +1,7 @@
 """The input box and its completion palette.
 
-`PromptInput` is a TextArea that grows with its text: Enter sends, Ctrl+J / Alt+Enter
-insert a newline, Alt+↑/↓ walk the history, and a bracketed paste is inserted, never
-sent. Typing `/` at the start opens the command palette and `@word` the file palette.
-Prompts sent while a turn runs wait in the queue strip above the input."""
+Enter sends, Ctrl+J / Alt+Enter insert a newline, and a bracketed paste is inserted,
+never sent; `/` at the start opens the command palette and `@word` the file palette."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
 """One tool call in the transcript: a one-line summary that opens to the call's whole output.
 
-The line reads `✓ bash pytest -q` (`→` running, `✗` failed, `⊘` cancelled); an applied
-edit adds its `+N -M`. A click or Enter opens the body: the full output and, for edits,
-the coloured diff, rendered only when first opened, so each call costs one line."""
+The body is rendered only when first opened, so each call costs one line."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
 """The transcript pane: prompts, streamed Markdown replies, thinking, tool calls, notices, cards.
 
-Once it overflows it is anchored to the bottom, so streaming follows the reply until
-the person scrolls up. A resumed session shows its newest messages at once and keeps
-the older ones behind an "earlier messages" line, rendered a batch at a time: a
-100-turn session is on screen in well under a second."""
+A resumed session shows its newest messages at once and keeps the older ones behind an
+"earlier messages" line, rendered a batch at a time, so a long session opens at once."""
 
 from __future__ import annotations
 
