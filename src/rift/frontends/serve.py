@@ -18,9 +18,7 @@ from typing import Any
 
 from rift import __version__
 from rift.config.load import Config
-from rift.core import (
-    COMMANDS as REGISTRY,
-)
+from rift.core import COMMANDS as REGISTRY
 from rift.core import (
     MODES,
     Command,
@@ -40,14 +38,7 @@ from rift.core import (
     swarm,
 )
 from rift.errors import ModelError
-from rift.events import (
-    PROTOCOL_VERSION,
-    Capabilities,
-    Event,
-    Ready,
-    SkillInfo,
-    Warning,
-)
+from rift.events import PROTOCOL_VERSION, Capabilities, Event, Ready, SkillInfo, Warning
 from rift.frontends.serve_io import EOF_MARK, EventWriter, read_lines
 from rift.text.hygiene import scrub
 

@@ -44,11 +44,7 @@ def run(env: Mapping[str, str], overrides: Overrides) -> int:
     protocol_out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    logging.basicConfig(
-        stream=sys.stderr,
-        level=logging.WARNING,
-        format="rift --acp: %(message)s",
-    )
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="rift --acp: %(message)s")
     logging.getLogger("rift.acp").setLevel(logging.INFO)  # notices too: editors keep stderr
     try:
         return asyncio.run(_serve(env, overrides, protocol_out))

@@ -35,14 +35,7 @@ def _checked(path: Path) -> str:
 class EditorFs:
     """`read_text` / `write_text` through the editor where it offers them, else the disk."""
 
-    def __init__(
-        self,
-        client: Client,
-        session_id: str,
-        *,
-        can_read: bool,
-        can_write: bool,
-    ) -> None:
+    def __init__(self, client: Client, session_id: str, *, can_read: bool, can_write: bool) -> None:
         self._client = client
         self._session_id = session_id
         self.can_read = can_read

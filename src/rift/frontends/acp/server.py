@@ -54,10 +54,7 @@ class RiftAcpAgent:
     """Implements `acp.interfaces.Agent` for rift."""
 
     def __init__(
-        self,
-        env: Mapping[str, str],
-        overrides: Overrides,
-        handshake: dict[str, Any] | None = None,
+        self, env: Mapping[str, str], overrides: Overrides, handshake: dict[str, Any] | None = None
     ) -> None:
         """`handshake`: the params of the `initialize` rift already answered (handshake.py)."""
         self._env = env

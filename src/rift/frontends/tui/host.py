@@ -26,12 +26,15 @@ R = TypeVar("R")
 """A modal screen's result."""
 
 
-class ScreenStack(Protocol):
-    """The Textual `App` calls the commands and the view make: modals, clipboard, exit."""
+class CommandHost(Protocol):
+    """The app as the slash commands and `EventView` see it: widgets, driver, turn flow,
+    and the Textual `App` calls they make (modals, clipboard, exit)."""
+
+    plan_items: list[PlanItem]
+    """The latest plan the agent wrote (/plan shows it, /plan clear empties it)."""
 
     @property
     def screen_stack(self) -> list[Screen[Any]]: ...
-
     def push_screen(
         self, screen: Screen[R], callback: ScreenResultCallbackType[R] | None = None
     ) -> AwaitMount: ...
@@ -40,13 +43,6 @@ class ScreenStack(Protocol):
     def suspend(self) -> AbstractContextManager[None]:
         """Lend the terminal to a foreground program (`/config edit`'s editor)."""
         ...
-
-
-class CommandHost(ScreenStack, Protocol):
-    """The app as the slash commands and `EventView` see it: widgets, driver, turn flow."""
-
-    plan_items: list[PlanItem]
-    """The latest plan the agent wrote (/plan shows it, /plan clear empties it)."""
 
     @property
     def driver(self) -> Driver: ...

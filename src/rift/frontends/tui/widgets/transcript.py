@@ -174,10 +174,7 @@ class Transcript(FollowingScroll):
         rendered = _history_widgets(shown)
         self._history_top = rendered[0] if rendered else None
         await self.mount(*widgets, *rendered)
-        for role, text in reversed(shown):
-            if role != "user":
-                self.last_reply = text
-                break
+        self.last_reply = next((t for r, t in reversed(shown) if r != "user"), self.last_reply)
         self._grew()
 
     @property
@@ -192,16 +189,11 @@ class Transcript(FollowingScroll):
         rendered = _history_widgets(batch)
         await self.mount(*rendered, before=self._history_top)
         self._history_top = rendered[0]
-        self._label_earlier()
-
-    def _label_earlier(self) -> None:
-        if self._earlier is None:
-            return
-        if not self._older:
+        if self._earlier is not None and not self._older:
             self._earlier.remove()
             self._earlier = None
-            return
-        self._earlier.update(_earlier_text(len(self._older)))
+        elif self._earlier is not None:
+            self._earlier.update(_earlier_text(len(self._older)))
 
     def on_click(self, event: events.Click) -> None:
         if self._earlier is not None and event.widget is self._earlier:
@@ -230,10 +222,7 @@ class PastReply(Static):
 
 
 def _history_widgets(items: Sequence[tuple[str, str]]) -> list[Widget]:
-    widgets: list[Widget] = []
-    for role, text in items:
-        if role == "user":
-            widgets.append(Static(Text("› " + text), classes="user"))
-        else:
-            widgets.append(PastReply(text))
-    return widgets
+    return [
+        Static(Text("› " + text), classes="user") if role == "user" else PastReply(text)
+        for role, text in items
+    ]
