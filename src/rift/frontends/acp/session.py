@@ -137,10 +137,9 @@ class AcpSession(Struct, dict=True):
         project trust."""
         if servers and self.extensions is None:
             log.warning("MCP servers from the editor ignored: this agent has no MCP layer")
-            return
-        for server in servers:
-            assert self.extensions is not None
-            self.extensions.start_mcp(server)
+        elif self.extensions is not None:
+            for server in servers:
+                self.extensions.start_mcp(server)
 
     def _delegate(self, capabilities: ClientCapabilities | None) -> None:
         fs = capabilities.fs if capabilities is not None else None

@@ -171,8 +171,7 @@ async def _permissions(app: CommandHost, arg: str) -> None:
     from rift.core import permission_rules
 
     conversation = app.require_conversation()
-    state = conversation.state
-    config = state.config
+    state, config = conversation.state, conversation.state.config
     rules = permission_rules(conversation)  # in force now: granted in this session included
     text = Text.assemble(("approval mode: ", "bold"), state.mode, "\n")
     for kind in ("allow", "ask", "deny"):
@@ -253,12 +252,8 @@ async def _plan(app: CommandHost, arg: str) -> None:
     if not app.plan_items:
         app.say("(no plan yet — the agent writes one for multi-step tasks)")
         return
-    app.say(
-        "\n".join(
-            f"{'☑' if item.done else '☐'} {n}. {item.text}"
-            for n, item in enumerate(app.plan_items, 1)
-        )
-    )
+    items = enumerate(app.plan_items, 1)
+    app.say("\n".join(f"{'☑' if item.done else '☐'} {n}. {item.text}" for n, item in items))
 
 
 async def _tasks(app: CommandHost, arg: str) -> None:

@@ -50,9 +50,7 @@ def _saved(app: CommandHost, key: str, value: object) -> None:
 async def model(app: CommandHost, arg: str) -> None:
     name = arg.strip()
     if len(name.split()) == 2 and app.driver.conversation is not None:
-        from rift.core import BY_NAME
-
-        BY_NAME["roles"].run(app.driver.conversation, name)  # `/model ROLE NAME`: see /roles
+        run(app, "roles", name)  # `/model ROLE NAME`: see /roles
         return
     if not name:
         names, current = await _model_names(app)
@@ -165,7 +163,7 @@ async def sessions(app: CommandHost, arg: str) -> None:
             return
         chosen = Path(items[labels.index(choice)].path)
     await app.transcript.clear_all()
-    app.transcript.add_banner(__version__, app.driver.config.model, tips=False)
+    app.transcript.add_banner(__version__, app.driver.config.model)
     await _bind(app, app.driver.config, resume=chosen)
 
 
@@ -195,7 +193,7 @@ async def clear(app: CommandHost, arg: str) -> None:
     if not new_conversation(conversation):
         return
     await app.transcript.clear_all()
-    app.transcript.add_banner(__version__, conversation.state.model, tips=False)
+    app.transcript.add_banner(__version__, conversation.state.model)
     kept = previous.exists()
     app.say(
         "conversation cleared — a new one starts"

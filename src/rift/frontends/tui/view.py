@@ -252,7 +252,7 @@ class EventView:
         """A rewind: redraw from the owner's history, its notice shown again below it."""
         transcript = self.app.transcript
         await transcript.clear_all()
-        transcript.add_banner(__version__, self.app.status_bar.state.model, tips=False)
+        transcript.add_banner(__version__, self.app.status_bar.state.model)
         items = [(m.role, m.text) for m in event.messages]
         if items:
             await transcript.add_history(items)

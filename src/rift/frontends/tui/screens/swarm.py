@@ -45,7 +45,7 @@ class CandidateView(VerticalScroll):
         for text, warn in entrant.lines or [("(nothing yet)", False)]:
             lines.append(text + "\n", style="yellow" if warn else "")
         self.query_one(".candidate-activity", Static).update(lines)
-        self.query_one(".candidate-diff", Static).update(_diff(entrant, board))
+        self.query_one(".candidate-diff", Static).update(_diff(entrant))
 
 
 def _head(entrant: Entrant, board: SwarmBoard) -> Text:
@@ -65,7 +65,7 @@ def _head(entrant: Entrant, board: SwarmBoard) -> Text:
     return text
 
 
-def _diff(entrant: Entrant, board: SwarmBoard) -> Text:
+def _diff(entrant: Entrant) -> Text:
     title = Text("patch\n", style="bold")
     if entrant.row is None:
         wait = "(the patch shows once the race is judged)"

@@ -78,23 +78,21 @@ class PromptInput(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
         if self.palette_open and key in PALETTE_KEYS:
-            self._claim(event)
             self.post_message(self.PaletteKey(key))
         elif key == "enter":
-            self._claim(event)
             self.submit()
         elif key in NEWLINE_KEYS:
-            self._claim(event)
             self.insert("\n")
         elif key in PAGE_KEYS or (key in EMPTY_PAGE_KEYS and not self.text):
-            self._claim(event)
             self.post_message(self.PageKey(key))
         elif key == "up" and (not self.text or self._walking_from_top()):
-            self._claim(event)
             self.action_history(-1)
         elif key == "down" and self._history_pos is not None and self._on_last_line():
-            self._claim(event)
             self.action_history(1)
+        else:
+            return  # TextArea's own handler takes it
+        event.stop()
+        event.prevent_default()
 
     async def _on_paste(self, event: events.Paste) -> None:
         mention = self.paste_filter(event.text)
@@ -110,11 +108,6 @@ class PromptInput(TextArea):
 
     def _on_last_line(self) -> bool:
         return self.cursor_location[0] == self.document.line_count - 1
-
-    @staticmethod
-    def _claim(event: events.Key) -> None:
-        event.stop()
-        event.prevent_default()
 
     def submit(self) -> None:
         text = self.text
@@ -157,7 +150,7 @@ class Composer(Vertical):
         commands: Callable[[], Sequence[CommandHint]],
         files: Callable[[], list[str]],
         *,
-        paste: Callable[[str], str | None] | None = None,
+        paste: Callable[[str], str | None],
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
@@ -177,8 +170,7 @@ class Composer(Vertical):
         queue.display = False
         yield queue
         prompt = PromptInput(id="prompt")
-        if self._paste is not None:
-            prompt.paste_filter = self._paste
+        prompt.paste_filter = self._paste
         yield prompt
 
     @property

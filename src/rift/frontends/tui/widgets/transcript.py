@@ -91,8 +91,9 @@ class Transcript(FollowingScroll):
         self._grew()
         return widget
 
-    def add_banner(self, version: str, model: str, tips: bool = True) -> None:
-        self._add(Static(banner_text(version, model, tips), classes="banner"))
+    def add_banner(self, version: str, model: str) -> None:
+        """The banner again, without the tips (after /clear, /sessions or a rewind)."""
+        self._add(Static(banner_text(version, model, tips=False), classes="banner"))
 
     def add_user(self, text: str) -> None:
         self._add(Static(Text("› " + text), classes="user"))
