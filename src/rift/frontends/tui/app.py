@@ -26,7 +26,7 @@ from rift.errors import RiftError
 from rift.frontends.tui.driver import Driver
 from rift.frontends.tui.screens.chat import ChatScreen
 from rift.frontends.tui.widgets.activity import ActivityPane
-from rift.frontends.tui.widgets.composer import CommandHint, Composer, PromptInput
+from rift.frontends.tui.widgets.composer import PLACEHOLDER, CommandHint, Composer, PromptInput
 from rift.frontends.tui.widgets.status import StatusBar
 from rift.frontends.tui.widgets.transcript import Transcript
 
@@ -322,7 +322,7 @@ class RiftApp(App[int]):
     def _finish_answer(self, text: str) -> None:
         ask_id, self.pending_answer = self.pending_answer, None
         prefix, self._answer_prefix = self._answer_prefix, ""
-        self.composer.input.placeholder = "Ask rift to do something…  (/ commands · @ files)"
+        self.composer.input.placeholder = PLACEHOLDER
         if ask_id is not None and self.driver.conversation is not None:
             answer = prefix + text if prefix else text
             from rift.core import answer as answer_ask
@@ -413,5 +413,4 @@ class RiftApp(App[int]):
         """Show a picker and wait for the choice (call from a worker)."""
         from rift.frontends.tui.screens.picker import PickerScreen
 
-        screen = PickerScreen(question, choices, current=current)
-        return await self.push_screen_wait(screen)
+        return await self.push_screen_wait(PickerScreen(question, choices, current=current))

@@ -178,12 +178,8 @@ class ToolLog(FollowingScroll):
                 self.lines.append(f"⊘ {row.tool}: cancelled")
 
     def edit_diff(self, path: str, added: int, removed: int, diff: Sequence[str]) -> None:
-        text = Text()
-        text.append(f"  {path} ", style="bold")
-        text.append(f"+{added}", style="green")
-        text.append(f" -{removed}", style="red")
-        text.append("\n")
-        text.append_text(color_diff(diff, indent="  "))
+        head = ((f"  {path} ", "bold"), (f"+{added}", "green"), (f" -{removed}", "red"), "\n")
+        text = Text.assemble(*head).append_text(color_diff(diff, indent="  "))
         self.lines += [f"  {path} +{added} -{removed}", *diff]
         self.mount(Static(text, classes="edit-diff"))
         self._grew()

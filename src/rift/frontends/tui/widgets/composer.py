@@ -23,6 +23,7 @@ NEWLINE_KEYS = frozenset({"ctrl+j", "alt+enter", "shift+enter", "newline"})
 PALETTE_KEYS = frozenset({"up", "down", "tab", "enter", "escape"})
 PAGE_KEYS = frozenset({"pageup", "pagedown"})
 EMPTY_PAGE_KEYS = frozenset({"home", "end"})
+PLACEHOLDER = "Ask rift to do something…  (/ commands · @ files)"
 
 
 class CommandHint(Struct, frozen=True):
@@ -66,7 +67,7 @@ class PromptInput(TextArea):
             show_line_numbers=False,
             highlight_cursor_line=False,
             compact=True,
-            placeholder="Ask rift to do something…  (/ commands · @ files)",
+            placeholder=PLACEHOLDER,
         )
         self.palette_open = False
         self.paste_filter: Callable[[str], str | None] = lambda _text: None

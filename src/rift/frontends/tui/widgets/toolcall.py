@@ -100,11 +100,8 @@ class ToolCallLine(Vertical):
             self._render_body()
 
     def watch_collapsed(self, collapsed: bool) -> None:
-        self.query_one(ToolCallHeader).update(self._header())
-        body = self.query_one(".tool-body", Static)
-        body.display = not collapsed
-        if not collapsed:
-            self._render_body()
+        self.query_one(".tool-body", Static).display = not collapsed
+        self._redraw()
 
     def _render_body(self) -> None:
         parts: list[Text] = []
@@ -131,9 +128,7 @@ class ToolCallLine(Vertical):
         text = call_head(*MARKS[self.state], self.tool, self.target)
         if self.counts is not None:
             added, removed = self.counts
-            text.append("  ")
-            text.append(f"+{added}", style="green")
-            text.append(f" -{removed}", style="red")
+            text.append_text(Text.assemble("  ", (f"+{added}", "green"), (f" -{removed}", "red")))
         if self.state == "cancelled":
             text.append("  cancelled", style="magenta")
         return text
