@@ -71,10 +71,8 @@ class HeadlessRenderer:
             self._line(f"→ {event.tool} {summary[:SUMMARY_CHARS]}")
         elif isinstance(event, ToolResult):
             self.tools.append({"name": event.tool, "ok": event.ok})
-            mark = "✓" if event.ok else "✗"
-            self._line(
-                f"{mark} {event.tool}: {event.preview.splitlines()[0] if event.preview else ''}"
-            )
+            first = event.preview.splitlines()[0] if event.preview else ""
+            self._line(f"{'✓' if event.ok else '✗'} {event.tool}: {first}")
         elif isinstance(event, EditDiff):
             self._line(f"  {event.path} +{event.added} -{event.removed}")
         elif isinstance(event, Warning):

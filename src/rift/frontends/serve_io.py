@@ -60,8 +60,7 @@ class EventWriter:
     def _write_texts(self) -> None:
         """The waiting deltas as one event of their kind."""
         if self._texts:
-            text = self._texts[0] if len(self._texts) == 1 else "".join(self._texts)
-            self._texts, self._text_chars = [], 0
+            text, self._texts, self._text_chars = "".join(self._texts), [], 0
             self._write(self._text_kind(text=text))
 
     def _write(self, event: Event) -> None:

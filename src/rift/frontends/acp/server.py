@@ -161,9 +161,8 @@ class RiftAcpAgent:
 
     async def close_session(self, session_id: str, **_: Any) -> CloseSessionResponse:
         """Cancel what runs, save, and free the session's agent, tools and MCP servers."""
-        session = self._sessions.pop(session_id, None)
-        if session is None:
-            raise RequestError(-32602, f"unknown session '{session_id}'")
+        session = self._session(session_id)
+        del self._sessions[session_id]
         await session.aclose()
         return CloseSessionResponse()
 

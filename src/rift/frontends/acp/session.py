@@ -182,9 +182,8 @@ class AcpSession(Struct, dict=True):
     def _title_update(self) -> Any:
         items = list_sessions(self.conv).items
         mine = next((i for i in items if Path(i.path) == self.conv.session_path), None)
-        saved = datetime.datetime.fromtimestamp(
-            mine.saved_at if mine else time.time(), tz=datetime.UTC
-        )
+        when = mine.saved_at if mine else time.time()
+        saved = datetime.datetime.fromtimestamp(when, tz=datetime.UTC)
         return SessionInfoUpdate(
             session_update="session_info_update",
             title=mine.title if mine else None,

@@ -140,10 +140,7 @@ class Translator(Struct, dict=True):
         return [update_tool_call(call.id, status="in_progress", content=content)]
 
     def _notice(self, event: Warning | Info) -> list[Outgoing]:
-        if isinstance(event, Warning):
-            log.warning("%s", event.text)
-        else:
-            log.info("%s", event.text)
+        log.log(logging.WARNING if isinstance(event, Warning) else logging.INFO, "%s", event.text)
         return [update_agent_message_text(event.text + "\n")] if self.speak_notices else []
 
     def _start(self, event: ToolStart) -> list[Outgoing]:

@@ -67,17 +67,14 @@ class RateMeter:
 
 def rate_to_show(tokens_per_sec: float, output_tokens: int) -> float:
     """The turn's rate, or 0.0 (not shown) when it was measured over almost no time."""
-    if tokens_per_sec <= 0 or output_tokens / tokens_per_sec < MIN_RATE_SECONDS:
-        return 0.0
-    return tokens_per_sec
+    too_short = tokens_per_sec <= 0 or output_tokens / tokens_per_sec < MIN_RATE_SECONDS
+    return 0.0 if too_short else tokens_per_sec
 
 
 def parse_num_ctx(text: str) -> int | None:
     """`/ctx` sizes: `16384`, `16_384`, or `16k` (= 16384, as context sizes are counted)."""
     match = _CTX.fullmatch(text.strip().replace("_", ""))
-    if match is None:
-        return None
-    return int(match.group(1)) * (1024 if match.group(2) else 1)
+    return None if match is None else int(match.group(1)) * (1024 if match.group(2) else 1)
 
 
 def host_problem(url: str) -> str | None:

@@ -23,9 +23,7 @@ def token_at(line: str, column: int) -> str | None:
     while start > 0 and not line[start - 1].isspace():
         start -= 1
     word = line[start:column]
-    if not word.startswith("@") or "@" in word[1:]:
-        return None
-    return word[1:]
+    return word[1:] if word.startswith("@") and "@" not in word[1:] else None
 
 
 def file_index(cwd: Path) -> list[str]:

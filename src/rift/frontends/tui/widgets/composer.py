@@ -208,12 +208,10 @@ class Composer(Vertical):
         row, col = area.cursor_location
         if text.startswith("/") and not any(c.isspace() for c in text):
             self._show_commands(text[1:])
-            return
-        partial = token_at(area.document.get_line(row), col)
-        if partial is not None:
+        elif (partial := token_at(area.document.get_line(row), col)) is not None:
             self._show_files(partial)
-            return
-        self.close_palette()
+        else:
+            self.close_palette()
 
     def _show_commands(self, prefix: str) -> None:
         hints = [h for h in self._commands() if h.name.startswith(prefix)]
