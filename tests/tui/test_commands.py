@@ -54,12 +54,12 @@ def test_help_unknown_and_approval_commands(tui: Any) -> None:
             ),
             "the unknown-command line",
         )
-        assert app.status_bar.state.approve
+        assert app.status_bar.state.mode != "auto"
         await send(pilot, "/yolo")
-        await until(pilot, lambda: not app.status_bar.state.approve, "approval off")
+        await until(pilot, lambda: app.status_bar.state.mode == "auto", "approval off")
         assert app.driver.conversation is not None and not app.driver.conversation.state.approve
         await send(pilot, "/approve")
-        await until(pilot, lambda: app.status_bar.state.approve, "approval on")
+        await until(pilot, lambda: app.status_bar.state.mode != "auto", "approval on")
 
     drive(app, scenario)
 

@@ -43,7 +43,7 @@ def test_mode_switches_the_approval_mode_and_shows_it(tui: Any, project: Path) -
         assert app.driver.conversation.state.mode == "accept-edits"  # unchanged
         await send(pilot, "/mode auto")
         await until(pilot, lambda: "yolo: approval off" in _status(app), "auto")
-        assert not app.status_bar.state.approve
+        assert app.status_bar.state.mode == "auto"
         await send(pilot, "/approve")
         await until(pilot, lambda: "approve: on" in _status(app), "/approve still works")
         assert app.driver.conversation.state.mode == "ask"

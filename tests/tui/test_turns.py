@@ -206,7 +206,7 @@ def test_a_write_outside_the_project_is_asked_even_in_auto_mode(tui: Any, projec
     async def scenario(pilot: Pilot[Any]) -> None:
         await connected(pilot)
         await send(pilot, "/yolo")
-        await until(pilot, lambda: not app.status_bar.state.approve, "approval off")
+        await until(pilot, lambda: app.status_bar.state.mode == "auto", "approval off")
         await send(pilot, "write outside")
         picker = await until(
             pilot, lambda: isinstance(app.screen, PickerScreen) and app.screen, "the picker"

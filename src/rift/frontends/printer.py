@@ -3,11 +3,8 @@
 No person is attached, so approval never blocks and an `ask` rule refuses.
 With `--output-format json`, stdout carries exactly one object at the end:
 `{model, reply, tools: [{name, ok}], stats, estimated_cost_usd, session, outcome, reason}`.
-
-SIGTERM cancels the turn just as Ctrl-C does (asyncio.run turns SIGINT into a
-cancellation), so a running command's process group is killed rather than
-orphaned; a cancelled run exits 130.
-"""
+SIGTERM cancels the turn just as Ctrl-C does, so a running command's process group is
+killed rather than orphaned; a cancelled run exits 130."""
 
 from __future__ import annotations
 
@@ -35,14 +32,8 @@ from rift.events import (
 )
 from rift.models.attachments import Attachments
 
-EXIT_OK, EXIT_TURN_FAILED, EXIT_STARTUP, EXIT_STOPPED, EXIT_WRAPPED, EXIT_CANCELLED = (
-    0,
-    1,
-    2,
-    3,
-    4,
-    130,
-)
+EXIT_OK, EXIT_TURN_FAILED, EXIT_STARTUP = 0, 1, 2
+EXIT_STOPPED, EXIT_WRAPPED, EXIT_CANCELLED = 3, 4, 130
 EXIT_CHECKS_FAIL = 5
 """Answered, but the project's checks still fail (core/loop/parts/checks.py)."""
 EXIT_CODES = {
@@ -52,10 +43,8 @@ EXIT_CODES = {
     "wrapped": EXIT_WRAPPED,
     "cancelled": EXIT_CANCELLED,
 }
-"""The exit status says how the turn ended (`done.outcome`): 0 only when the model
-answered; a script can tell a failure (1), a stopped turn (3, e.g. repeated tool
-failures) and a cut-off one (4, the iteration budget ran out) apart; 5 is an answered turn
-whose project checks still fail."""
+"""The exit status says how the turn ended (`done.outcome`), so a script can tell a
+failure, a stopped turn (repeated tool failures) and a cut-off one apart."""
 
 SUMMARY_CHARS = 120
 """A tool call's summary on stderr is cut here (a long command would wrap many lines)."""
@@ -82,10 +71,8 @@ class HeadlessRenderer:
             self._line(f"→ {event.tool} {summary[:SUMMARY_CHARS]}")
         elif isinstance(event, ToolResult):
             self.tools.append({"name": event.tool, "ok": event.ok})
-            mark = "✓" if event.ok else "✗"
-            self._line(
-                f"{mark} {event.tool}: {event.preview.splitlines()[0] if event.preview else ''}"
-            )
+            first = event.preview.splitlines()[0] if event.preview else ""
+            self._line(f"{'✓' if event.ok else '✗'} {event.tool}: {first}")
         elif isinstance(event, EditDiff):
             self._line(f"  {event.path} +{event.added} -{event.removed}")
         elif isinstance(event, Warning):
@@ -125,7 +112,8 @@ async def _run(
     try:
         done = await conversation.run(prompt, attachments)
     except asyncio.CancelledError:  # Ctrl-C or SIGTERM: the owner cancels and saves
-        _uncancel()
+        if task is not None:
+            task.uncancel()
     finally:
         _on_sigterm(None)
         await conversation.close()
@@ -148,12 +136,6 @@ async def _run(
     if code == EXIT_OK and done.checks is not None and not done.checks.get("ok"):
         code = EXIT_CHECKS_FAIL
     return code, result
-
-
-def _uncancel() -> None:
-    task = asyncio.current_task()
-    if task is not None:
-        task.uncancel()
 
 
 def _on_sigterm(handler: Callable[[], object] | None) -> None:

@@ -1,14 +1,8 @@
 """`rift --serve`: the JSON-lines protocol editors embed (shared/spec/serve-protocol-v1.md).
 
-One command per stdin line in, one compact event per stdout line out, stderr
-for people. stdout is reserved: `sys.stdout` is pointed at stderr while the
-loop runs, so a stray print from any library can never corrupt the stream.
-
-Bad input never stops the loop: malformed JSON, wrong field types, unknown
-commands, over-long lines and invalid UTF-8 each produce one `warning`. "Blank"
-and "JSON" are meant strictly: a line of form feeds or non-breaking spaces, or one
-using `NaN`/`Infinity`, is malformed, not ignored or accepted.
-"""
+`sys.stdout` points at stderr while the loop runs, so a stray print can never corrupt
+the stream. Bad input is one `warning` each and never stops the loop; "blank" and
+"JSON" are meant strictly (form feeds or `NaN` make a line malformed)."""
 
 from __future__ import annotations
 
@@ -24,9 +18,7 @@ from typing import Any
 
 from rift import __version__
 from rift.config.load import Config
-from rift.core import (
-    COMMANDS as REGISTRY,
-)
+from rift.core import COMMANDS as REGISTRY
 from rift.core import (
     MODES,
     Command,
@@ -46,14 +38,7 @@ from rift.core import (
     swarm,
 )
 from rift.errors import ModelError
-from rift.events import (
-    PROTOCOL_VERSION,
-    Capabilities,
-    Event,
-    Ready,
-    SkillInfo,
-    Warning,
-)
+from rift.events import PROTOCOL_VERSION, Capabilities, Event, Ready, SkillInfo, Warning
 from rift.frontends.serve_io import EOF_MARK, EventWriter, read_lines
 from rift.text.hygiene import scrub
 
@@ -70,13 +55,8 @@ def _refuse_constant(name: str) -> Any:
 
 
 class ServeLoop:
-    """Reads commands and translates each into one call on the conversation owner.
-
-    Only the wire belongs here: field validation and the warnings for malformed
-    commands. Whether a command may run now (busy), skill and mention
-    expansion, cancel and shutdown are the owner's (core/conversation/owner.py); what
-    a command does is its registry object's `run` (core/commands/).
-    """
+    """Reads commands and translates each into one call on the conversation owner; only
+    the wire (field validation, warnings for malformed commands) belongs here."""
 
     def __init__(self, conversation: Conversation, emit: Callable[[Event], None]):
         self.conversation = conversation
@@ -103,8 +83,6 @@ class ServeLoop:
 
     def warn(self, text: str) -> None:
         self.emit(Warning(text=text, code="bad_command"))
-
-    # ------------------------------------------------------------ dispatching
 
     def handle_line(self, raw: bytes | Exception) -> None:
         if isinstance(raw, Exception):
@@ -138,8 +116,6 @@ class ServeLoop:
         self.side_tasks.add(task)
         task.add_done_callback(self.side_tasks.discard)
 
-    # --------------------------------------------------------------- commands
-
     def hello(self, cmd: dict[str, Any]) -> None:
         edit_review = cmd.get("edit_review", False)
         approve = cmd.get("approve")
@@ -150,7 +126,6 @@ class ServeLoop:
             self.warn("hello: 'approve' must be a boolean")
             approve = None
         conversation = self.conversation
-        # additive: opt-in auto-turns, defaulting to the user config's `auto_continue`
         auto_continue = cmd.get("auto_continue", conversation.state.config.auto_continue)
         if not isinstance(auto_continue, bool):
             self.warn("hello: 'auto_continue' must be a boolean")
@@ -278,8 +253,7 @@ class ServeLoop:
         merge(self.conversation, name, cleanup)
 
     def _registered(self, command: Command) -> Callable[[dict[str, Any]], None]:
-        """A registry command (/undo, /retry, /share…): its optional string `args` to
-        the command's own run."""
+        """A registry command (/undo, /retry…): its optional string `args` to its `run`."""
 
         def run(cmd: dict[str, Any]) -> None:
             args = cmd.get("args", "")
@@ -289,8 +263,6 @@ class ServeLoop:
             command.run(self.conversation, args)
 
         return run
-
-    # -------------------------------------------------------------- shutdown
 
     async def shutdown(self) -> None:
         """stdin closed: the owner cancels, closes reviews and asks, saves, releases."""

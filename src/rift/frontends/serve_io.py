@@ -1,9 +1,7 @@
 """serve's wire I/O: events out as JSON lines, command lines in from stdin.
 
-Split from serve.py so that file is the protocol's commands alone. The writer batches
-consecutive content deltas of one event-loop step into one event; the reader is a
-thread that refuses over-long lines without reading them whole.
-"""
+The writer batches a step's content deltas into one event; the reader is a thread
+that refuses over-long lines without reading them whole."""
 
 from __future__ import annotations
 
@@ -18,16 +16,10 @@ EOF_MARK = object()
 
 
 class EventWriter:
-    """Writes one JSON line per event to the real stdout.
+    """Writes one JSON line per event to the real stdout, flushed once per event-loop step.
 
-    Lines are flushed once per event-loop step rather than once per event: a
-    network read that carries 500 content deltas becomes one write system call.
-    Those 500 deltas also become one `content` event (the protocol's events carry
-    streamed text, which clients concatenate): consecutive `content` or
-    `thinking` texts wait in `_texts` until another kind of event, the step's
-    end or `MERGED_CHARS` of text, so a fast server costs one line per step
-    rather than one per token, and a slow one is still relayed token by token.
-    Outside a running loop every event is written and flushed at once.
+    A step's consecutive `content` or `thinking` texts become one event (clients
+    concatenate them), so a fast server costs one line per step, not one per token.
     """
 
     MERGED_CHARS = 16_384
@@ -68,8 +60,7 @@ class EventWriter:
     def _write_texts(self) -> None:
         """The waiting deltas as one event of their kind."""
         if self._texts:
-            text = self._texts[0] if len(self._texts) == 1 else "".join(self._texts)
-            self._texts, self._text_chars = [], 0
+            text, self._texts, self._text_chars = "".join(self._texts), [], 0
             self._write(self._text_kind(text=text))
 
     def _write(self, event: Event) -> None:

@@ -12,12 +12,8 @@ SDK (the `acp` extra), which is imported only here. The modules:
     mapping.py    prompts, permission options, modes, MCP servers
     delegate.py   the editor's fs/* and terminal/* as rift's files and shell
 
-`initialize` is answered from plain data while a worker thread imports the
-SDK and rift's core (handshake.py), so an editor sees rift ready in a small
-fraction of the second those imports take. stdout carries protocol messages
-only: file descriptor 1 is pointed at stderr while the connection runs, so a
-stray print can never corrupt the stream.
-"""
+stdout carries protocol messages only: file descriptor 1 points at stderr while the
+connection runs, so a stray print can never corrupt the stream."""
 
 from __future__ import annotations
 
@@ -48,11 +44,7 @@ def run(env: Mapping[str, str], overrides: Overrides) -> int:
     protocol_out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    logging.basicConfig(
-        stream=sys.stderr,
-        level=logging.WARNING,
-        format="rift --acp: %(message)s",
-    )
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="rift --acp: %(message)s")
     logging.getLogger("rift.acp").setLevel(logging.INFO)  # notices too: editors keep stderr
     try:
         return asyncio.run(_serve(env, overrides, protocol_out))

@@ -1,12 +1,6 @@
 """Slash commands in an ACP editor: what `/` offers, and what a `/name args` prompt means.
 
-Zed and the other ACP clients list `available_commands_update` entries when
-the person types `/`, and send the chosen one back as the prompt's text
-(`/name args`). rift offers the core registry's commands marked for ACP beside
-every skill and plugin command, and reads prompts with the core's one parser; a
-`/…` that names none of them is ordinary text for the model (a path like
-`/etc/hosts` must still reach it).
-"""
+A `/…` that names no command is ordinary text for the model (`/etc/hosts` must reach it)."""
 
 from __future__ import annotations
 

@@ -1,16 +1,11 @@
-"""The editor as rift's filesystem and terminal (ACP `fs/*` and `terminal/*`).
-
-When the client advertises them, the tools reach files and shells through
-these objects (`ToolContext.services.files` and `.terminal`, protocols in tools/services.py), so
-rift reads the editor's buffers, unsaved changes included, writes into them,
-and runs commands in terminals the person can watch. Failures come back as
-`OSError`, which the tools already turn into results the model can read.
+"""The editor as rift's filesystem and terminal (ACP `fs/*` and `terminal/*`), so rift
+reads the editor's buffers, unsaved changes included, and runs commands where the
+person can watch; failures come back as `OSError`, which the tools already report.
 
 The editor is sent the path rift's rules checked (`os.path.realpath`: symlinks
 resolved, then `..` folded), never the path as the model wrote it: an editor
 that folds `lnk/../secrets/key.txt` as text (Node's `path.resolve`) would open
-a different file than the one the rules allowed.
-"""
+a different file than the one the rules allowed."""
 
 from __future__ import annotations
 
@@ -40,14 +35,7 @@ def _checked(path: Path) -> str:
 class EditorFs:
     """`read_text` / `write_text` through the editor where it offers them, else the disk."""
 
-    def __init__(
-        self,
-        client: Client,
-        session_id: str,
-        *,
-        can_read: bool,
-        can_write: bool,
-    ) -> None:
+    def __init__(self, client: Client, session_id: str, *, can_read: bool, can_write: bool) -> None:
         self._client = client
         self._session_id = session_id
         self.can_read = can_read
@@ -84,10 +72,8 @@ class EditorFs:
 
 
 class EditorTerminal:
-    """`run(command, cwd, timeout) -> (exit code, output)` in an editor terminal.
-
-    The exit code is None when the command ran past `timeout` and was killed.
-    """
+    """`run(command, cwd, timeout) -> (exit code, output)` in an editor terminal; the exit
+    code is None when the command ran past `timeout` and was killed."""
 
     def __init__(self, client: Client, session_id: str, on_start: Callable[[str], None]) -> None:
         self._client = client

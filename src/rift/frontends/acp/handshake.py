@@ -1,14 +1,7 @@
 """The `initialize` answer, built from plain data so an editor sees rift ready at once.
 
-Importing the SDK's schema models and rift's core takes most of a second (more
-under load), and an editor shows the agent as starting until `initialize` is
-answered. So `rift --acp` answers the first `initialize` itself, from the dict
-below, while a worker thread imports everything `session/new` needs; the SDK
-takes over the connection after that. The same dict is the SDK path's answer
-(`RiftAcpAgent.initialize`), and the schema test validates it on the wire.
-
-Only the standard library is imported here.
-"""
+Importing the SDK and the core takes most of a second, so `rift --acp` answers the first
+`initialize` from this dict while a worker thread imports them. Standard library only."""
 
 from __future__ import annotations
 
@@ -37,11 +30,8 @@ def initialize_result() -> dict[str, Any]:
 
 
 def is_initialize(message: dict[str, Any]) -> bool:
-    """A well-formed `initialize` request the fast path may answer.
-
-    Anything odd (a missing version, params of the wrong shape) is left to the
-    SDK, whose validation answers it with the exact JSON-RPC error.
-    """
+    """A well-formed `initialize` request the fast path may answer; anything odd is left
+    to the SDK, whose validation answers with the exact JSON-RPC error."""
     params = message.get("params")
     return (
         message.get("method") == "initialize"

@@ -1,8 +1,6 @@
 """Pure translations between ACP's vocabulary and rift's: prompts, permissions, modes, MCP.
 
-Nothing here talks to the editor or the agent, so each rule can be read (and
-tested) on its own.
-"""
+Nothing here talks to the editor or the agent, so each rule can be read and tested alone."""
 
 from __future__ import annotations
 
@@ -31,29 +29,18 @@ from msgspec import Struct
 from rift.config.load import McpServerConfig
 from rift.events import AskOption
 
-# ------------------------------------------------------------------ modes
-
-MODES = (
-    SessionMode(
-        id="ask",
-        name="Ask",
-        description="Ask before every write, edit and shell command",
-    ),
-    SessionMode(
-        id="accept-edits",
-        name="Accept edits",
-        description="Writes and edits apply at once; shell commands still ask",
-    ),
-    SessionMode(
-        id="plan",
-        name="Plan",
-        description="Read and search only: no writes, edits or shell commands",
-    ),
-    SessionMode(
-        id="auto",
-        name="Auto",
-        description="Write, edit and run commands without asking (deny rules still apply)",
-    ),
+MODES = tuple(
+    SessionMode(id=mode_id, name=name, description=description)
+    for mode_id, name, description in (
+        ("ask", "Ask", "Ask before every write, edit and shell command"),
+        (
+            "accept-edits",
+            "Accept edits",
+            "Writes and edits apply at once; shell commands still ask",
+        ),
+        ("plan", "Plan", "Read and search only: no writes, edits or shell commands"),
+        ("auto", "Auto", "Write, edit and run commands without asking (deny rules still apply)"),
+    )
 )
 """The core's approval modes (permissions/gate.py MODES), in order, as ACP session modes."""
 
@@ -93,9 +80,6 @@ def config_options(mode: str, model: str, models: Sequence[str]) -> list[Any]:
     ]
 
 
-# ---------------------------------------------------------------- prompts
-
-
 def uri_to_display(uri: str, cwd: Path) -> str:
     """A file URI as the path the model should use (relative inside the project)."""
     parsed = urlparse(uri)
@@ -118,13 +102,10 @@ class PromptParts(Struct, frozen=True):
 def prompt_text(blocks: Sequence[Any], cwd: Path, sees: bool = False) -> PromptParts:
     """The user message for a prompt: its text, @-mentions for resources, context after.
 
-    Resource links become `@path` mentions, which the conversation owner
-    attaches from disk (Read rules apply). Embedded resources carry the
-    editor's own text (an unsaved buffer, say), so they are named inline as
-    `path`, without the `@` that would attach the disk version too, and their
-    text follows the message in `<context>` blocks. Images (inline or as an embedded blob) go
-    with the message when the model `sees`; otherwise, like audio, a note says
-    they were left out.
+    Resource links become `@path` mentions, attached from disk by the owner (Read rules
+    apply). An embedded resource carries the editor's own text (an unsaved buffer), so it
+    is named as `path`, without the `@` that would attach the disk version too, and its
+    text follows in a `<context>` block. Images go only to a model that `sees`.
     """
     text: list[str] = []
     context: list[str] = []
@@ -168,9 +149,6 @@ def _join_inline(parts: list[str]) -> str:
     return out
 
 
-# ------------------------------------------------------------ permissions
-
-
 class PermissionChoices(Struct, frozen=True):
     """The options offered for one ask, and the broker answer each one stands for."""
 
@@ -185,12 +163,9 @@ REJECT_ALWAYS = "reject_always"
 def permission_choices(options: Sequence[AskOption], tool: str | None) -> PermissionChoices:
     """Map an ask's options (what each choice means, from the core) onto ACP's four kinds.
 
-    allow_once → allow_once; the first allow_session/allow_project/allow_everywhere
-    → allow_always (the gate lists the session rule first for writes) and each
-    further one an extra allow_always option; deny → reject_once, plus, for a
-    tool's ask, a reject_always that denies every later ask of the same tool for
-    the rest of the session without asking. A trust ask's "skip" rejects; its
-    "trust" (and any other choice) allows once, keeping its words.
+    Each allow_session/project/everywhere is an allow_always option; a tool's ask also
+    gets a reject_always, which denies that tool for the rest of the session. A trust
+    ask's "skip" rejects; any other choice allows once, keeping its words.
     """
     offered: list[PermissionOption] = []
     answers: dict[str, str] = {}
@@ -217,9 +192,6 @@ def permission_choices(options: Sequence[AskOption], tool: str | None) -> Permis
     if tool is not None:
         add(REJECT_ALWAYS, f"Always deny {tool} this session", "reject_always", "deny")
     return PermissionChoices(offered, answers)
-
-
-# -------------------------------------------------------------------- MCP
 
 
 def mcp_configs(servers: Sequence[Any] | None) -> list[McpServerConfig]:

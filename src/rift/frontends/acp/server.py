@@ -1,11 +1,7 @@
 """The ACP agent: the methods an editor calls, each mapped onto rift's core.
 
-The SDK's connection decodes each request, calls the method of the same name
-here with its fields as keyword arguments, and turns what it returns into the
-reply, and what it raises into a JSON-RPC error, then keeps serving. Each
-session gets its own `Agent`, configured for the session's `cwd` exactly as
-rift started in that directory would be.
-"""
+Each session gets its own `Agent`, configured for the session's `cwd` as rift started
+in that directory would be."""
 
 from __future__ import annotations
 
@@ -23,6 +19,7 @@ from acp import (
     LoadSessionResponse,
     NewSessionResponse,
     PromptResponse,
+    RequestError,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
 )
@@ -40,12 +37,12 @@ from acp.schema import (
 )
 from pydantic import ValidationError
 
-from rift.config.load import Config, Overrides, load_config
+from rift.config.load import Overrides, load_config
 from rift.core import SessionStore, StartOptions
 from rift.errors import ModelError
 from rift.frontends.acp.handshake import initialize_result
-from rift.frontends.acp.mapping import mcp_configs, mode_state, prompt_text
-from rift.frontends.acp.session import AcpSession, request_error
+from rift.frontends.acp.mapping import mcp_configs, prompt_text
+from rift.frontends.acp.session import AcpSession
 from rift.frontends.acp.transport import SET_MODEL_EXTENSION
 from rift.fs.paths import Paths, atomic_write
 
@@ -57,10 +54,7 @@ class RiftAcpAgent:
     """Implements `acp.interfaces.Agent` for rift."""
 
     def __init__(
-        self,
-        env: Mapping[str, str],
-        overrides: Overrides,
-        handshake: dict[str, Any] | None = None,
+        self, env: Mapping[str, str], overrides: Overrides, handshake: dict[str, Any] | None = None
     ) -> None:
         """`handshake`: the params of the `initialize` rift already answered (handshake.py)."""
         self._env = env
@@ -73,8 +67,6 @@ class RiftAcpAgent:
 
     def on_connect(self, conn: Client) -> None:
         self._client = conn
-
-    # ------------------------------------------------------------ handshake
 
     async def initialize(
         self,
@@ -99,9 +91,7 @@ class RiftAcpAgent:
 
     async def authenticate(self, method_id: str, **_: Any) -> AuthenticateResponse:
         """rift talks to self-hosted models and advertises no auth method: any id is unknown."""
-        raise request_error(-32602, f"unknown auth method '{method_id}' (rift needs no login)")
-
-    # -------------------------------------------------------------- sessions
+        raise RequestError(-32602, f"unknown auth method '{method_id}' (rift needs no login)")
 
     async def new_session(
         self,
@@ -114,7 +104,7 @@ class RiftAcpAgent:
         asyncio.get_running_loop().call_soon(session.go_live)  # once the response is out
         return NewSessionResponse(
             session_id=session.session_id,
-            modes=mode_state(session.mode),
+            modes=session.modes(),
             config_options=session.config_options(),
         )
 
@@ -130,9 +120,7 @@ class RiftAcpAgent:
         session = await self._reopen(cwd, session_id, mcp_servers)
         await session.replay()
         asyncio.get_running_loop().call_soon(session.announce)  # once the response is out
-        return LoadSessionResponse(
-            modes=mode_state(session.mode), config_options=session.config_options()
-        )
+        return LoadSessionResponse(modes=session.modes(), config_options=session.config_options())
 
     async def resume_session(
         self,
@@ -145,9 +133,7 @@ class RiftAcpAgent:
         """Reopen a saved session without replaying it: the editor still shows it."""
         session = await self._reopen(cwd, session_id, mcp_servers)
         asyncio.get_running_loop().call_soon(session.go_live)
-        return ResumeSessionResponse(
-            modes=mode_state(session.mode), config_options=session.config_options()
-        )
+        return ResumeSessionResponse(modes=session.modes(), config_options=session.config_options())
 
     async def fork_session(
         self,
@@ -164,20 +150,19 @@ class RiftAcpAgent:
             atomic_write(copy, source.read_bytes())
         except OSError as exc:
             copy.unlink(missing_ok=True)
-            raise request_error(-32603, f"could not copy session '{session_id}': {exc}") from exc
+            raise RequestError(-32603, f"could not copy session '{session_id}': {exc}") from exc
         session = await self._open(cwd, StartOptions(attached=True, resume=copy), mcp_servers)
         asyncio.get_running_loop().call_soon(session.go_live)
         return ForkSessionResponse(
             session_id=session.session_id,
-            modes=mode_state(session.mode),
+            modes=session.modes(),
             config_options=session.config_options(),
         )
 
     async def close_session(self, session_id: str, **_: Any) -> CloseSessionResponse:
         """Cancel what runs, save, and free the session's agent, tools and MCP servers."""
-        session = self._sessions.pop(session_id, None)
-        if session is None:
-            raise request_error(-32602, f"unknown session '{session_id}'")
+        session = self._session(session_id)
+        del self._sessions[session_id]
         await session.aclose()
         return CloseSessionResponse()
 
@@ -200,8 +185,6 @@ class RiftAcpAgent:
             )
         return ListSessionsResponse(sessions=infos)
 
-    # ------------------------------------------------------------------ turns
-
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
         session = self._session(session_id)
         state = session.conv.state
@@ -212,8 +195,6 @@ class RiftAcpAgent:
         session = self._sessions.get(session_id)
         if session is not None:
             session.cancel()
-
-    # --------------------------------------------------------------- settings
 
     async def set_session_mode(
         self, session_id: str, mode_id: str, **_: Any
@@ -237,46 +218,39 @@ class RiftAcpAgent:
         elif config_id == "model" and isinstance(value, str):
             await session.set_model(value)
         else:
-            raise request_error(-32602, f"unknown option '{config_id}' (valid: mode, model)")
+            raise RequestError(-32602, f"unknown option '{config_id}' (valid: mode, model)")
         return SetSessionConfigOptionResponse(config_options=session.config_options())
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """`session/set_model` (unstable ACP) arrives here as `_rift/set_model`."""
         if method != SET_MODEL_EXTENSION:
-            raise request_error(-32601, f"Method not found: _{method}")
+            raise RequestError(-32601, f"Method not found: _{method}")
         session_id, model = params.get("sessionId"), params.get("modelId")
         if not isinstance(session_id, str) or not isinstance(model, str):
-            raise request_error(-32602, "set_model needs string 'sessionId' and 'modelId'")
+            raise RequestError(-32602, "set_model needs string 'sessionId' and 'modelId'")
         await self._session(session_id).set_model(model)
         return {}
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
         log.debug("ignoring extension notification _%s", method)
 
-    # ---------------------------------------------------------------- closing
-
     async def aclose(self) -> None:
         for session in list(self._sessions.values()):
             await session.aclose()
         self._sessions.clear()
 
-    # -------------------------------------------------------------- internals
-
-    def _config(self, cwd: str) -> Config:
-        return load_config(self._env, Path(cwd), self._overrides)
-
     def _session(self, session_id: str) -> AcpSession:
         session = self._sessions.get(session_id)
         if session is None:
-            raise request_error(-32602, f"unknown session '{session_id}'")
+            raise RequestError(-32602, f"unknown session '{session_id}'")
         return session
 
     def _session_file(self, session_id: str) -> Path:
         if not _SESSION_ID.match(session_id):
-            raise request_error(-32602, f"not a rift session id: '{session_id}'")
+            raise RequestError(-32602, f"not a rift session id: '{session_id}'")
         path = Paths.from_env(self._env).sessions_dir / f"{session_id}.json"
         if not path.is_file() or path.stat().st_size == 0:
-            raise request_error(-32602, f"no saved session '{session_id}'")
+            raise RequestError(-32602, f"no saved session '{session_id}'")
         return path
 
     async def _reopen(self, cwd: str, session_id: str, mcp_servers: list[Any] | None) -> AcpSession:
@@ -285,8 +259,8 @@ class RiftAcpAgent:
         if session is None:
             path = self._session_file(session_id)
             return await self._open(cwd, StartOptions(attached=True, resume=path), mcp_servers)
-        if session.busy:
-            raise request_error(-32600, "that session is running a turn")
+        if session.conv.busy:
+            raise RequestError(-32600, "that session is running a turn")
         return session
 
     async def _open(
@@ -294,15 +268,14 @@ class RiftAcpAgent:
     ) -> AcpSession:
         directory = Path(cwd)
         if not directory.is_absolute() or not directory.is_dir():
-            raise request_error(-32602, f"cwd must be an absolute path to a directory: {cwd}")
+            raise RequestError(-32602, f"cwd must be an absolute path to a directory: {cwd}")
         if self._client is None:
-            raise request_error(-32603, "not connected")
+            raise RequestError(-32603, "not connected")
         try:
-            session = await AcpSession.open(
-                self._client, self._config(cwd), options, self._capabilities
-            )
+            config = load_config(self._env, directory, self._overrides)
+            session = await AcpSession.open(self._client, config, options, self._capabilities)
         except ModelError as exc:
-            raise request_error(-32603, f"rift: {exc}") from exc
+            raise RequestError(-32603, f"rift: {exc}") from exc
         session.connect_mcp(mcp_configs(mcp_servers))
         self._sessions[session.session_id] = session
         return session

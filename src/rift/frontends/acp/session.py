@@ -1,20 +1,9 @@
 """One ACP session: a thin adapter between the editor and rift's `Conversation`.
 
-The conversation owner (core/conversation/owner.py) runs the turns and the core's
-commands (core/commands/) run switches and the rest; this class turns ACP requests
-into their calls and the events into `session/update`s. The core emits
-synchronously, the editor is reached asynchronously: events are translated on the
-spot (`updates.Translator`) and queued, and one pump task sends them in order. The
-pump starts when the session is live, i.e. after the `session/new` (or
-`session/load`) response is on the wire, so the commands, the context gauge and
-the title it opens with never arrive for a session the editor has not heard of
-yet. An `ask` becomes a `session/request_permission` in a task of its own, so the
-pump never waits on a person. A prompt's response is sent only after the updates
-are drained, so every update of a turn reaches the editor before the turn's
-`stopReason`, which comes from the core's own account of how the turn ended
-(`Submitted.result`). A prompt sent after `session/cancel` is queued by the core
-behind the cancelled turn; no lock here.
-"""
+The core emits synchronously, so events are translated on the spot and queued for one
+pump task, which starts once the session's response is on the wire (no update comes
+for a session the editor has not heard of) and never waits on a person (an ask is a
+task of its own); a prompt answers only after its updates are drained."""
 
 from __future__ import annotations
 
@@ -32,6 +21,7 @@ from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
     SessionInfoUpdate,
+    SessionModeState,
     StopReason,
     ToolCallUpdate,
 )
@@ -67,6 +57,7 @@ from rift.frontends.acp.mapping import (
     REJECT_ALWAYS,
     config_options,
     mode_asks,
+    mode_state,
     permission_choices,
 )
 from rift.frontends.acp.swarm import SwarmUpdates
@@ -82,13 +73,7 @@ STOP_REASONS: dict[str, StopReason] = {
     "cancelled": "cancelled",
     "refused": "cancelled",  # a queued prompt withdrawn before it ran
 }
-"""The core's turn ending (`TurnResult.ending`) → ACP stop reason; "error" is a
-JSON-RPC error instead."""
-
-
-def request_error(code: int, message: str) -> RequestError:
-    """A JSON-RPC error whose message says what went wrong in words."""
-    return RequestError(code, message)
+"""The core's turn ending → ACP stop reason; "error" is a JSON-RPC error instead."""
 
 
 class AcpSession(Struct, dict=True):
@@ -111,8 +96,6 @@ class AcpSession(Struct, dict=True):
     _refused: set[tuple[str, tuple[str, ...]]] = field(default_factory=set)
     """This turn's refused asks (question and diff): the same change is not asked again."""
 
-    # ---------------------------------------------------------------- opening
-
     @classmethod
     async def open(
         cls,
@@ -121,8 +104,7 @@ class AcpSession(Struct, dict=True):
         options: StartOptions,
         capabilities: ClientCapabilities | None,
     ) -> AcpSession:
-        """Start the conversation (preflight, resume) and wire it to the editor; raises
-        ModelError."""
+        """Start the conversation and wire it to the editor; raises ModelError."""
         relay: list[AcpSession] = []
         started = await start_agent(config, lambda e: relay[0].emit(e) if relay else None, options)
         conv = started.conversation
@@ -151,17 +133,13 @@ class AcpSession(Struct, dict=True):
         return session
 
     def connect_mcp(self, servers: list[McpServerConfig]) -> None:
-        """Start the editor's MCP servers with the agent's own (their tools arrive live).
-
-        The person configured them in the editor, so, like the user config's
-        servers, they need no project trust.
-        """
+        """Start the editor's MCP servers; the person configured them, so they need no
+        project trust."""
         if servers and self.extensions is None:
             log.warning("MCP servers from the editor ignored: this agent has no MCP layer")
-            return
-        for server in servers:
-            assert self.extensions is not None
-            self.extensions.start_mcp(server)
+        elif self.extensions is not None:
+            for server in servers:
+                self.extensions.start_mcp(server)
 
     def _delegate(self, capabilities: ClientCapabilities | None) -> None:
         fs = capabilities.fs if capabilities is not None else None
@@ -177,8 +155,6 @@ class AcpSession(Struct, dict=True):
             )
         delegate(self.conv, files=files, terminal=terminal)
 
-    # ------------------------------------------------------------ the stream
-
     def emit(self, event: Event) -> None:
         self._send(self.translator.feed(event))
 
@@ -191,12 +167,8 @@ class AcpSession(Struct, dict=True):
             self._updates.put_nowait(item)
 
     def go_live(self) -> None:
-        """The session's response is out: announce, and start sending.
-
-        The server calls this with `call_soon` from the request handler: the SDK
-        writes the response in the same step the handler returns (the stdio
-        transport never suspends in `send`), so it is on the wire first.
-        """
+        """The session's response is out (the server calls this with `call_soon`, and the
+        SDK writes the response in the handler's step): announce, and start sending."""
         self.announce()
         self._live.set()
 
@@ -210,9 +182,8 @@ class AcpSession(Struct, dict=True):
     def _title_update(self) -> Any:
         items = list_sessions(self.conv).items
         mine = next((i for i in items if Path(i.path) == self.conv.session_path), None)
-        saved = datetime.datetime.fromtimestamp(
-            mine.saved_at if mine else time.time(), tz=datetime.UTC
-        )
+        when = mine.saved_at if mine else time.time()
+        saved = datetime.datetime.fromtimestamp(when, tz=datetime.UTC)
         return SessionInfoUpdate(
             session_update="session_info_update",
             title=mine.title if mine else None,
@@ -240,8 +211,8 @@ class AcpSession(Struct, dict=True):
         await self._updates.join()
 
     async def replay(self) -> None:
-        """Send the stored conversation the way its turns were shown live, tool calls,
-        diffs and plans included, before session/load answers."""
+        """Send the stored conversation as its turns were shown live, before session/load
+        answers."""
         self._live.set()
         translator = Translator(cwd=self.translator.cwd, may_ask=lambda _: False)
         for item in replay(self.conv):
@@ -252,8 +223,6 @@ class AcpSession(Struct, dict=True):
                 self._send(translator.feed(item))
         self._send(translator.finish())
         await self.flush()
-
-    # ------------------------------------------------------------ permission
 
     async def _permit(self, item: PermissionItem) -> None:
         """Forward one ask; anything but a chosen allow option answers "deny"."""
@@ -293,23 +262,13 @@ class AcpSession(Struct, dict=True):
             self._send(self.translator.running())
         answer(self.conv, ask.id, said)
 
-    # ------------------------------------------------------------------ turns
-
-    @property
-    def busy(self) -> bool:
-        return self.conv.busy
-
     async def prompt(self, text: str, images: tuple[str, ...] = ()) -> PromptResponse:
-        """Run one turn (or one command) to its end and say why it ended.
-
-        While a turn runs, another prompt is refused, unless the running turn
-        was cancelled: then the core queues the new one behind it, as editors
-        expect after `session/cancel`.
-        """
+        """Run one turn (or one command) to its end and say why it ended. A prompt sent
+        while a turn runs is refused, unless after `session/cancel` (then it queues)."""
         invocation = parse(text, self.conv.state.skills)
         if invocation is not None and not invocation.skill:
-            if self.busy and not self._cancelled:
-                raise request_error(-32600, "a turn is already running in this session")
+            if self.conv.busy and not self._cancelled:
+                raise RequestError(-32600, "a turn is already running in this session")
             return await self._command(invocation)
         if invocation is not None:  # the owner expands skills in this spelling
             text = f"/skill:{invocation.name} {invocation.argument}".rstrip()
@@ -331,7 +290,7 @@ class AcpSession(Struct, dict=True):
         if isinstance(submitted.refusal, Refusal):
             await self.flush()
             code = -32600 if submitted.refusal.code == "busy" else -32602
-            raise request_error(code, submitted.refusal.text or "the prompt was refused")
+            raise RequestError(code, submitted.refusal.text or "the prompt was refused")
         if submitted.status == "started":
             self._begin_turn()
         try:
@@ -348,7 +307,7 @@ class AcpSession(Struct, dict=True):
         await self.flush()
         if ended.ending == "error":
             reason = ended.done.reason if ended.done is not None else ""
-            raise request_error(-32603, reason or "the turn failed")
+            raise RequestError(-32603, reason or "the turn failed")
         return PromptResponse(stop_reason=STOP_REASONS.get(ended.ending, "end_turn"))
 
     def _begin_turn(self) -> None:
@@ -365,25 +324,19 @@ class AcpSession(Struct, dict=True):
             await self.conv.wait()  # sent right after session/cancel: the cancel ends first
         try:
             if invocation.name == "rewind" and not (invocation.argument or "1").isdigit():
-                raise request_error(-32602, "/rewind takes a number of turns")
-            if invocation.name == "swarm":
-                await self._swarm_command(invocation)
-            elif invocation.name == "clear":
+                raise RequestError(-32602, "/rewind takes a number of turns")
+            if invocation.name == "clear":
                 if command.run(self.conv, invocation.argument):
                     self._titled = False
                     self._send([update_agent_message_text("Started a fresh conversation.\n")])
             elif command.run(self.conv, invocation.argument):
                 await self.conv.wait()  # a turn (/retry, /init), a race or a rebind ends
+                if invocation.name == "swarm":  # the race ran to its verdict, or was cancelled
+                    self._send(self.translator.swarm.finish())  # then its open calls failed
         finally:
             self.translator.speak_notices = False
         await self.flush()
         return PromptResponse(stop_reason="cancelled" if self._cancelled else "end_turn")
-
-    async def _swarm_command(self, invocation: Invocation) -> None:
-        """/swarm runs the race to its verdict (a plan and a tool call per candidate)."""
-        if BY_NAME["swarm"].run(self.conv, invocation.argument):
-            await self.conv.wait()
-            self._send(self.translator.swarm.finish())  # cancelled: open calls failed
 
     def cancel(self) -> None:
         """session/cancel: stop the turn; its prompt answers `cancelled`."""
@@ -392,33 +345,28 @@ class AcpSession(Struct, dict=True):
         for task in list(self._asks):
             task.cancel()
 
-    # --------------------------------------------------------------- settings
-
-    @property
-    def mode(self) -> str:
-        return self.conv.state.mode
+    def modes(self) -> SessionModeState:
+        return mode_state(self.conv.state.mode)
 
     def set_mode(self, mode: str) -> None:
         if not set_mode(self.conv, mode):
-            raise request_error(-32602, f"unknown mode '{mode}'")
+            raise RequestError(-32602, f"unknown mode '{mode}'")
 
     async def set_model(self, name: str) -> None:
         """The same preflight as serve's set_model; a refusal is an error reply."""
-        if self.busy:
-            raise request_error(-32600, "a turn is running: cancel it or wait before switching")
+        if self.conv.busy:
+            raise RequestError(-32600, "a turn is running: cancel it or wait before switching")
         if not name.strip():
-            raise request_error(-32602, "set_model needs a model name")
+            raise RequestError(-32602, "set_model needs a model name")
         started = set_model(self.conv, name)
         ended = await self.conv.wait() if started is True else started
         if ended is not True:
             said = ended.text if isinstance(ended, Refusal) else ""
-            raise request_error(-32602, said or "model switch failed")
+            raise RequestError(-32602, said or "model switch failed")
         await self.flush()
 
     def config_options(self) -> list[Any]:
-        return config_options(self.mode, self.conv.state.model, self.models)
-
-    # ---------------------------------------------------------------- closing
+        return config_options(self.conv.state.mode, self.conv.state.model, self.models)
 
     async def aclose(self) -> None:
         """The editor went away: stop the turn, refuse open asks, save, disconnect."""

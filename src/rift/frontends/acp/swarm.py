@@ -1,15 +1,7 @@
 """A swarm race as ACP `session/update`s: a plan, and a tool call per candidate.
 
-`swarm_started` opens a plan with one entry per candidate (`pending`); a
-candidate's `subagent_started` makes its entry `in_progress` and opens its tool
-call, whose content follows the candidate's activity lines; its
-`subagent_finished` completes the entry. `swarm_result` closes every call with
-the candidate's outcome (tests, patch size, winner) and its changes as diffs,
-which come from the conversation (`changes`: each file's text before and after,
-as an editor's diff view wants them). A race that ends without a verdict
-(cancelled) fails the calls still open. Sub-agent events of anything but the
-race (the `agent` tool's helpers) are not this class's.
-"""
+The verdict closes each call with the candidate's outcome and its changes as diffs;
+a race that ends without one (cancelled) fails the calls still open."""
 
 from __future__ import annotations
 
@@ -97,8 +89,6 @@ class SwarmUpdates(Struct, dict=True):
         self._candidates = {}
         return out
 
-    # -------------------------------------------------------------- internals
-
     def _begin(self, event: SwarmStarted) -> list[Any]:
         out = self.finish()  # a race left open (never judged) is over now
         self._race += 1
@@ -151,16 +141,12 @@ class SwarmUpdates(Struct, dict=True):
                 )
             )
         self._candidates = {}
-        return [self._plan_of(event), *out]
+        plan = (plan_entry(f"Candidate {r.name}", status="completed") for r in event.candidates)
+        return [update_plan(plan), *out]
 
     def _plan(self) -> Any:
         return update_plan(
             plan_entry(f"Candidate {c.name}", status=c.status) for c in self._candidates.values()
-        )
-
-    def _plan_of(self, event: SwarmResult) -> Any:
-        return update_plan(
-            plan_entry(f"Candidate {row.name}", status="completed") for row in event.candidates
         )
 
 

@@ -1,18 +1,8 @@
 """JSON-RPC 2.0 messages over stdio, one per line, for the ACP SDK's `Connection`.
 
-The SDK's own stdio reader logs a line that is not JSON and skips it, so a
-client that sent it would wait forever for an answer. This transport answers
-every line it cannot use with a JSON-RPC error (-32700 for bytes that are not
-JSON, -32600 for JSON that is not a JSON-RPC 2.0 request: no `"jsonrpc": "2.0"`,
-or an `id` that is not null, an integer or a string, answered with id null)
-and keeps reading: one bad request never ends the connection. Notifications
-nobody handles are dropped here, silently as JSON-RPC asks, because the SDK
-would log a traceback for each.
-
-It also maps the unstable `session/set_model` method, which the SDK in use no
-longer routes, to rift's `_rift/set_model` extension method, so editors that
-still send it get rift's model switch.
-"""
+The SDK's own reader skips a line that is not JSON, so its sender would wait forever:
+this transport answers every unusable line with a JSON-RPC error and keeps reading. It
+also maps the unstable `session/set_model` to rift's `_rift/set_model` extension."""
 
 from __future__ import annotations
 
@@ -37,14 +27,13 @@ _EOF = object()
 
 def _valid_id(request_id: Any) -> bool:
     """JSON-RPC 2.0 ids: a string, an integer (not a bool) or null."""
-    if isinstance(request_id, bool):
-        return False
-    return request_id is None or isinstance(request_id, str | int)
+    return not isinstance(request_id, bool) and (
+        request_id is None or isinstance(request_id, str | int)
+    )
 
 
 def _error(request_id: Any, code: int, message: str) -> dict[str, Any]:
-    if not _valid_id(request_id):
-        request_id = None
+    """An error reply; `request_id` was vetted (an invalid one is answered with null)."""
     return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
 
 
@@ -112,8 +101,6 @@ class StdioTransport:
 
     async def close(self) -> None:
         self._closed = True
-
-    # -------------------------------------------------------------- internals
 
     async def _reply(self, payload: dict[str, Any]) -> None:
         try:

@@ -1,20 +1,7 @@
 """The core's events as ACP `session/update`s.
 
-`Translator.feed` runs inside the core's synchronous `emit`, at the moment
-each event happens, and returns what the editor should be sent. Everything
-comes from the events themselves: a write's proposed diff from its `ask`, the
-applied diff from the `edit_diff` that follows its `tool_result` (so the
-completion waits for it), the full result from `tool_result.output`, and how a
-turn ended from `done.outcome`. Nothing here reads a file or the conversation,
-so a replayed session (core/sessions/replay.py) renders exactly like a live one.
-
-A `/swarm` race is translated by `swarm.SwarmUpdates` (a plan and a tool call
-per candidate), which asks the conversation for the candidates' changes.
-
-Tool calls run one at a time, so a `tool_result` always closes the call the
-last `tool_start` opened; each gets an id of its own (`call_<n>`), unique in
-the session whatever ids the model used.
-"""
+`Translator.feed` runs inside the core's synchronous `emit`. It reads only the events,
+never a file or the conversation, so a replayed session renders exactly like a live one."""
 
 from __future__ import annotations
 
@@ -71,8 +58,7 @@ class ToolCallState(Struct, dict=True):
     title: str
     kind: ToolKind
     asks: bool = False
-    """The tool declares that a call waits for approval: its card stays `pending` until
-    the person allows it (tools/base.py `Tool.asks`)."""
+    """The call waits for approval: its card stays `pending` until the person allows it."""
     path: Path | None = None
     proposal: list[Any] = field(default_factory=list)
     """The proposed diff (from the ask), shown with the permission request."""
@@ -101,7 +87,6 @@ class Translator(Struct, dict=True):
     speak_notices: bool = False
     """While a `/command` runs, its info and warnings are the agent's message."""
     swarm: SwarmUpdates = field(default_factory=SwarmUpdates)
-    """A `/swarm` race's plan and candidate calls (swarm.py)."""
     _count: int = 0
     _held: tuple[ToolCallState, ToolResult] | None = None
     """A write/edit that succeeded, completed once its `edit_diff` arrives."""
@@ -125,14 +110,11 @@ class Translator(Struct, dict=True):
         elif isinstance(event, Plan):
             out.append(update_plan(_plan_entries(event)))
         elif isinstance(event, ContextGauge):
-            out.append(
-                UsageUpdate(session_update="usage_update", used=event.used, size=event.limit)
-            )
-        elif isinstance(event, Done):
-            if event.outcome == "stopped":  # the reason is the agent's last words, not a refusal
-                out.append(
-                    update_agent_message_text(f"\n\n[rift stopped this turn: {event.reason}]")
-                )
+            usage = UsageUpdate(session_update="usage_update", used=event.used, size=event.limit)
+            out.append(usage)
+        elif isinstance(event, Done) and event.outcome == "stopped":
+            # the reason is the agent's last words, not a refusal
+            out.append(update_agent_message_text(f"\n\n[rift stopped this turn: {event.reason}]"))
         elif isinstance(event, Warning | Info):
             out += self._notice(event)
         return out
@@ -151,22 +133,14 @@ class Translator(Struct, dict=True):
         if call is None or (call.running and terminal_id is None):
             return []
         call.running = True
+        content = None
         if terminal_id is not None:
             call.terminal_id = terminal_id
-            return [
-                update_tool_call(
-                    call.id, status="in_progress", content=[tool_terminal_ref(terminal_id)]
-                )
-            ]
-        return [update_tool_call(call.id, status="in_progress")]
-
-    # -------------------------------------------------------------- internals
+            content = [tool_terminal_ref(terminal_id)]
+        return [update_tool_call(call.id, status="in_progress", content=content)]
 
     def _notice(self, event: Warning | Info) -> list[Outgoing]:
-        if isinstance(event, Warning):
-            log.warning("%s", event.text)
-        else:
-            log.info("%s", event.text)
+        log.log(logging.WARNING if isinstance(event, Warning) else logging.INFO, "%s", event.text)
         return [update_agent_message_text(event.text + "\n")] if self.speak_notices else []
 
     def _start(self, event: ToolStart) -> list[Outgoing]:
@@ -273,22 +247,19 @@ class Translator(Struct, dict=True):
 
 
 def _plan_entries(event: Plan) -> list[PlanEntry]:
-    entries: list[PlanEntry] = []
-    current_seen = False
-    for item in event.items:
-        if item.done:
-            entries.append(plan_entry(item.text, status="completed"))
-        elif not current_seen:
-            current_seen = True
-            entries.append(plan_entry(item.text, status="in_progress"))
-        else:
-            entries.append(plan_entry(item.text, status="pending"))
-    return entries
+    """Done items completed, the first open one in progress, the rest pending."""
+    current = next((i for i, item in enumerate(event.items) if not item.done), -1)
+    return [
+        plan_entry(
+            item.text,
+            status="completed" if item.done else "in_progress" if i == current else "pending",
+        )
+        for i, item in enumerate(event.items)
+    ]
 
 
 def _diff_content(path: Path, region: DiffRegion) -> tuple[Any, int]:
-    """An ACP diff from the core's changed region, and the line it starts at; a new
-    file has no old text."""
+    """An ACP diff from the core's changed region, and the line it starts at."""
     new = "".join(f"{x}\n" for x in region.new)
     old = None if region.created else "".join(f"{x}\n" for x in region.old)
     return tool_diff_content(str(path), new, old), region.start

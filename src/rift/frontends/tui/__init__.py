@@ -23,17 +23,13 @@ if TYPE_CHECKING:
 __all__ = ["run"]
 
 BENCH_ENV = "RIFT_TUI_READY_FILE"
-"""Benchmark hook (bench/tui_startup.py), not configuration: when set, the app writes
-the wall-clock time of its first painted frame and the CPU seconds it had used by
-then to this file, and exits."""
+"""Benchmark hook (bench/tui_startup.py), not configuration: the app writes the time of
+its first painted frame (wall clock, CPU seconds) to this file, and exits."""
 
 
 def run(config: Config, *, continue_last: bool = False, resume: Path | None = None) -> int:
-    """Run the TUI until /quit; returns the exit status.
-
-    Takes the session choice as plain values rather than `StartOptions`, so that
-    the agent core is not imported before the first frame is painted.
-    """
+    """Run the TUI until /quit; returns the exit status. The session choice comes as plain
+    values, not `StartOptions`, so the core is not imported before the first frame."""
     from rift.frontends.tui.format import host_problem
 
     problem = host_problem(config.host)

@@ -1,16 +1,8 @@
 """The Textual application: one chat screen, modal pickers, and the core's event worker.
 
-Startup paints first and connects second: the screen is composed from cheap
-widgets, and only after the first frame (`on_ready`) does the connect worker
-import the core and bind the model. A failed bind leaves the UI open with a
-banner explaining how to point rift at a server; `/host` and `/model` retry.
-
-Prompts are never dropped: one sent while a turn runs is queued by the core
-(`submit(when_busy="queue")`; shown above the input from the conversation's state,
-Esc takes back the newest) and starts when the turn is over; one sent while the
-model is still being bound waits for the bind, then goes the same way. Ctrl+C
-cancels a running turn; on an idle prompt it asks for a second press to quit.
-"""
+Startup paints first and connects second (after the first frame), and a failed bind
+leaves the UI open with a banner saying how to point rift at a server. A prompt sent
+while a turn runs is queued by the core; one sent while the model binds waits for it."""
 
 from __future__ import annotations
 
@@ -34,7 +26,7 @@ from rift.errors import RiftError
 from rift.frontends.tui.driver import Driver
 from rift.frontends.tui.screens.chat import ChatScreen
 from rift.frontends.tui.widgets.activity import ActivityPane
-from rift.frontends.tui.widgets.composer import CommandHint, Composer, PromptInput
+from rift.frontends.tui.widgets.composer import PLACEHOLDER, CommandHint, Composer, PromptInput
 from rift.frontends.tui.widgets.status import StatusBar
 from rift.frontends.tui.widgets.transcript import Transcript
 
@@ -95,9 +87,8 @@ class RiftApp(App[int]):
         self._view: EventView | None = None
         self._files: list[str] | None = None
         self.connecting = True
-        """Until the first bind has succeeded or failed: prompts wait rather than fail."""
+        """Until the first bind has succeeded or failed: prompts wait for `_bound` meanwhile."""
         self._bound = asyncio.Event()
-        """Set when the first bind has succeeded or failed: prompts sent before it go then."""
         self.last_prompt = ""
         """The newest prompt as typed, put back in the box when its turn failed to start."""
         self._activity_choice: bool | None = None
@@ -117,11 +108,8 @@ class RiftApp(App[int]):
         await super().on_event(event)
 
     def replay_early_keys(self) -> None:
-        """Type what arrived before the first frame into the input; each line end sends it.
-
-        Keys typed while the terminal was still in line mode arrive as whole lines, so
-        their Enter reads as a newline: here it sends, as the person meant.
-        """
+        """Type what arrived before the first frame into the input; each line end sends it
+        (typed in the terminal's line mode, Enter arrives as a newline)."""
         keys, self._early_keys = self._early_keys or [], None
         prompt = self.composer.input
         line = ""
@@ -136,8 +124,6 @@ class RiftApp(App[int]):
                 line += key.character
         if line:
             prompt.insert(line)
-
-    # ----------------------------------------------------------- widgets
 
     @property
     def transcript(self) -> Transcript:
@@ -157,12 +143,7 @@ class RiftApp(App[int]):
 
     def say(self, text: str | Text, kind: str = "command") -> None:
         """A line from rift in the transcript (command output, notices, problems)."""
-        if isinstance(text, Text):
-            self.transcript.add_notice("", kind).update(text)
-        else:
-            self.transcript.add_notice(text, kind)
-
-    # ---------------------------------------------------------- lifecycle
+        self.transcript.add_notice(text, kind)
 
     @on(events.Ready)
     def _first_frame(self) -> None:
@@ -217,8 +198,6 @@ class RiftApp(App[int]):
             raise RiftError("no model is connected — /host URL or /model NAME first")
         return self.driver.conversation
 
-    # --------------------------------------------------------- the events
-
     def emit(self, event: Event) -> None:
         self._events.put_nowait(event)
 
@@ -239,8 +218,6 @@ class RiftApp(App[int]):
                     continue
                 log.exception("rendering %s failed", type(event).__name__)
                 self.say(f"internal error while showing {event.name}: {exc!r}", "error")
-
-    # ------------------------------------------------------------- input
 
     @on(PromptInput.Submitted)
     async def _submitted(self, message: PromptInput.Submitted) -> None:
@@ -273,8 +250,7 @@ class RiftApp(App[int]):
         return list(conversation.state.queued) if conversation is not None else []
 
     def send_prompt(self, text: str, shown: str | None = None) -> None:
-        """Send a prompt: it starts a turn now, or the core queues it behind the running
-        work; one sent while the model binds goes once the bind is over."""
+        """Start a turn now, or let the core queue it; while the model binds, wait for it."""
         if self.connecting:
             self._after_bind(text, shown)
             return
@@ -290,8 +266,7 @@ class RiftApp(App[int]):
         self.send_prompt(text, shown)
 
     def _start(self, text: str, shown: str | None) -> None:
-        """Submit to the conversation, which attaches @mentions and expands /skill:name
-        and queues the prompt while other work runs."""
+        """Submit to the conversation (it expands mentions and skills, and queues)."""
         typed = shown if shown is not None else text
         submitted = self.driver.start_turn(text)
         if submitted is None:  # refused (an unknown skill…): it said why
@@ -335,10 +310,8 @@ class RiftApp(App[int]):
             self.status_bar.set(phase=phase, text=phase)
 
     def begin_answer(self, ask_id: int, question: str, prefix: str = "") -> None:
-        """A free-text ask: the input becomes the answer field (Esc skips).
-
-        `prefix` goes before what is typed (`deny: ` for "deny, and tell rift why").
-        """
+        """A free-text ask: the input becomes the answer field (Esc skips); `prefix` goes
+        before what is typed (`deny: ` for "deny, and tell rift why")."""
         self.pending_answer = ask_id
         self._answer_prefix = prefix
         self.say(Text("? " + question, style="bold cyan"), "ask")
@@ -349,15 +322,13 @@ class RiftApp(App[int]):
     def _finish_answer(self, text: str) -> None:
         ask_id, self.pending_answer = self.pending_answer, None
         prefix, self._answer_prefix = self._answer_prefix, ""
-        self.composer.input.placeholder = "Ask rift to do something…  (/ commands · @ files)"
+        self.composer.input.placeholder = PLACEHOLDER
         if ask_id is not None and self.driver.conversation is not None:
             answer = prefix + text if prefix else text
             from rift.core import answer as answer_ask
 
             answer_ask(self.driver.conversation, ask_id, answer)
             self.say("answer: " + (answer or "(skipped)"), "info")
-
-    # ---------------------------------------------------------- actions
 
     def action_cancel(self) -> None:
         if self.pending_answer is not None:
@@ -419,8 +390,6 @@ class RiftApp(App[int]):
             with contextlib.suppress(NoMatches):  # the screen is being torn down
                 self.status_bar.set(tasks=tasks.running_count)
 
-    # ------------------------------------------------------- completions
-
     def command_hints(self) -> Sequence[CommandHint]:
         from rift.frontends.tui.commands import hints
 
@@ -444,5 +413,4 @@ class RiftApp(App[int]):
         """Show a picker and wait for the choice (call from a worker)."""
         from rift.frontends.tui.screens.picker import PickerScreen
 
-        screen = PickerScreen(question, choices, current=current)
-        return await self.push_screen_wait(screen)
+        return await self.push_screen_wait(PickerScreen(question, choices, current=current))

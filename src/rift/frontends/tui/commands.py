@@ -1,10 +1,7 @@
-"""Slash commands: the TUI's handler for each command of the core registry, plus dispatch.
-Names, arguments, help and idle rule come from `rift.core.COMMANDS`; this module only says
-what the TUI does for each. A handler is `async (app, arg) -> None`, the app seen as a
-`host.CommandHost` (never `RiftApp`, which imports this module); it fails by raising
-`RiftError` (shown as `! <error>`, status "command failed"). Commands that change the
-conversation or the model refuse while a turn runs; lookups (/tokens, /tasks, /diff…)
-never do. Conversation and model commands live in `session_commands.py`."""
+"""Slash commands: the TUI's handler for a command of the core registry, plus dispatch.
+
+A handler is `async (app, arg) -> None`, the app seen as a `host.CommandHost`; it fails
+by raising `RiftError` (shown as `! <error>`)."""
 
 from __future__ import annotations
 
@@ -12,9 +9,9 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
-from msgspec import Struct
 from rich.text import Text
 
+from rift.core import for_face
 from rift.errors import RiftError, ToolError
 from rift.frontends.tui import session_commands as session
 from rift.frontends.tui.config_edit import config as _config
@@ -22,7 +19,6 @@ from rift.frontends.tui.format import gauge
 from rift.frontends.tui.paste import paste as _paste
 from rift.frontends.tui.session_commands import run
 from rift.frontends.tui.swarm_commands import candidates as _candidates
-from rift.frontends.tui.swarm_commands import merge as _merge
 from rift.frontends.tui.swarm_commands import swarm as _swarm
 from rift.frontends.tui.widgets.activity import color_diff
 from rift.frontends.tui.widgets.composer import CommandHint
@@ -47,30 +43,6 @@ KEYS = (
 )
 
 
-class Command(Struct, frozen=True):
-    """A registry command (`spec`) and the TUI's handler for it."""
-
-    run: Handler
-    spec: CoreCommand
-
-    @property
-    def args(self) -> str:
-        return self.spec.args
-
-    @property
-    def help(self) -> str:
-        return self.spec.help
-
-    @property
-    def needs_model(self) -> bool:
-        return self.spec.needs_model
-
-    @property
-    def idle_only(self) -> bool:
-        """Refused while a turn runs (it changes the conversation or the model)."""
-        return self.spec.idle_only
-
-
 def is_command(text: str) -> bool:
     """`/name …` with a command-shaped name; `/etc/hosts is broken` is a prompt."""
     first = text.strip().split(maxsplit=1)
@@ -85,16 +57,20 @@ async def dispatch(app: CommandHost, text: str) -> None:
         await _skill(app, invocation.name, invocation.argument)
         return
     head, arg = split_command(text) or ("", "")
-    command = COMMANDS.get(head)
-    if command is None:
+    spec = COMMANDS.get(head)
+    if spec is None:
         app.say(f"unknown command '/{head}' — /help lists available commands", "warning")
         app.status_bar.set(text="unknown command")
         return
-    if command.idle_only and app.driver.busy:
+    if spec.idle_only and app.driver.busy:
         raise RiftError(f"/{head}: a turn is running — press Esc to cancel it, or wait")
-    if command.needs_model:
+    if spec.needs_model:
         app.require_conversation()
-    await command.run(app, arg)
+    handler = HANDLERS.get(head)
+    if handler is None:  # the TUI shows no more of it than its events
+        run(app, head, arg)
+    else:
+        await handler(app, arg)
 
 
 def hints(skills: Sequence[str]) -> list[CommandHint]:
@@ -102,9 +78,6 @@ def hints(skills: Sequence[str]) -> list[CommandHint]:
     out = [CommandHint(name, c.args, c.help) for name, c in COMMANDS.items()]
     out += [CommandHint(f"skill:{name}", "[task]", "run this skill") for name in skills]
     return out
-
-
-# ------------------------------------------------------------------ general
 
 
 async def _help(app: CommandHost, arg: str) -> None:
@@ -198,8 +171,7 @@ async def _permissions(app: CommandHost, arg: str) -> None:
     from rift.core import permission_rules
 
     conversation = app.require_conversation()
-    state = conversation.state
-    config = state.config
+    state, config = conversation.state, conversation.state.config
     rules = permission_rules(conversation)  # in force now: granted in this session included
     text = Text.assemble(("approval mode: ", "bold"), state.mode, "\n")
     for kind in ("allow", "ask", "deny"):
@@ -222,10 +194,6 @@ async def _think(app: CommandHost, arg: str) -> None:
         app.say(set_thinking(app.require_conversation(), arg), "info")
     except ValueError as exc:
         raise RiftError(f"/think: {exc}") from exc
-
-
-async def _undo(app: CommandHost, arg: str) -> None:
-    run(app, "undo", arg)
 
 
 async def _tokens(app: CommandHost, arg: str) -> None:
@@ -284,12 +252,8 @@ async def _plan(app: CommandHost, arg: str) -> None:
     if not app.plan_items:
         app.say("(no plan yet — the agent writes one for multi-step tasks)")
         return
-    app.say(
-        "\n".join(
-            f"{'☑' if item.done else '☐'} {n}. {item.text}"
-            for n, item in enumerate(app.plan_items, 1)
-        )
-    )
+    items = enumerate(app.plan_items, 1)
+    app.say("\n".join(f"{'☑' if item.done else '☐'} {n}. {item.text}" for n, item in items))
 
 
 async def _tasks(app: CommandHost, arg: str) -> None:
@@ -384,7 +348,6 @@ HANDLERS: dict[str, Handler] = {
     "paste": _paste,
     "add-dir": _add_dir,
     "remember": _remember,
-    "undo": _undo,
     "rewind": session.rewind,
     "compact": session.compact,
     "tokens": _tokens,
@@ -400,31 +363,11 @@ HANDLERS: dict[str, Handler] = {
     "copy": _copy,
     "export": session.export,
     "swarm": _swarm,
-    "merge": _merge,
     "candidates": _candidates,
     "quit": _quit,
 }
-"""What the TUI does for each command; every registry command for the TUI has one."""
+"""What the TUI does for a command; the rest run the registry's own `run` (events show it)."""
 
 
-def _registry() -> tuple[CoreCommand, ...]:
-    from rift.core import for_face
-
-    return for_face("tui")
-
-
-FACE = _registry()
-
-
-def _registered(name: str) -> Handler:
-    """The TUI's handler for a command it shows no more of than its events."""
-
-    async def handler(app: CommandHost, arg: str) -> None:
-        run(app, name, arg)
-
-    return handler
-
-
-COMMANDS: dict[str, Command] = {
-    spec.name: Command(HANDLERS.get(spec.name) or _registered(spec.name), spec) for spec in FACE
-}
+COMMANDS: dict[str, CoreCommand] = {spec.name: spec for spec in for_face("tui")}
+"""The registry's commands for the TUI, by name."""

@@ -1,12 +1,6 @@
 """`/config edit` in the TUI: the user config in the person's own editor, then reloaded.
 
-Only the TUI owns a terminal it can lend: the app is suspended (Textual's
-`App.suspend`) while `$VISUAL`/`$EDITOR` (or the config's "editor") runs in the
-foreground, and resumes when it exits; the owner then reloads the settings as
-`/config reload` does. Serve and ACP have no terminal to lend, so there the owner
-only names the file (core/commands/config.py). Every other `/config` form is
-the owner's.
-"""
+Only the TUI owns a terminal it can lend (serve and ACP only name the file)."""
 
 from __future__ import annotations
 

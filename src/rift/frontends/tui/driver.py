@@ -1,19 +1,7 @@
-"""The TUI's adapter to the core: a thin layer over `Conversation`.
-
-It plays the part `ServeLoop` plays for `--serve`: front-end input becomes
-`Conversation` calls (submit, cancel) and the core's commands (set_model,
-set_option, rewind, compact, new_conversation...), and everything the core reports comes back
-as events through `emit`. The conversation owns the turn task, busy, the
-undo journal and the session file, so an option change keeps the journal
-and `/clear` keeps the old session resumable, exactly as in every other face.
-
-Only two things make a new conversation here: the first bind (which may
-fail, leaving the UI offline until `/host` or `/model` binds one) and
-`/sessions`, which opens another saved session.
-
-The core is imported inside `bind`, not at module level, so the first frame
-is painted before httpx and the model code load (bench/tui_startup.py).
-"""
+"""The TUI's adapter to the core: a thin layer over `Conversation`, as `ServeLoop` is for
+`--serve`; the conversation owns the turn, the undo journal and the session file, as in
+every other face. The core is imported inside `bind`, so the first frame is painted
+before httpx and the model code load."""
 
 from __future__ import annotations
 
@@ -30,7 +18,7 @@ from rift.frontends.tui.swarmboard import SwarmBoard
 
 if TYPE_CHECKING:
     from rift.core import Conversation, Started, Submitted, TaskRegistry
-    from rift.events import Done, Event, TurnStats
+    from rift.events import Event, TurnStats
 
 
 TIMING_FIGURES = (
@@ -61,7 +49,7 @@ class Totals(Struct, dict=True):
     prefill_tokens_per_sec: float = 0.0
     """The server's prompt-reading speed at its last `prefill_progress` (0: never said)."""
     timing: dict[str, int] = field(default_factory=dict)
-    """Where the time went (TurnStats' requests, prefill_*, decode_*, cached_tokens, tool_ms)."""
+    """Where the time went (TIMING_FIGURES)."""
 
     def add_turn(self, stats: TurnStats, cost_usd: float = 0.0) -> None:
         self.turns += 1
@@ -104,16 +92,15 @@ class Driver:
         self.first_open = (continue_last, resume)
         """How to open the session on the first successful bind (--continue, --resume)."""
         self.conversation: Conversation | None = None
-        """The owner of the conversation's lifecycle; None while offline."""
+        """None while offline."""
         self.tasks: TaskRegistry | None = None
         """Background tasks (/tasks), which outlive turns and belong to the agent."""
         self.offline: str | None = None
         """Why no model is bound (the startup error), or None when one is."""
         self.totals = Totals()
         self.swarm = SwarmBoard()
-        """The latest swarm race as its events told it (/candidates shows it)."""
         self.staged: list[str] = []
-        """Images `/paste` staged (data URLs): they ride on the next prompt that starts a turn."""
+        """Images `/paste` staged (data URLs) for the next prompt that starts a turn."""
 
     @property
     def config(self) -> Config:
@@ -127,8 +114,6 @@ class Driver:
     def with_config(self, **changes: object) -> Config:
         return replace(self.config, **changes)
 
-    # ------------------------------------------------------------- binding
-
     async def connect(self) -> Started | None:
         """The first bind; None (and `offline` set) when it fails."""
         try:
@@ -137,14 +122,9 @@ class Driver:
             self.offline = str(exc)
             return None
 
-    async def bind(
-        self, config: Config, *, continue_last: bool = False, resume: Path | None = None
-    ) -> Started:
-        """Start a conversation on `config` (a new or a saved session) and adopt it.
-
-        On failure the current conversation (if any) stays in charge and the
-        error is raised for the caller to show.
-        """
+    async def bind(self, config: Config, *, resume: Path | None = None) -> Started:
+        """Start a conversation on `config` (a new or a saved session) and adopt it; on
+        failure the current one (if any) stays in charge and the error is raised."""
         from rift.core import (  # late: see module docstring
             StartOptions,
             offer_trust,
@@ -154,8 +134,9 @@ class Driver:
         )
 
         old = self.conversation
+        continue_last = False
         if old is None and resume is None:  # still the first bind (after an offline start)
-            continue_last, resume = continue_last or self.first_open[0], self.first_open[1]
+            continue_last, resume = self.first_open
         options = StartOptions(continue_last=continue_last, resume=resume)
         started = await start_agent(config, self.emit, options)
         conversation = started.conversation
@@ -172,12 +153,9 @@ class Driver:
         offer_trust(conversation)  # project plugins, hooks and MCP servers ask once
         return started
 
-    # --------------------------------------------------------------- turns
-
     def start_turn(self, text: str) -> Submitted | None:
-        """Submit a prompt, with the images `/paste` staged; the owner expands skills and
-        @mentions, and queues it while other work runs. None when refused (the staged
-        images then wait for the next one)."""
+        """Submit a prompt with the images `/paste` staged; None when refused (the images
+        then wait for the next one)."""
         assert self.conversation is not None
         attachments = None
         if self.staged:
@@ -195,10 +173,6 @@ class Driver:
         if self.conversation is None:
             return None
         return await self.conversation.wait()
-
-    def record_turn(self, done: Done) -> None:
-        """Add a finished turn to the totals, priced by the core (`done.cost_usd`)."""
-        self.totals.add_turn(done.stats, done.cost_usd)
 
     def cancel(self) -> bool:
         """Cancel the running work; True when there was some."""

@@ -1,10 +1,6 @@
 """Pure text helpers for the TUI: tool results, the context gauge, token rates.
 
-A tool call's summary is the tool's own (`rift.core.describe_call`); this only clips it.
-
-Kept free of Textual so they are cheap to test and to import; the widgets
-turn these strings into styled Rich text.
-"""
+Kept free of Textual so they are cheap to test and to import."""
 
 from __future__ import annotations
 
@@ -46,11 +42,6 @@ def gauge(used: int, limit: int) -> tuple[str, str]:
     return f"ctx {pct}% {short_tokens(used)}/{short_tokens(limit)}", level
 
 
-def estimate_tokens(text: str) -> int:
-    """The core's rough count (UTF-8 bytes / 4), for the live rate."""
-    return len(text.encode("utf-8")) // 4
-
-
 class RateMeter:
     """Live tokens per second over the streamed text of the current turn."""
 
@@ -62,7 +53,7 @@ class RateMeter:
     def add(self, text: str, now: float) -> None:
         if self.started is None:
             self.started = now
-        self.tokens += estimate_tokens(text)
+        self.tokens += len(text.encode("utf-8")) // 4  # the core's rough count
         self.last = now
 
     def rate(self) -> float:
@@ -76,25 +67,19 @@ class RateMeter:
 
 def rate_to_show(tokens_per_sec: float, output_tokens: int) -> float:
     """The turn's rate, or 0.0 (not shown) when it was measured over almost no time."""
-    if tokens_per_sec <= 0 or output_tokens / tokens_per_sec < MIN_RATE_SECONDS:
-        return 0.0
-    return tokens_per_sec
+    too_short = tokens_per_sec <= 0 or output_tokens / tokens_per_sec < MIN_RATE_SECONDS
+    return 0.0 if too_short else tokens_per_sec
 
 
 def parse_num_ctx(text: str) -> int | None:
     """`/ctx` sizes: `16384`, `16_384`, or `16k` (= 16384, as context sizes are counted)."""
     match = _CTX.fullmatch(text.strip().replace("_", ""))
-    if match is None:
-        return None
-    return int(match.group(1)) * (1024 if match.group(2) else 1)
+    return None if match is None else int(match.group(1)) * (1024 if match.group(2) else 1)
 
 
 def host_problem(url: str) -> str | None:
-    """Why `url` cannot be a model server address, in one line; None when it can.
-
-    Checked before anything connects, so `--host http://[::1` or a port with a
-    typo is one clear line rather than a traceback from deep in the HTTP client.
-    """
+    """Why `url` cannot be a model server address, in one line (not a traceback from deep
+    in the HTTP client); None when it can."""
     try:
         parts = urlsplit(url)
         port = parts.port

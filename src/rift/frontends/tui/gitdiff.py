@@ -14,19 +14,13 @@ MAX_UNTRACKED = 50
 
 
 async def git_diff(cwd: Path) -> str:
-    """Changes against HEAD (staged and unstaged), or against the index before a first commit,
-    followed by every new file git does not ignore (what the agent just created is a change too).
-
-    Returns a readable line in parentheses when git cannot answer.
-    """
-    try:
-        code, out, err = await _git(cwd, "diff", "--no-color", "HEAD")
-        if code != 0:
-            code, out, err = await _git(cwd, "diff", "--no-color")
-        if code == 0:
-            out += await _untracked(cwd)
-    except OSError as exc:
-        return f"(git is not available: {exc.strerror or exc})"
+    """Changes against HEAD (or the index before a first commit), then every new file git
+    does not ignore; a readable line in parentheses when git cannot answer."""
+    code, out, err = await _git(cwd, "diff", "--no-color", "HEAD")
+    if code != 0:
+        code, out, err = await _git(cwd, "diff", "--no-color")
+    if code == 0:
+        out += await _untracked(cwd)
     if code != 0:
         first = err.decode("utf-8", "replace").strip().splitlines()
         return f"(no git diff: {first[0] if first else 'not a git repository'})"

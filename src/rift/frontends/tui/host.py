@@ -1,12 +1,7 @@
 """What the TUI's commands, event view and chat screen need from the app, as protocols.
 
-The slash commands, `EventView` and `ChatScreen` used to name `RiftApp`, and the
-app imports them: one import circle (type-only, but neither side could be read,
-type-checked or moved without the other). They now name these protocols, which
-`RiftApp` satisfies as it is (structurally; the launcher, `__init__.py`, has a
-line that makes mypy prove it). So only the launcher imports app.py, and each
-protocol is the whole list of what its users may touch.
-"""
+They name these rather than `RiftApp` (which imports them), so the TUI has no import
+circle; the launcher (`__init__.py`) makes mypy prove that `RiftApp` satisfies them."""
 
 from __future__ import annotations
 
@@ -31,12 +26,15 @@ R = TypeVar("R")
 """A modal screen's result."""
 
 
-class ScreenStack(Protocol):
-    """The Textual `App` calls the commands and the view make: modals, clipboard, exit."""
+class CommandHost(Protocol):
+    """The app as the slash commands and `EventView` see it: widgets, driver, turn flow,
+    and the Textual `App` calls they make (modals, clipboard, exit)."""
+
+    plan_items: list[PlanItem]
+    """The latest plan the agent wrote (/plan shows it, /plan clear empties it)."""
 
     @property
     def screen_stack(self) -> list[Screen[Any]]: ...
-
     def push_screen(
         self, screen: Screen[R], callback: ScreenResultCallbackType[R] | None = None
     ) -> AwaitMount: ...
@@ -45,13 +43,6 @@ class ScreenStack(Protocol):
     def suspend(self) -> AbstractContextManager[None]:
         """Lend the terminal to a foreground program (`/config edit`'s editor)."""
         ...
-
-
-class CommandHost(ScreenStack, Protocol):
-    """The app as the slash commands and `EventView` see it: widgets, driver, turn flow."""
-
-    plan_items: list[PlanItem]
-    """The latest plan the agent wrote (/plan shows it, /plan clear empties it)."""
 
     @property
     def driver(self) -> Driver: ...

@@ -1,8 +1,6 @@
 """`@path` mentions in the composer: completion candidates, pasted image paths.
 
-Attaching the mentioned files happens in the core (`rift.core.context.mentions`), when
-the conversation owner takes the prompt, so every face attaches them the same way.
-"""
+The core attaches the mentioned files, so every face attaches them the same way."""
 
 from __future__ import annotations
 
@@ -25,9 +23,7 @@ def token_at(line: str, column: int) -> str | None:
     while start > 0 and not line[start - 1].isspace():
         start -= 1
     word = line[start:column]
-    if not word.startswith("@") or "@" in word[1:]:
-        return None
-    return word[1:]
+    return word[1:] if word.startswith("@") and "@" not in word[1:] else None
 
 
 def file_index(cwd: Path) -> list[str]:
@@ -64,10 +60,9 @@ def complete(partial: str, index: list[str], limit: int = 12) -> list[str]:
 
 
 def pasted_image(text: str, cwd: Path) -> str | None:
-    """A paste that is one image file's path (as a terminal pastes a dragged file:
-    quoted, `file://`, backslash-escaped) as the `@mention` that attaches it, relative
-    to the project when inside it; None for anything else, which is pasted as is.
-    A path with whitespace cannot be a mention, so it stays text too."""
+    """A paste that is one image file's path (quoted, `file://`, backslash-escaped, as a
+    terminal pastes a dragged file) as the `@mention` that attaches it; None for anything
+    else, a path with whitespace included, which is pasted as is."""
     from rift.models.attachments import IMAGE_TYPES  # not before the first frame
 
     raw = text.strip()

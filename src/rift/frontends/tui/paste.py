@@ -1,13 +1,7 @@
 """`/paste`: the clipboard's image, staged for the next prompt of a vision model.
 
-A terminal cannot paste an image: what arrives as a paste is text (a path is
-already made an `@mention`, mentions.py). The image itself has to be read from
-the desktop's clipboard by its own tool: `wl-paste` on Wayland, `xclip` on X11,
-`pngpaste` on macOS, whichever is installed, as PNG. It is staged on the
-driver and rides on the next prompt as an image attachment, which the core
-sends only to a model that reports vision (llama.cpp's `/props` says so when a
-vision projector is loaded); for any other model `/paste` refuses at once.
-"""
+A terminal cannot paste an image, so it is read as PNG by the desktop clipboard's own
+tool (`wl-paste`, `xclip` or `pngpaste`)."""
 
 from __future__ import annotations
 
@@ -56,11 +50,7 @@ async def paste(app: CommandHost, arg: str) -> None:
 
 
 async def read_clipboard_image() -> bytes:
-    """The clipboard's image as PNG bytes.
-
-    Raises:
-        RiftError: no clipboard tool is installed, or the clipboard holds no image.
-    """
+    """The clipboard's image as PNG bytes; RiftError when no tool or no image is there."""
     installed = [c for c in CLIPBOARD_COMMANDS if shutil.which(c[0])]
     if not installed:
         raise RiftError(

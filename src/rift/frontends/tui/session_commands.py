@@ -1,15 +1,8 @@
 """Slash commands that change the model binding or the conversation.
 
-Each one is a call on the core's commands (`rift.core.commands`), given the owner:
-/model → `set_model`, /host /ctx /temp → `set_option` (the messages and the
-undo journal carry over), /rewind → `rewind`, /compact → `compact`, /clear →
-`new_conversation` (the old session stays saved and resumable). What the
-owner reports comes back as events; the transcript is redrawn from the
-`history` event a rewind emits. /host, /model and /ctx persist through
-`rift.config.load.persist_setting` once the new setting has actually bound (a
-typo is never saved). Offline, /host and /model bind a first conversation;
-/sessions opens another saved one.
-"""
+Each is a call on the core's commands, so the undo journal carries over and `/clear`
+keeps the old session resumable. /host, /model and /ctx persist once the new setting
+has actually bound (a typo is never saved)."""
 
 from __future__ import annotations
 
@@ -45,11 +38,6 @@ async def _bind(app: CommandHost, config: Config, resume: Path | None = None) ->
     await app.after_bind(started, fresh=True)
 
 
-async def _work_succeeded(app: CommandHost) -> bool:
-    """Wait for the owner's model switch or option change; True when it bound."""
-    return await app.driver.wait() is True
-
-
 def _saved(app: CommandHost, key: str, value: object) -> None:
     try:
         path = persist_setting(app.driver.config, key, value)
@@ -59,15 +47,10 @@ def _saved(app: CommandHost, key: str, value: object) -> None:
         app.say(f"{key} = {value} (saved to {path})", "info")
 
 
-# -------------------------------------------------------------- the model
-
-
 async def model(app: CommandHost, arg: str) -> None:
     name = arg.strip()
     if len(name.split()) == 2 and app.driver.conversation is not None:
-        from rift.core import BY_NAME
-
-        BY_NAME["roles"].run(app.driver.conversation, name)  # `/model ROLE NAME`: see /roles
+        run(app, "roles", name)  # `/model ROLE NAME`: see /roles
         return
     if not name:
         names, current = await _model_names(app)
@@ -83,7 +66,7 @@ async def model(app: CommandHost, arg: str) -> None:
     conversation = app.driver.conversation
     if conversation is None:
         await _bind(app, app.driver.with_config(model=name))
-    elif not set_model(conversation, name) or not await _work_succeeded(app):
+    elif not set_model(conversation, name) or await app.driver.wait() is not True:
         return  # the core already explained why ("model switch failed: …")
     _saved(app, "model", name)
 
@@ -118,7 +101,7 @@ async def host(app: CommandHost, arg: str) -> None:
     conversation = app.driver.conversation
     if conversation is None:
         await _bind(app, app.driver.with_config(host=url, host_explicit=True))
-    elif not set_option(conversation, host=url) or not await _work_succeeded(app):
+    elif not set_option(conversation, host=url) or await app.driver.wait() is not True:
         return
     _saved(app, "host", url)
 
@@ -132,7 +115,7 @@ async def ctx(app: CommandHost, arg: str) -> None:
     from rift.core import set_option
 
     conversation = app.require_conversation()
-    if not set_option(conversation, num_ctx=n) or not await _work_succeeded(app):
+    if not set_option(conversation, num_ctx=n) or await app.driver.wait() is not True:
         return
     _saved(app, "num_ctx", n)
 
@@ -147,9 +130,6 @@ async def temp(app: CommandHost, arg: str) -> None:
     from rift.core import set_option
 
     set_option(app.require_conversation(), temperature=value)  # it says so (info)
-
-
-# -------------------------------------------------------- the conversation
 
 
 async def sessions(app: CommandHost, arg: str) -> None:
@@ -183,7 +163,7 @@ async def sessions(app: CommandHost, arg: str) -> None:
             return
         chosen = Path(items[labels.index(choice)].path)
     await app.transcript.clear_all()
-    app.transcript.add_banner(__version__, app.driver.config.model, tips=False)
+    app.transcript.add_banner(__version__, app.driver.config.model)
     await _bind(app, app.driver.config, resume=chosen)
 
 
@@ -213,7 +193,7 @@ async def clear(app: CommandHost, arg: str) -> None:
     if not new_conversation(conversation):
         return
     await app.transcript.clear_all()
-    app.transcript.add_banner(__version__, conversation.state.model, tips=False)
+    app.transcript.add_banner(__version__, conversation.state.model)
     kept = previous.exists()
     app.say(
         "conversation cleared — a new one starts"

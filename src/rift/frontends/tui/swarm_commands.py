@@ -1,6 +1,6 @@
 """The swarm's slash commands in the terminal: /swarm races (each candidate a sub-agent
-card), /merge applies one, /candidates opens a tab per candidate. The core's registry
-commands run them (core/commands/swarm.py); this module shows the race around them."""
+card), /candidates opens a tab per candidate. The core's registry commands run them
+(core/commands/swarm.py); this module shows the race around them."""
 
 from __future__ import annotations
 
@@ -25,10 +25,6 @@ async def swarm(app: CommandHost, arg: str) -> None:
             from rift.frontends.tui.screens.swarm import SwarmScreen
 
             SwarmScreen.refresh_open(list(app.screen_stack))
-
-
-async def merge(app: CommandHost, arg: str) -> None:
-    run(app, "merge", arg)
 
 
 async def candidates(app: CommandHost, arg: str) -> None:

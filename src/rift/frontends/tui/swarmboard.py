@@ -1,11 +1,7 @@
 """What the TUI knows of the latest swarm race, from its events alone.
 
-`swarm_started` names the candidates; their `subagent_*` events (tagged with
-those names) fill in each one's activity; `swarm_result` brings the verdict.
-Sub-agent events whose tag is not a candidate of the race (the `agent` tool's
-helpers) are not the board's. Plain data, no Textual: the view feeds it, the
-swarm screen (screens/swarm.py) draws it.
-"""
+Sub-agent events whose tag is not a candidate of the race (the `agent` tool's helpers)
+are not the board's. Plain data, no Textual: the view feeds it, screens/swarm.py draws it."""
 
 from __future__ import annotations
 
@@ -97,10 +93,8 @@ class SwarmBoard(Struct, dict=True):
             entrant.state = FINISHED
 
     def stop(self) -> bool:
-        """The race's work ended without a verdict so far: a candidate still waiting or
-        running will not go on (cancelled). Its events may still be on their way to the
-        screen: a late `subagent_finished` still counts, a late start does not. True
-        when that changed anything."""
+        """The race ended without a verdict (cancelled): candidates still waiting or running
+        are stopped (a late `subagent_finished` still counts). True when that changed any."""
         changed = False
         for entrant in self.entrants.values() if not self.over else ():
             if entrant.state in (WAITING, RUNNING):

@@ -1,16 +1,7 @@
 """Core events → widgets. One handler per event type, in an explicit registry.
 
-`EventView.show` is awaited by the app's event worker one event at a time, so
-the screen always tells the story in the order the core emitted it. Asks and
-edit reviews open modal screens whose results go back to the broker.
-
-Each tool call appears twice: as a one-line summary in the side pane and as
-an expandable line in the transcript holding its whole output. Results are
-matched to their call by the model's call id when the events carry one
-(`ToolStart.id`/`ToolResult.id`), else by tool name; `ToolResult.output`
-(the full output) is used when present, else the short preview. A `done`
-that finds calls still running marks them cancelled.
-"""
+The app's event worker awaits `EventView.show` one event at a time, so the screen tells
+the story in the order the core emitted it."""
 
 from __future__ import annotations
 
@@ -111,8 +102,6 @@ class EventView:
         if not isinstance(event, Info):
             self._last_info = ""
 
-    # ---------------------------------------------------------- streaming
-
     def turn_began(self) -> None:
         self._turn_did_something = False
         self.rate.reset()
@@ -175,7 +164,7 @@ class EventView:
             if screen in self.app.screen_stack:
                 screen.dismiss(None)  # the turn is over (cancelled): its approvals are moot
         self._tool_asks.clear()
-        self.app.driver.record_turn(event)
+        self.app.driver.totals.add_turn(event.stats, event.cost_usd)
         stats = event.stats
         rate = rate_to_show(stats.tokens_per_sec, stats.output_tokens) or self.rate.rate()
         self.rate.reset()
@@ -195,8 +184,6 @@ class EventView:
     def _iteration(self, event: Iteration) -> None:
         if event.n > 1:
             self.app.set_phase(f"step {event.n} · waiting for the model")
-
-    # -------------------------------------------------------- interaction
 
     def _ask(self, event: Ask) -> None:
         conversation = self.app.require_conversation()
@@ -224,7 +211,6 @@ class EventView:
         self.app.push_screen(picker, answered)
 
     def _edit_review(self, event: EditReview) -> None:
-        # Imported here: hunks is core code, loaded with the agent, not before first paint.
         from rift.core import allow_for_session, decide, reassemble
 
         conversation = self.app.require_conversation()
@@ -249,8 +235,6 @@ class EventView:
             if isinstance(screen, ReviewScreen) and screen.review_id == event.id:
                 screen.dismiss(None)  # the broker ignores the late decision
 
-    # ------------------------------------------------------------ status
-
     def _context(self, event: ContextGauge) -> None:
         self.app.status_bar.set(used=event.used, limit=event.limit)
 
@@ -265,13 +249,10 @@ class EventView:
         self._last_info = event.text
 
     async def _history(self, event: History) -> None:
-        """The conversation was rewritten (a rewind): redraw it from the owner's history.
-
-        The rewind's own notice comes just before; it is shown again under the history.
-        """
+        """A rewind: redraw from the owner's history, its notice shown again below it."""
         transcript = self.app.transcript
         await transcript.clear_all()
-        transcript.add_banner(__version__, self.app.status_bar.state.model, tips=False)
+        transcript.add_banner(__version__, self.app.status_bar.state.model)
         items = [(m.role, m.text) for m in event.messages]
         if items:
             await transcript.add_history(items)
@@ -285,8 +266,6 @@ class EventView:
         await self.app.transcript.end_blocks()
         error = event.code == "error" or event.text.startswith("error")
         self.app.say(event.text, "error" if error else "warning")
-
-    # ------------------------------------------------- sub-agents, tasks
 
     async def _subagent_started(self, event: SubagentStarted) -> None:
         await self.app.transcript.end_blocks()

@@ -1,8 +1,6 @@
 """The chat screen: transcript and activity side by side, the composer and status below.
 
-The app's one working mode; it lays out the widgets and routes stray keys to the
-input, while the app owns what the widgets show. It sees the app as a `host.ChatHost`.
-"""
+It lays out the widgets and routes stray keys to the input; the app owns what they show."""
 
 from __future__ import annotations
 

@@ -1,12 +1,7 @@
 """A modal picker: ↑↓ Enter Esc over a list of choices, with optional detail lines above.
 
-Used for approvals and `ask` choices (the detail is the diff of the proposed
-change), and for /model and /sessions. Dismisses with the chosen string, or
-None on Esc. The question is shown whole and wrapped (an approval must never
-hide the tail of a command), each choice carries the digit that picks it,
-and the dialog sizes itself against the terminal so its key hints stay
-visible at 80x24.
-"""
+The question is shown whole and wrapped (an approval must never hide the tail of a
+command), and the dialog sizes itself so its key hints stay visible at 80x24."""
 
 from __future__ import annotations
 

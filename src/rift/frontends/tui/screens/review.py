@@ -1,11 +1,7 @@
 """Per-hunk edit review: accept or reject each change of a proposed write/edit.
 
-The segments come from the core's `diff_segments` (alternating unchanged and
-changed runs of lines). Every hunk starts accepted, as in the VS Code
-reviewer. The screen dismisses with the accept mask (one bool per change
-segment, Enter) or None (Esc: reject the whole edit); the app turns the mask
-into `reassemble(segments, mask)`.
-"""
+Every hunk starts accepted, as in the VS Code reviewer; the screen dismisses with the
+accept mask (one bool per change segment) or None (Esc: reject the whole edit)."""
 
 from __future__ import annotations
 

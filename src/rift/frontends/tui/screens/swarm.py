@@ -1,12 +1,7 @@
 """The swarm screen: one tab per candidate of the latest race, its activity and its patch.
 
-Opened by `/candidates`; it follows the race live (the event view calls
-`SwarmScreen.refresh_open` after each candidate event) and shows each patch
-once the race is judged (the patches are read through the conversation).
-`m` merges the selected candidate with the same core call as `/merge <name>`
-and returns to the chat, where the merge's outcome is shown; Esc returns
-without merging; ←/→ (or a click) change the candidate.
-"""
+Opened by `/candidates`, it follows the race live and shows each patch once the race is
+judged; `m` merges the selected candidate as `/merge <name>` does."""
 
 from __future__ import annotations
 
@@ -50,7 +45,7 @@ class CandidateView(VerticalScroll):
         for text, warn in entrant.lines or [("(nothing yet)", False)]:
             lines.append(text + "\n", style="yellow" if warn else "")
         self.query_one(".candidate-activity", Static).update(lines)
-        self.query_one(".candidate-diff", Static).update(_diff(entrant, board))
+        self.query_one(".candidate-diff", Static).update(_diff(entrant))
 
 
 def _head(entrant: Entrant, board: SwarmBoard) -> Text:
@@ -70,7 +65,7 @@ def _head(entrant: Entrant, board: SwarmBoard) -> Text:
     return text
 
 
-def _diff(entrant: Entrant, board: SwarmBoard) -> Text:
+def _diff(entrant: Entrant) -> Text:
     title = Text("patch\n", style="bold")
     if entrant.row is None:
         wait = "(the patch shows once the race is judged)"

@@ -1,10 +1,6 @@
 """The activity pane: the plan checklist pinned on top, then the tool log or a live git diff.
 
-The tool log shows one row per call, salient argument first (`→ bash pytest
--q`), turned into `✓`/`✗` with a one-line result when the call ends, and the
-coloured ± preview of every applied edit. Ctrl+D flips the lower part to the
-working tree's `git diff`, which the app refreshes after edits and turns.
-"""
+Ctrl+D flips the lower part between the tool log and the working tree's `git diff`."""
 
 from __future__ import annotations
 
@@ -38,14 +34,31 @@ def color_diff(lines: Sequence[str], indent: str = "") -> Text:
     return Text("\n").join(Text(indent) + color_diff_line(line) for line in lines)
 
 
-def follow_when_full(pane: VerticalScroll) -> None:
-    """Anchor a pane to its bottom once it overflows.
+MARKS = {
+    "running": ("→", "yellow"),
+    "ok": ("✓", "green"),
+    "failed": ("✗", "red"),
+    "cancelled": ("⊘", "magenta"),
+}
+"""A tool call's state → its mark and colour (the state is also the widget's CSS class)."""
 
-    Anchoring earlier would bottom-align a short log (Textual scrolls an anchored
-    widget to `content height - viewport`, which is negative while it fits).
-    """
-    if not pane.is_anchored and pane.max_scroll_y > 0:
-        pane.anchor()
+
+class FollowingScroll(VerticalScroll):
+    """A pane that follows its newest content once it overflows, until the person scrolls up."""
+
+    def on_mount(self) -> None:
+        self._follow()
+
+    def on_resize(self) -> None:
+        self._follow()
+
+    def _follow(self) -> None:
+        """Anchor to the bottom once it overflows (earlier would bottom-align a short log)."""
+        if not self.is_anchored and self.max_scroll_y > 0:
+            self.anchor()
+
+    def _grew(self) -> None:
+        self.call_after_refresh(self._follow)
 
 
 class PlanView(Static):
@@ -75,51 +88,48 @@ class ToolRow(Static):
         from rift.core import describe_call  # late: the app paints before the core loads
 
         self.target = clip(describe_call(tool, args).summary, 60)
-        self.pending = True
-        self._result: tuple[bool, str] | None = None
-        self._cancelled = False
+        self.state = "running"
+        self._preview = ""
+
+    @property
+    def pending(self) -> bool:
+        return self.state == "running"
 
     def on_mount(self) -> None:
         self._draw()
 
     def finish(self, ok: bool, preview: str) -> None:
-        self.pending = False
-        self._result = (ok, preview)
-        self.remove_class("running")
-        self.add_class("ok" if ok else "failed")
-        if self.is_mounted:
-            self._draw()
+        self._preview = preview
+        self._set_state("ok" if ok else "failed")
 
     def cancel(self) -> None:
         """The turn ended (cancelled or failed) before this call reported back."""
-        self.pending = False
-        self._cancelled = True
-        self.remove_class("running")
-        self.add_class("cancelled")
+        self._set_state("cancelled")
+
+    def _set_state(self, state: str) -> None:
+        self.remove_class(self.state)
+        self.state = state
+        self.add_class(state)
         if self.is_mounted:
             self._draw()
 
     def _draw(self) -> None:
-        if self._cancelled:
-            text = self._head("⊘", "magenta")
+        text = call_head(*MARKS[self.state], self.tool, self.target)
+        if self.state == "cancelled":
             text.append("  cancelled", style="magenta")
-            self.update(text)
-            return
-        if self._result is None:
-            self.update(self._head("→", "yellow"))
-            return
-        ok, preview = self._result
-        text = self._head("✓", "green") if ok else self._head("✗", "red")
-        text.append("\n  " + result_line(preview, 70), style="dim")
+        elif not self.pending:
+            text.append("\n  " + result_line(self._preview, 70), style="dim")
         self.update(text)
 
-    def _head(self, mark: str, style: str) -> Text:
-        text = Text()
-        text.append(mark + " ", style=f"bold {style}")
-        text.append(self.tool, style="bold")
-        if self.target:
-            text.append(" " + self.target)
-        return text
+
+def call_head(mark: str, style: str, tool: str, target: str) -> Text:
+    """`✓ bash pytest -q`: a tool call's mark, name and clipped summary."""
+    text = Text()
+    text.append(mark + " ", style=f"bold {style}")
+    text.append(tool, style="bold")
+    if target:
+        text.append(" " + target)
+    return text
 
 
 class _Call(Protocol):
@@ -131,10 +141,7 @@ CallT = TypeVar("CallT", bound=_Call)
 
 
 def pending_match(calls: Sequence[CallT], tool: str, call_id: str | None) -> CallT | None:
-    """The running call a result belongs to: by the model's call id, else the newest of its tool.
-
-    Events without ids (older cores, models that send none) fall back to the name.
-    """
+    """The running call a result belongs to: by the model's call id, else the newest of its tool."""
     if call_id:
         for call in calls:
             if call.call_id == call_id:
@@ -143,7 +150,7 @@ def pending_match(calls: Sequence[CallT], tool: str, call_id: str | None) -> Cal
     return same[-1] if same else None
 
 
-class ToolLog(VerticalScroll):
+class ToolLog(FollowingScroll):
     """Tool rows and edit previews, newest at the bottom."""
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -151,17 +158,11 @@ class ToolLog(VerticalScroll):
         self.lines: list[str] = []
         """The log as plain text (for /copy log)."""
 
-    def on_mount(self) -> None:
-        follow_when_full(self)
-
-    def on_resize(self) -> None:
-        follow_when_full(self)
-
     def started(self, tool: str, args: dict[str, Any], call_id: str | None = None) -> ToolRow:
         row = ToolRow(tool, args, call_id)
         self.lines.append(f"→ {tool} {row.target}".rstrip())
         self.mount(row)
-        self.call_after_refresh(follow_when_full, self)
+        self._grew()
         return row
 
     def finished(self, tool: str, ok: bool, preview: str, call_id: str | None = None) -> None:
@@ -177,20 +178,16 @@ class ToolLog(VerticalScroll):
                 self.lines.append(f"⊘ {row.tool}: cancelled")
 
     def edit_diff(self, path: str, added: int, removed: int, diff: Sequence[str]) -> None:
-        text = Text()
-        text.append(f"  {path} ", style="bold")
-        text.append(f"+{added}", style="green")
-        text.append(f" -{removed}", style="red")
-        text.append("\n")
-        text.append_text(color_diff(diff, indent="  "))
+        head = ((f"  {path} ", "bold"), (f"+{added}", "green"), (f" -{removed}", "red"), "\n")
+        text = Text.assemble(*head).append_text(color_diff(diff, indent="  "))
         self.lines += [f"  {path} +{added} -{removed}", *diff]
         self.mount(Static(text, classes="edit-diff"))
-        self.call_after_refresh(follow_when_full, self)
+        self._grew()
 
     def note(self, text: str, style: str = "dim") -> None:
         self.lines.append(text)
         self.mount(Static(Text(text, style=style), classes="log-note"))
-        self.call_after_refresh(follow_when_full, self)
+        self._grew()
 
 
 class DiffView(VerticalScroll):

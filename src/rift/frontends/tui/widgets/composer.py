@@ -1,16 +1,7 @@
 """The input box and its completion palette.
 
-`PromptInput` is a TextArea that grows with its text (up to a cap, then it
-scrolls): Enter sends, Ctrl+J / Alt+Enter insert a newline, Alt+↑/↓ walk
-the history (plain ↑ too when the box is empty, and ↓ while walking it), and
-a bracketed paste is inserted as text, never sent. PageUp/PageDown always,
-and Home/End when the box is empty, scroll the transcript instead of moving
-the cursor. Typing `/` at the start opens the command palette and `@word`
-the file palette; ↑↓ move, Tab completes, Enter completes (and runs an
-argument-less command), Esc closes. A pasted image file path becomes its
-`@mention`, so the image is attached. Prompts sent while a turn runs wait in
-the queue strip above the input.
-"""
+Enter sends, Ctrl+J / Alt+Enter insert a newline, and a bracketed paste is inserted,
+never sent; `/` at the start opens the command palette and `@word` the file palette."""
 
 from __future__ import annotations
 
@@ -32,6 +23,7 @@ NEWLINE_KEYS = frozenset({"ctrl+j", "alt+enter", "shift+enter", "newline"})
 PALETTE_KEYS = frozenset({"up", "down", "tab", "enter", "escape"})
 PAGE_KEYS = frozenset({"pageup", "pagedown"})
 EMPTY_PAGE_KEYS = frozenset({"home", "end"})
+PLACEHOLDER = "Ask rift to do something…  (/ commands · @ files)"
 
 
 class CommandHint(Struct, frozen=True):
@@ -64,12 +56,8 @@ class PromptInput(TextArea):
             super().__init__()
             self.key = key
 
-    class PageKey(Message):
+    class PageKey(PaletteKey):
         """A scrolling key meant for the transcript."""
-
-        def __init__(self, key: str) -> None:
-            super().__init__()
-            self.key = key
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(
@@ -79,7 +67,7 @@ class PromptInput(TextArea):
             show_line_numbers=False,
             highlight_cursor_line=False,
             compact=True,
-            placeholder="Ask rift to do something…  (/ commands · @ files)",
+            placeholder=PLACEHOLDER,
         )
         self.palette_open = False
         self.paste_filter: Callable[[str], str | None] = lambda _text: None
@@ -91,23 +79,21 @@ class PromptInput(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
         if self.palette_open and key in PALETTE_KEYS:
-            self._claim(event)
             self.post_message(self.PaletteKey(key))
         elif key == "enter":
-            self._claim(event)
             self.submit()
         elif key in NEWLINE_KEYS:
-            self._claim(event)
             self.insert("\n")
         elif key in PAGE_KEYS or (key in EMPTY_PAGE_KEYS and not self.text):
-            self._claim(event)
             self.post_message(self.PageKey(key))
         elif key == "up" and (not self.text or self._walking_from_top()):
-            self._claim(event)
             self.action_history(-1)
         elif key == "down" and self._history_pos is not None and self._on_last_line():
-            self._claim(event)
             self.action_history(1)
+        else:
+            return  # TextArea's own handler takes it
+        event.stop()
+        event.prevent_default()
 
     async def _on_paste(self, event: events.Paste) -> None:
         mention = self.paste_filter(event.text)
@@ -123,11 +109,6 @@ class PromptInput(TextArea):
 
     def _on_last_line(self) -> bool:
         return self.cursor_location[0] == self.document.line_count - 1
-
-    @staticmethod
-    def _claim(event: events.Key) -> None:
-        event.stop()
-        event.prevent_default()
 
     def submit(self) -> None:
         text = self.text
@@ -170,7 +151,7 @@ class Composer(Vertical):
         commands: Callable[[], Sequence[CommandHint]],
         files: Callable[[], list[str]],
         *,
-        paste: Callable[[str], str | None] | None = None,
+        paste: Callable[[str], str | None],
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
@@ -190,8 +171,7 @@ class Composer(Vertical):
         queue.display = False
         yield queue
         prompt = PromptInput(id="prompt")
-        if self._paste is not None:
-            prompt.paste_filter = self._paste
+        prompt.paste_filter = self._paste
         yield prompt
 
     @property
@@ -219,8 +199,6 @@ class Composer(Vertical):
     def palette(self) -> OptionList:
         return self.query_one(OptionList)
 
-    # ------------------------------------------------------------ palette
-
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self.refresh_palette()
 
@@ -230,12 +208,10 @@ class Composer(Vertical):
         row, col = area.cursor_location
         if text.startswith("/") and not any(c.isspace() for c in text):
             self._show_commands(text[1:])
-            return
-        partial = token_at(area.document.get_line(row), col)
-        if partial is not None:
+        elif (partial := token_at(area.document.get_line(row), col)) is not None:
             self._show_files(partial)
-            return
-        self.close_palette()
+        else:
+            self.close_palette()
 
     def _show_commands(self, prefix: str) -> None:
         hints = [h for h in self._commands() if h.name.startswith(prefix)]
@@ -299,9 +275,7 @@ class Composer(Vertical):
             area.load_text("/" + choice + (" " if needs_arg or choice.endswith(":") else ""))
             area.move_cursor(area.document.end)
             if run and not needs_arg and not choice.endswith(":"):
-                # From the input's own queue: a message created here would have the
-                # composer as sender, and Textual stops bubbling at the sender.
-                area.call_later(area.submit)
+                area.call_later(area.submit)  # the input must send it: bubbling stops at the sender
             return
         row, col = area.cursor_location
         line = area.document.get_line(row)

@@ -1,10 +1,7 @@
 """The status bar: model, context gauge, live tok/s, background tasks, approval mode, phase.
 
-While a turn runs the right-hand text is a spinner, the seconds since the
-prompt was sent and the phase (waiting for the first token, thinking,
-writing, running bash, waiting for you), so a slow local model never looks
-like a hung one; the app ticks it a few times a second.
-"""
+While a turn runs it shows a spinner, the elapsed seconds and the phase, so a slow local
+model never looks like a hung one."""
 
 from __future__ import annotations
 
@@ -42,11 +39,6 @@ class StatusState(Struct, frozen=True):
     started: float | None = None
     """`time.monotonic()` when the running turn was sent."""
     queued: int = 0
-
-    @property
-    def approve(self) -> bool:
-        """Something still asks or refuses: every mode but "auto" (yolo)."""
-        return self.mode != "auto"
 
 
 class StatusBar(Static):

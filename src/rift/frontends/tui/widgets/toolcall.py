@@ -1,12 +1,6 @@
 """One tool call in the transcript: a one-line summary that opens to the call's whole output.
 
-The line reads `✓ bash pytest -q` (`→` while it runs, `✗` when it failed,
-`⊘` when the turn was cancelled under it); an applied edit adds its `+N -M`.
-Clicking the line, or Enter on it, opens the body: the tool's full output
-(bash stdout and stderr, the read excerpt) and, for edits, the coloured diff.
-The body is rendered only when first opened, so a long session with
-hundreds of calls costs one line each.
-"""
+The body is rendered only when first opened, so each call costs one line."""
 
 from __future__ import annotations
 
@@ -22,12 +16,10 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from rift.frontends.tui.format import clip
-from rift.frontends.tui.widgets.activity import color_diff
+from rift.frontends.tui.widgets.activity import MARKS, call_head, color_diff
 
 BODY_CHAR_CAP = 200_000
 """A body past this many characters is cut (the model saw the tool's own cap anyway)."""
-MARKS = {"running": ("→", "yellow"), "ok": ("✓", "green"), "failed": ("✗", "red")}
-CANCELLED = ("⊘", "magenta")
 
 
 class ToolCallHeader(Static, can_focus=True):
@@ -81,8 +73,6 @@ class ToolCallLine(Vertical):
         body.display = False
         yield body
 
-    # ------------------------------------------------------------ updates
-
     def finish(self, ok: bool, output: str) -> None:
         self.output = output
         self._set_state("ok" if ok else "failed")
@@ -110,11 +100,8 @@ class ToolCallLine(Vertical):
             self._render_body()
 
     def watch_collapsed(self, collapsed: bool) -> None:
-        self.query_one(ToolCallHeader).update(self._header())
-        body = self.query_one(".tool-body", Static)
-        body.display = not collapsed
-        if not collapsed:
-            self._render_body()
+        self.query_one(".tool-body", Static).display = not collapsed
+        self._redraw()
 
     def _render_body(self) -> None:
         parts: list[Text] = []
@@ -138,17 +125,10 @@ class ToolCallLine(Vertical):
         return Text("▾ " if not self.collapsed else "▸ ", style="dim") + self._summary()
 
     def _summary(self) -> Text:
-        mark, style = CANCELLED if self.state == "cancelled" else MARKS[self.state]
-        text = Text()
-        text.append(mark + " ", style=f"bold {style}")
-        text.append(self.tool, style="bold")
-        if self.target:
-            text.append(" " + self.target)
+        text = call_head(*MARKS[self.state], self.tool, self.target)
         if self.counts is not None:
             added, removed = self.counts
-            text.append("  ")
-            text.append(f"+{added}", style="green")
-            text.append(f" -{removed}", style="red")
+            text.append_text(Text.assemble("  ", (f"+{added}", "green"), (f" -{removed}", "red")))
         if self.state == "cancelled":
             text.append("  cancelled", style="magenta")
         return text

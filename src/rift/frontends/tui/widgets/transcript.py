@@ -1,33 +1,21 @@
 """The transcript pane: prompts, streamed Markdown replies, thinking, tool calls, notices, cards.
 
-It is anchored to the bottom once it overflows, so streaming follows the reply
-until the person scrolls up, and then leaves their position alone; scrolling
-back to the bottom follows again. The anchor is re-checked whenever the
-content's height changes (`watch_virtual_size`), not only when widgets are
-mounted, because a Markdown reply lays itself out after its mount. Replies
-stream through Textual's `MarkdownStream`, which batches fragments that
-arrive faster than they can be rendered.
-
-A resumed session shows its newest messages at once and keeps the older
-ones as plain data behind an "earlier messages" line (click it, or scroll to
-the top and press Home), rendered a batch at a time: a 100-turn session is on
-screen in well under a second instead of mounting 200 Markdown widgets.
-"""
+A resumed session shows its newest messages at once and keeps the older ones behind an
+"earlier messages" line, rendered a batch at a time, so a long session opens at once."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
-from rift.frontends.tui.widgets.activity import follow_when_full, pending_match
+from rift.frontends.tui.widgets.activity import FollowingScroll, pending_match
 from rift.frontends.tui.widgets.cards import SubagentCard
 from rift.frontends.tui.widgets.toolcall import ToolCallLine
 
@@ -35,6 +23,7 @@ if TYPE_CHECKING:
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownStream
 
+W = TypeVar("W", bound=Widget)
 HISTORY_TAIL = 20
 """Messages of a resumed session rendered at once (the newest)."""
 HISTORY_BATCH = 40
@@ -55,7 +44,7 @@ def banner_text(version: str, model: str, tips: bool = True) -> Text:
     return text
 
 
-class Transcript(VerticalScroll):
+class Transcript(FollowingScroll):
     """The conversation as it happens."""
 
     def __init__(self, *, id: str | None = None, banner: tuple[str, str] | None = None) -> None:
@@ -79,20 +68,10 @@ class Transcript(VerticalScroll):
         if self._banner is not None:
             yield Static(banner_text(*self._banner), classes="banner")
 
-    def on_mount(self) -> None:
-        follow_when_full(self)
-
-    def on_resize(self) -> None:
-        follow_when_full(self)
-
     def watch_virtual_size(self, old: Size, new: Size) -> None:
+        """A Markdown reply lays itself out after its mount: follow every change of height."""
         if new.height != old.height:
-            self.call_after_refresh(follow_when_full, self)
-
-    def _grew(self) -> None:
-        self.call_after_refresh(follow_when_full, self)
-
-    # --------------------------------------------------------- scrolling
+            self._grew()
 
     def page(self, key: str) -> None:
         """PageUp/PageDown/Home/End, sent here from the input box."""
@@ -107,38 +86,30 @@ class Transcript(VerticalScroll):
         elif key == "end":
             self.scroll_end(animate=False)
 
-    # ----------------------------------------------------------- blocks
-
-    def add_banner(self, version: str, model: str, tips: bool = True) -> None:
-        self.mount(Static(banner_text(version, model, tips), classes="banner"))
+    def _add(self, widget: W) -> W:
+        self.mount(widget)
         self._grew()
+        return widget
+
+    def add_banner(self, version: str, model: str) -> None:
+        """The banner again, without the tips (after /clear, /sessions or a rewind)."""
+        self._add(Static(banner_text(version, model, tips=False), classes="banner"))
 
     def add_user(self, text: str) -> None:
-        self.mount(Static(Text("› " + text), classes="user"))
-        self._grew()
+        self._add(Static(Text("› " + text), classes="user"))
 
-    def add_notice(self, text: str, kind: str = "info") -> Static:
+    def add_notice(self, text: str | Text, kind: str = "info") -> None:
         """A line from rift itself: info, warning, error, command output or an offline banner."""
-        notice = Static(Text(text), classes=f"notice {kind}")
-        self.mount(notice)
-        self._grew()
-        return notice
+        self._add(Static(Text(text) if isinstance(text, str) else text, classes=f"notice {kind}"))
 
-    def add_card(self, tag: str, model: str, label: str) -> SubagentCard:
-        card = SubagentCard(tag, model, label)
-        self._cards[tag] = card
-        self.mount(card)
-        self._grew()
-        return card
+    def add_card(self, tag: str, model: str, label: str) -> None:
+        self._cards[tag] = self._add(SubagentCard(tag, model, label))
 
     def card(self, tag: str) -> SubagentCard | None:
         return self._cards.get(tag)
 
     def add_tool(self, tool: str, args: dict[str, Any], call_id: str | None) -> ToolCallLine:
-        line = ToolCallLine(tool, args, call_id)
-        self.mount(line)
-        self._grew()
-        return line
+        return self._add(ToolCallLine(tool, args, call_id))
 
     def tool_line(self, tool: str, call_id: str | None) -> ToolCallLine | None:
         """The running line a tool_result belongs to."""
@@ -148,15 +119,11 @@ class Transcript(VerticalScroll):
         for line in self.query(ToolCallLine):
             line.cancel()
 
-    # ------------------------------------------------------- streaming
-
     async def stream_reply(self, fragment: str) -> None:
         """Append reply text, opening a new reply block when none is streaming."""
         if self._stream is None:
             self._close_thinking()
-            # Imported here, not at module level: markdown-it costs ~90 ms and the
-            # first paint must not wait for it (bench/tui_startup.py).
-            from textual.widgets import Markdown
+            from textual.widgets import Markdown  # markdown-it must not delay the first paint
 
             self._reply = Markdown(classes="reply")
             self._reply_text = ""
@@ -196,8 +163,6 @@ class Transcript(VerticalScroll):
         self._thinking = None
         self._thinking_box = None
 
-    # --------------------------------------------------------- history
-
     async def add_history(self, items: list[tuple[str, str]]) -> None:
         """A resumed conversation: (role, text) pairs, the newest rendered now, in one mount."""
         self._older = list(items[:-HISTORY_TAIL]) if len(items) > HISTORY_TAIL else []
@@ -210,10 +175,7 @@ class Transcript(VerticalScroll):
         rendered = _history_widgets(shown)
         self._history_top = rendered[0] if rendered else None
         await self.mount(*widgets, *rendered)
-        for role, text in reversed(shown):
-            if role != "user":
-                self.last_reply = text
-                break
+        self.last_reply = next((t for r, t in reversed(shown) if r != "user"), self.last_reply)
         self._grew()
 
     @property
@@ -228,16 +190,11 @@ class Transcript(VerticalScroll):
         rendered = _history_widgets(batch)
         await self.mount(*rendered, before=self._history_top)
         self._history_top = rendered[0]
-        self._label_earlier()
-
-    def _label_earlier(self) -> None:
-        if self._earlier is None:
-            return
-        if not self._older:
+        if self._earlier is not None and not self._older:
             self._earlier.remove()
             self._earlier = None
-            return
-        self._earlier.update(_earlier_text(len(self._older)))
+        elif self._earlier is not None:
+            self._earlier.update(_earlier_text(len(self._older)))
 
     def on_click(self, event: events.Click) -> None:
         if self._earlier is not None and event.widget is self._earlier:
@@ -255,12 +212,8 @@ def _earlier_text(n: int) -> Text:
 
 
 class PastReply(Static):
-    """A reply from a resumed session: Rich's Markdown in one widget.
-
-    Textual's Markdown widget (used while streaming) builds a widget per block,
-    which made a 100-turn resume take most of a minute; a finished reply needs
-    no incremental updates, so one renderable per reply is enough.
-    """
+    """A reply from a resumed session: Rich's Markdown in one widget (Textual's builds a
+    widget per block, far too slow for a long resume; a finished reply needs no updates)."""
 
     def __init__(self, source: str) -> None:
         from rich.markdown import Markdown  # lazily, as in stream_reply
@@ -270,10 +223,7 @@ class PastReply(Static):
 
 
 def _history_widgets(items: Sequence[tuple[str, str]]) -> list[Widget]:
-    widgets: list[Widget] = []
-    for role, text in items:
-        if role == "user":
-            widgets.append(Static(Text("› " + text), classes="user"))
-        else:
-            widgets.append(PastReply(text))
-    return widgets
+    return [
+        Static(Text("› " + text), classes="user") if role == "user" else PastReply(text)
+        for role, text in items
+    ]
