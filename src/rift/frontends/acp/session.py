@@ -318,9 +318,9 @@ class AcpSession(Struct, dict=True):
         """rift's own `/command`: what it reports becomes the agent's message; one whose
         work (a race, a turn) was cancelled answers `cancelled`."""
         self.translator.speak_notices = True
-        self._cancelled = False
+        after_cancel, self._cancelled = self._cancelled, False
         command = BY_NAME[invocation.name]
-        if self._cancelled:
+        if after_cancel:
             await self.conv.wait()  # sent right after session/cancel: the cancel ends first
         try:
             if invocation.name == "rewind" and not (invocation.argument or "1").isdigit():
