@@ -2,17 +2,9 @@
 updates it. It runs nothing: an installer picked wrongly (pip into a pipx venv, a
 system Python's site-packages) does more harm than a line the user copies.
 
-What tells the installs apart, all read from the running interpreter:
-
-- the distribution's `direct_url.json` (PEP 610): an editable clone, a local
-  directory, a git URL, or absent for an index install;
-- its `INSTALLER` file (`pip`, `uv`);
-- the environment's root (`sys.prefix`): pipx leaves `pipx_metadata.json` there and
-  `uv tool` leaves `uv-receipt.toml`; a prefix other than `sys.base_prefix` is a venv;
-- where `rift` itself is imported from: a source tree on `PYTHONPATH`, not installed.
-
-The distribution is found by `installed_distribution`, which knows both the new
-registry name and the old one.
+The install is told apart by the distribution's `direct_url.json` (PEP 610) and
+`INSTALLER`, the markers pipx and `uv tool` leave in `sys.prefix`, and where `rift`
+itself is imported from.
 """
 
 from __future__ import annotations

@@ -1,20 +1,13 @@
 """Layered configuration: defaults < user config < project .rift.json < env < flags.
 
-The project file comes from whatever repository rift was started in, so it is
-merged *tighten-only*, so a cloned repository cannot loosen rift: it may add deny and ask
-rules, pick a model, and force approval on, but it can never widen
-permissions, pick the editor or the bash wrapper, or redefine a provider that
-routes an API key. Every ignored key produces one warning.
+The project file comes from whatever repository rift was started in, so it is merged
+*tighten-only*: it may add deny and ask rules, pick a model and force approval on, never
+widen permissions, pick the editor or the bash wrapper, or redefine a provider that
+routes an API key. Every ignored key is one warning. Its `host`, `providers` and
+`search_url` decide which server sees everything the model reads, so they apply only once
+the user trusted that exact setting for this project (`--trust-project`, `project_servers`).
 
-Its `host`, `providers` and `search_url` decide which server sees everything
-the model reads (or searches for), so they take effect only once the user
-trusted that exact setting for this project's real path (`rift
---trust-project`, the same trust store as plugins and hooks; `project_servers`).
-Until then they are not applied, with one warning that says how to trust
-them; a host given by flag or environment makes the project's moot.
-
-`load_config` is the only function in rift that looks at the environment; it
-returns one frozen `Config` that components receive.
+`load_config` is the only function in rift that looks at the environment.
 """
 
 from __future__ import annotations
@@ -39,7 +32,6 @@ from rift.config.merge import (
 )
 from rift.config.records import (
     BUILTIN_KEY_ENV,
-    BUILTIN_PRICING,
     DEFAULT_HOST,
     DEFAULT_MAX_ITERATIONS,
     DEFAULT_MODEL,
@@ -56,19 +48,13 @@ from rift.config.records import (
     Price,
     ProviderConfig,
 )
-from rift.fs.paths import Paths
+from rift.fs.paths import Paths, atomic_write
 
-__all__ = [
-    "BUILTIN_KEY_ENV",
-    "BUILTIN_PRICING",
+__all__ = [  # re-exported: callers name the records through load
     "DEFAULT_HOST",
-    "DEFAULT_MAX_ITERATIONS",
     "DEFAULT_MODEL",
-    "DEFAULT_NUM_CTX",
     "DEFAULT_READ_TIMEOUT",
-    "DEFAULT_TEMPERATURE",
     "EFFORT_LEVELS",
-    "PERSISTABLE_KEYS",
     "PROJECT_FILE",
     "Config",
     "LspConfig",
@@ -77,12 +63,6 @@ __all__ = [
     "PermissionsConfig",
     "Price",
     "ProviderConfig",
-    "load_config",
-    "persist_allow_rule",
-    "persist_setting",
-    "project_path_key",
-    "project_server_keys",
-    "read_json_file",
 ]
 
 
@@ -338,8 +318,6 @@ def persist_setting(config: Config, key: str, value: Any) -> Path:
     The project file governs a key it already sets; otherwise the user config
     does (created when missing). Other keys in the file are preserved.
     """
-    from rift.fs.paths import atomic_write
-
     if key not in PERSISTABLE_KEYS:
         raise ValueError(f"only {', '.join(PERSISTABLE_KEYS)} can be saved, not '{key}'")
     target = config.user_config_path or config.paths.user_config
@@ -373,8 +351,6 @@ USER_CONFIG_SKELETON = {
 
 def ensure_user_config(config: Config) -> tuple[Path, bool]:
     """The user config file, and True when it was just created with the skeleton."""
-    from rift.fs.paths import atomic_write
-
     path = config.user_config_path or config.paths.user_config
     if path.exists():
         return path, False
@@ -386,8 +362,6 @@ def ensure_user_config(config: Config) -> tuple[Path, bool]:
 def persist_allow_rule(config: Config, rule: str, *, everywhere: bool) -> None:
     """Append an "always allow" rule to the user config: `permissions.allow`, or this
     project's `projects.<real path>.permissions.allow` (read back by `user_project`)."""
-    from rift.fs.paths import atomic_write
-
     path = config.user_config_path or config.paths.user_config
     data = read_json_file(path, [])
     keys = ["permissions", "allow"]

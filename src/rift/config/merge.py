@@ -246,15 +246,11 @@ class Merger:
             self.bash_wrapper = wrapper
         if isinstance(perms.get("sandbox"), str):
             self.sandbox = perms["sandbox"]
-        if isinstance(perms.get("sandbox_network"), bool):
-            self.sandbox_network = perms["sandbox_network"]
-        if isinstance(perms.get("allow_credentials"), bool):
-            self.allow_credentials = perms["allow_credentials"]
-        if isinstance(perms.get("pass_api_keys"), bool):
-            self.pass_api_keys = perms["pass_api_keys"]
+        for switch in ("sandbox_network", "allow_credentials", "pass_api_keys"):
+            if isinstance(perms.get(switch), bool):
+                setattr(self, switch, perms[switch])
         self.add_dirs += _str_list(perms.get("additional_directories"))
-        hooks = _dict(data.get("hooks"))
-        self.hooks += _str_list(hooks.get("post_edit"))
+        self.hooks += _str_list(_dict(data.get("hooks")).get("post_edit"))
         for name, raw in _dict(data.get("providers")).items():
             prov = _provider(name, raw, self.env)
             if prov:
@@ -315,8 +311,7 @@ class Merger:
                 " put it in the user config)"
             )
         self._project_sandbox(perms, where)
-        hooks = _dict(data.get("hooks"))
-        self.project_hooks += _str_list(hooks.get("post_edit"))
+        self.project_hooks += _str_list(_dict(data.get("hooks")).get("post_edit"))
         for name, raw in _dict(data.get("providers")).items():
             if name in self.providers:
                 self.warnings.append(
@@ -349,9 +344,7 @@ class Merger:
             )
 
     def project_mcp(self, servers: Any, where: str) -> None:
-        if not isinstance(servers, dict):
-            return
-        for name, raw in servers.items():
+        for name, raw in _dict(servers).items():
             if name in self.mcp:
                 self.warnings.append(f"{where}: ignoring MCP server '{name}' (already defined)")
                 continue
@@ -362,15 +355,11 @@ class Merger:
 
 def parse_read_timeout(raw: str | None) -> float:
     """`RIFT_READ_TIMEOUT`: seconds, 0 = none; anything unparseable is the default, never none."""
-    if raw is None or not raw.strip():
-        return DEFAULT_READ_TIMEOUT
     try:
-        value = float(raw)
+        value = float(raw or "")
     except ValueError:
         return DEFAULT_READ_TIMEOUT
-    if value != value or value < 0:  # NaN or negative
-        return DEFAULT_READ_TIMEOUT
-    return value
+    return value if value >= 0 else DEFAULT_READ_TIMEOUT  # NaN is not >= 0 either
 
 
 def coerce(values: dict[str, Any], key: str, kind: type, warnings: list[str]) -> Any:

@@ -110,9 +110,6 @@ class PermissionsConfig(Struct, frozen=True):
     only): core/permissions/roots.py."""
 
 
-# ---------------------------------------------------------------- lsp (issue 18)
-
-
 class LspConfig(Struct, frozen=True):
     """`"lsp": false` turns diagnostics after edits off; a map overrides servers per
     language or file extension: `{"python": {"command": ["pylsp"]}, "go": {"disabled": true}}`.
@@ -158,8 +155,7 @@ class Config(Struct, frozen=True):
     models: Mapping[str, str] = field(default_factory=dict)
     """Role map, e.g. {"fast": "qwen2.5-coder:7b"}."""
     model_vision: Mapping[str, bool] = field(default_factory=dict)
-    """Model name → it takes images, from `model_settings.<name>.vision`; used where the
-    server does not say (a plain `/v1/models` entry: vLLM, LM Studio)."""
+    """Model name → takes images (`model_settings.<name>.vision`) where the server won't say."""
     providers: Mapping[str, ProviderConfig] = field(default_factory=dict)
     hosts: tuple[PoolHost, ...] = ()
     """The server pool (user config only); empty: the single `host`, as ever."""
@@ -167,8 +163,7 @@ class Config(Struct, frozen=True):
     """API keys of the built-in providers (`openai`, `anthropic`), from the environment
     only (OPENAI_API_KEY, ANTHROPIC_API_KEY): never from a project file."""
     pricing: Mapping[str, Price] = field(default_factory=dict)
-    """Model-name substring → USD per million tokens (built-in rates, then the user's,
-    then the project's additions); see models/pricing.py."""
+    """Model-name substring → USD per million tokens (built-in, user, then project additions)."""
     permissions: PermissionsConfig = field(default_factory=PermissionsConfig)
     post_edit_hooks: tuple[str, ...] = ()
     """User hooks: run freely."""
@@ -181,9 +176,8 @@ class Config(Struct, frozen=True):
     editor: str | None = None
     theme: str | None = None
     auto_continue: bool = False
-    """A background task that finishes while idle starts a turn on its own (user config
-    only: a repository must not make rift run turns unasked); the TUI's and serve's
-    `hello` default."""
+    """A background task that finishes while idle starts a turn (user config only: a
+    repository must not make rift run turns unasked)."""
     read_timeout: float = DEFAULT_READ_TIMEOUT
     """Streaming read-idle timeout in seconds; 0 means none."""
     ollama_context_length: int | None = None
