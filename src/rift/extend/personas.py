@@ -11,11 +11,9 @@
     ---
     You are a careful reviewer. …
 
-The body is prepended to the task's prompt. Personas are only instructions, so
-a project's personas need no trust: their tools are the parent's, narrowed.
-Like skills, a persona file must resolve inside the directory tree it was found
-in (and a project's must pass the Read rules), so a symlink cannot pull a file
-from elsewhere into a sub-agent's prompt.
+The body is prepended to the task's prompt. Personas are only instructions, so a
+project's need no trust; like skills, a persona file must resolve inside the tree it was
+found in (a project's must pass the Read rules), so a symlink cannot pull in a file.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Plugins: a directory with a `plugin.json` that adds commands, tools and post-edit hooks.
 
-Discovery: `.rift/plugins/*/plugin.json` (the
-project's, scanned first, winning name collisions) and
-`~/.config/rift/plugins/*/plugin.json`. A manifest::
+Found under `.rift/plugins/*/` (the project's, winning name collisions) and
+`~/.config/rift/plugins/*/`. A manifest::
 
     {"name": "deploy", "description": "…",
      "commands": [{"name": "ship", "description": "…", "prompt": "Deploy {args} now."}],
@@ -10,13 +9,10 @@ project's, scanned first, winning name collisions) and
                 "parameters": {"type": "object", …}, "timeout_secs": 60}],
      "hooks": {"post_edit": ["make lint"]}}
 
-Commands are prompt templates (`{args}` → the invocation's arguments) exposed
-as skills. Tools run through the shell in the project directory with their
-arguments as JSON on stdin. A project plugin's tools and hooks run only once
-the user trusted it in this project, keyed to its manifest and every file in
-its directory (config/trust.py, extend/loader.py); a tool whose plugin changed
-on disk since then refuses to run. Its commands are only prompts and are
-always available.
+Commands are prompt templates exposed as skills, always available. Tools run through the
+shell with their arguments as JSON on stdin. A project plugin's tools and hooks run only
+once the user trusted it, keyed to its manifest and every file in its directory
+(config/trust.py); a tool whose plugin changed on disk since then refuses to run.
 """
 
 from __future__ import annotations
@@ -128,13 +124,7 @@ def _tool(raw: Any, where: str) -> PluginTool:
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
         raise ManifestError(f"{here}: 'timeout_secs' must be a positive number")
     description = _text(raw, "description", here) or name
-    return PluginTool(
-        name=name,
-        description=description,
-        command=command,
-        parameters=parameters,
-        timeout=float(timeout),
-    )
+    return PluginTool(name, description, command, parameters, float(timeout))
 
 
 def _list(data: dict[str, Any], key: str, where: str) -> list[Any]:

@@ -1,16 +1,13 @@
 """Skills: markdown instructions the model loads on demand.
 
-A skill is `<name>/SKILL.md` or `<name>.md` under the project's `.rift/skills/`
-(which wins name collisions) or the user's `~/.config/rift/skills/`. Only
-`- name: description` lines go into the system prompt ("progressive
-disclosure"); the body is loaded by the `skill` tool or expanded by a
-`/skill:<name> [task]` prompt. Plugin commands (extend/plugins.py) are skills
-too: their `template` replaces the expansion, with `{args}` set to the task.
+A skill is `<name>/SKILL.md` or `<name>.md` under the project's `.rift/skills/` (winning
+name collisions) or `~/.config/rift/skills/`. Only `- name: description` lines go into the
+system prompt; the body is loaded by the `skill` tool or a `/skill:<name> [task]` prompt.
+Plugin commands (extend/plugins.py) are skills too, with a `template`.
 
-Skill files are read into the prompt without a tool call, so each must resolve
-inside the directory it was found in (a project skill inside the project, a
-user skill inside the user's config dir) and, for the project's, pass the Read
-rules: a symlinked `leak.md -> ~/.ssh/id_rsa` is skipped, never read.
+Skill files are read into the prompt without a tool call, so each must resolve inside the
+directory it was found in and, for the project's, pass the Read rules: a symlinked
+`leak.md -> ~/.ssh/id_rsa` is skipped, never read.
 """
 
 from __future__ import annotations
