@@ -28,7 +28,6 @@ from rift.swarm.gitrepo import SwarmError, repo_root
 from rift.swarm.race import RaceOptions, RaceOutcome, judges_named, race
 from rift.swarm.report import ActivityPrinter, as_json, judge_line, table
 
-SUBCOMMANDS = ("swarm", "merge")
 EXIT_WINNER, EXIT_NO_WINNER, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
 
@@ -36,10 +35,8 @@ def run(argv: list[str], start: StartCandidate) -> int:
     """Run the subcommand `argv[0]` with its arguments; the exit status. `start` brings
     up each candidate of a race (the core's, handed down by rift's CLI)."""
     if argv[0] == "swarm":
-        args = _swarm_parser().parse_args(argv[1:])
-        return _swarm(args, start)
-    args = _merge_parser().parse_args(argv[1:])
-    return _merge(args)
+        return _swarm(_swarm_parser().parse_args(argv[1:]), start)
+    return _merge(_merge_parser().parse_args(argv[1:]))
 
 
 def _positive(text: str) -> int:

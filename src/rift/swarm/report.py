@@ -20,7 +20,6 @@ from rift.events import (
     Event,
     Info,
     SubagentActivity,
-    SubagentFinished,
     SubagentStarted,
     Warning,
 )
@@ -39,8 +38,6 @@ class ActivityPrinter:
             self._line(f"[{event.tag}] started: {event.label}")
         elif isinstance(event, SubagentActivity):
             self._line(f"[{event.tag}] {event.text}")
-        elif isinstance(event, SubagentFinished):
-            pass  # the race reports the finish with the patch size
         elif isinstance(event, Warning):
             self._line(f"warning: {event.text}")
         elif isinstance(event, Info):

@@ -1,12 +1,9 @@
 """A race or a merge as a conversation's piece of work (serve's `swarm`/`merge`, the
 TUI's `/swarm`, `/merge`, `/worktrees`).
 
-The conversation owner (core/conversation.py) marks itself busy and starts
-`run_race` as its work, so a race obeys the same rules as a turn: one at a
-time, refused while busy, cancelled by `cancel` (every candidate stopped and
-every worktree removed), awaited by `close`. The candidates' activity arrives
-as sub-agent events tagged with their names; the verdict as `swarm_result`. A
-merge is recorded in the conversation's own undo journal, so `/undo` takes it
+The conversation owner marks itself busy and runs `run_race` as its work, so a race obeys
+the rules of a turn: one at a time, refused while busy, cancelled by `cancel`, awaited by
+`close`. A merge is recorded in the conversation's own undo journal, so `/undo` takes it
 back.
 """
 

@@ -4,16 +4,13 @@
     <repo>/.rift/patches/<name>.patch  what the candidate changed (git diff --binary)
     <repo>/.rift/swarm.lock          held while a race runs (its pid inside)
 
-The person's own working tree is never written: candidates work in their
-checkouts, and only `rift merge` applies a patch to it. A worktree a killed
-race left behind is force-removed the next time a race or a cleanup runs.
+Only `rift merge` writes the person's own tree. A worktree a killed race left behind is
+force-removed the next time a race or a cleanup runs.
 
-`.rift/`, `.rift/worktrees/` and `.rift/patches/` are opened the way the write
-tool opens paths (rift.fs.safe_fs: from `/`, no symlink followed): a repository
-that commits one of them as a link to an outside folder gets a refusal, never a
-checkout, a patch or a deletion there. Capture runs git with the worktree's
-real git directory (`<common dir>/worktrees/<name>`, checked against the
-worktree), so a `.git` the candidate replaced or wrote is never read.
+`.rift/` and the folders under it are opened with no symlink followed (rift.fs.safe_fs):
+a repository that commits one as a link to an outside folder gets a refusal, never a
+checkout, a patch or a deletion there. Capture runs git with the worktree's real git
+directory, so a `.git` the candidate replaced or wrote is never read.
 """
 
 from __future__ import annotations
@@ -41,12 +38,8 @@ def patches_dir(root: Path) -> Path:
 
 
 def read_patch(path: Path) -> bytes:
-    """A patch under `.rift/patches/` (a `patch_path`), read with no link followed on the
-    way, so a folder swapped for a link never feeds an outside file to a judge or a face.
-
-    Raises:
-        OSError: missing, a link on the way, not a regular file, or too large.
-    """
+    """A patch under `.rift/patches/`, read with no link followed on the way, so a folder
+    swapped for a link never feeds an outside file to a judge or a face; OSError if refused."""
     return safe_fs.read_regular(path)[0]
 
 
