@@ -178,13 +178,6 @@ def workflow(spec: str) -> str:
     return WORKFLOW.replace("__TRIGGER__", TRIGGER).replace("__SPEC__", spec)
 
 
-def git_root(start: Path) -> Path | None:
-    """The top of the git working tree `start` is in, as git itself finds it
-    (`GIT_CEILING_DIRECTORIES` included), or None."""
-    top = _git(start, "rev-parse", "--show-toplevel")
-    return Path(top).resolve() if top else None
-
-
 def install(project: Path, *, force: bool = False, spec: str | None = None) -> Path:
     """Write the workflow into `project`'s repository; the path written.
 
@@ -192,9 +185,10 @@ def install(project: Path, *, force: bool = False, spec: str | None = None) -> P
     earlier install, and a silent overwrite would lose it. A `.github` or
     `.github/workflows` that is a link out of the repository is refused: the file is
     for this repository, and a committed link must not aim the write elsewhere."""
-    root = git_root(project.resolve())
-    if root is None:
+    top = _git(project.resolve(), "rev-parse", "--show-toplevel")  # as git finds it
+    if not top:
         raise InstallError("not a git repository; run `rift github install` inside one")
+    root = Path(top).resolve()
     target = root / WORKFLOW_PATH
     if target.is_symlink():
         raise InstallError(f"{WORKFLOW_PATH} is a symlink; refusing to write through it")

@@ -1,22 +1,13 @@
 """Diagnostics after edits from a real language server.
 
-After a write or edit, the file's new text goes to a language server for its
-type (started lazily, on first use, when its binary is on PATH), and the errors
-and warnings the change *introduced* are appended to the tool result, so the
-model fixes a type error in the next step instead of three turns later.
-"New" means: not already reported for the text before the change (matched by
-severity, code and message, not line, since an edit moves lines).
+After a write or edit, the file's new text goes to a language server for its type
+(started on first use), and the errors and warnings the change *introduced* (matched by
+severity, code and message, not line) are appended to the tool result, so the model fixes
+a type error in the next step instead of three turns later.
 
-The client is a small JSON-RPC-over-stdio implementation with plain dicts: we
-need initialize, didOpen/didChange, and diagnostics (pulled when the server
-offers `textDocument/diagnostic`, else the pushed `publishDiagnostics`). pygls's
-client was tried and left out: it pipes the server's stderr without reading it
-(a chatty server blocks once the pipe fills) and its lsprotocol/cattrs types
-cost ~0.5 s of import on the first edit.
-
-Anything that goes wrong (no server, a crash, a timeout) is silent: the edit
-result is then exactly what it would be without LSP. A server that fails to
-start is not retried in the same session.
+A small JSON-RPC-over-stdio client with plain dicts, not pygls's: that one pipes the
+server's stderr without reading it (a chatty server blocks) and costs ~0.5 s of import.
+Anything that goes wrong is silent, and a server that fails to start is not retried.
 """
 
 from __future__ import annotations
@@ -356,9 +347,7 @@ class LspService(Struct, dict=True):
 
     async def report(self, path: Path, shown: str, old: str | None, new: str) -> str:
         """Text to append to a write/edit result: "" when nothing new or anything failed."""
-        if not self.config.enabled:
-            return ""
-        language = self.language_of(path)
+        language = self.language_of(path) if self.config.enabled else None
         if language is None:
             return ""
         try:

@@ -1,20 +1,11 @@
 """Which language server rift may start: never one the repository ships.
 
-A language server runs with the user's rights outside any sandbox (unless
-bwrap is on), so what it executes must be the user's own install, not the
-project's (issue 30):
-
-- A built-in server whose binary resolves inside the project (a `PATH` with
-  `./node_modules/.bin` or `.venv/bin` first) is not started.
-- `typescript-language-server` loads `node_modules/typescript/lib/tsserver.js`
-  from the workspace before its own, so a cloned repository's `tsserver.js`
-  ran after one edit of `a.ts`. rift hands it the user's own tsserver
-  (`initializationOptions.tsserver.path`): the one of a `tsserver` on PATH, or
-  the `typescript` package installed next to the language server. With
-  neither outside the project, the TypeScript server is not started.
-
-A server command from the user config (`lsp` in config.json) is the user's
-choice and is started as written.
+A language server runs with the user's rights outside any sandbox (unless bwrap is on),
+so what it executes must be the user's own install, not the project's (issue 30). A
+built-in server whose binary resolves inside the project is not started.
+`typescript-language-server` loads the workspace's `tsserver.js` before its own, so rift
+hands it the user's own (`initializationOptions.tsserver.path`), or does not start it.
+A server command from the user config is the user's choice and is started as written.
 """
 
 from __future__ import annotations
