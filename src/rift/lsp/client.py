@@ -39,23 +39,14 @@ SETTLE = 0.25
 REPORT_CAP = 10
 HEADER = "\n── diagnostics ──\n"
 
-LANGUAGES: dict[str, str] = {
-    ".py": "python",
-    ".pyi": "python",
-    ".ts": "typescript",
-    ".tsx": "typescript",
-    ".js": "typescript",
-    ".jsx": "typescript",
-    ".mjs": "typescript",
-    ".cjs": "typescript",
-    ".go": "go",
-    ".rs": "rust",
-    ".c": "c",
-    ".h": "c",
-    ".cc": "c",
-    ".cpp": "c",
-    ".hpp": "c",
+_EXTENSIONS = {
+    "python": ".py .pyi",
+    "typescript": ".ts .tsx .js .jsx .mjs .cjs",
+    "go": ".go",
+    "rust": ".rs",
+    "c": ".c .h .cc .cpp .hpp",
 }
+LANGUAGES = {ext: language for language, exts in _EXTENSIONS.items() for ext in exts.split()}
 LANGUAGE_IDS = {".ts": "typescript", ".tsx": "typescriptreact", ".jsx": "javascriptreact"}
 SERVERS: dict[str, tuple[tuple[str, ...], ...]] = {
     "python": (
@@ -205,27 +196,16 @@ class LspClient:
         uri = path.as_uri()
         version = self.versions.get(uri, 0) + 1
         self.pushed.pop(uri, None)
+        document: dict[str, Any] = {"uri": uri, "version": version}
         if uri in self.versions:
+            changes = [{"text": text}]
             self.notify(
-                "textDocument/didChange",
-                {
-                    "textDocument": {"uri": uri, "version": version},
-                    "contentChanges": [{"text": text}],
-                },
+                "textDocument/didChange", {"textDocument": document, "contentChanges": changes}
             )
         else:
-            language = LANGUAGE_IDS.get(path.suffix.lower(), LANGUAGES.get(path.suffix.lower()))
-            self.notify(
-                "textDocument/didOpen",
-                {
-                    "textDocument": {
-                        "uri": uri,
-                        "languageId": language,
-                        "version": version,
-                        "text": text,
-                    }
-                },
-            )
+            suffix = path.suffix.lower()
+            document.update(languageId=LANGUAGE_IDS.get(suffix, LANGUAGES.get(suffix)), text=text)
+            self.notify("textDocument/didOpen", {"textDocument": document})
         self.versions[uri] = version
         if self.capabilities.get("diagnosticProvider"):
             report = await self.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
