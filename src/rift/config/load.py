@@ -27,7 +27,6 @@ from rift.config.merge import (
     lsp_setting,
     normalize_base_url,
     parse_read_timeout,
-    project_path_key,
     read_json_file,
 )
 from rift.config.records import (
@@ -48,6 +47,7 @@ from rift.config.records import (
     Price,
     ProviderConfig,
 )
+from rift.config.trust import TrustStore, project_key
 from rift.fs.paths import Paths, atomic_write
 
 __all__ = [  # re-exported: callers name the records through load
@@ -239,8 +239,6 @@ def project_server_keys(
 ) -> dict[str, str]:
     """Trust keys (trust.py style) for a project's host, providers and search
     server, by label."""
-    from rift.config.trust import project_key
-
     where = project_key(cwd)
     keys = {}
     if host is not None:
@@ -268,8 +266,6 @@ def project_servers(
     what the project names now (persisted; if the store cannot be written it
     holds for this run, with a warning).
     """
-    from rift.config.trust import TrustStore
-
     host = merger.project_host
     user_host = normalize_base_url(str(merger.values.get("host") or DEFAULT_HOST))
     if host is not None and (outside_host is not None or host == user_host):
@@ -366,7 +362,7 @@ def persist_allow_rule(config: Config, rule: str, *, everywhere: bool) -> None:
     data = read_json_file(path, [])
     keys = ["permissions", "allow"]
     if not everywhere:
-        keys = ["projects", project_path_key(config.cwd), *keys]
+        keys = ["projects", project_key(config.cwd), *keys]
     holder: Any = data
     for key in keys[:-1]:
         holder = holder.setdefault(key, {}) if isinstance(holder, dict) else None
@@ -379,8 +375,6 @@ def persist_allow_rule(config: Config, rule: str, *, everywhere: bool) -> None:
 def _trust_chosen_host(config: Config, host: str) -> None:
     """A host the user saved into the project file is their own choice: trust it there,
     or the next start would refuse it as the repository's. Best effort, like persisting."""
-    from rift.config.trust import TrustStore
-
     keys = project_server_keys(config.cwd, normalize_base_url(host), {})
     with contextlib.suppress(OSError):
         TrustStore.load(config.paths).trust_hook_entry(next(iter(keys.values())))

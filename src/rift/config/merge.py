@@ -8,7 +8,6 @@ turns the result, with the environment and the flags, into one `Config`.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from rift.config.records import (
     Price,
     ProviderConfig,
 )
+from rift.config.trust import project_key
 
 
 def read_json_file(path: Path, warnings: list[str]) -> dict[str, Any]:
@@ -266,7 +266,7 @@ class Merger:
         """The user config's allow rules for this project (`projects.<real path>.permissions.
         allow`): what "always allow … in this project" saved. Read from the user config only,
         so a repository can never grant itself anything."""
-        entry = _dict(_dict(data.get("projects")).get(project_path_key(cwd)))
+        entry = _dict(_dict(data.get("projects")).get(project_key(cwd)))
         allow = _str_list(_dict(entry.get("permissions")).get("allow"))
         _malformed_rules(allow, f"config {path}" if path else "config", self.warnings)
         self.allow += allow
@@ -402,9 +402,3 @@ def lsp_setting(user: dict[str, Any], project: dict[str, Any], warnings: list[st
             ' with "lsp": false; put servers in the user config)'
         )
     return LspConfig(enabled=enabled, servers=servers)
-
-
-def project_path_key(cwd: Path) -> str:
-    """How the user config's `projects` map names a project: its real path, so a
-    symlinked checkout is the same project (as in the trust store)."""
-    return os.path.realpath(cwd)

@@ -30,7 +30,8 @@ MAX_HASHED_ENTRIES = 20_000
 
 
 def project_key(project: Path) -> str:
-    """The project part of every key: its real path (a symlinked checkout is the same project)."""
+    """The project part of every key, and its name in the user config's `projects` map: its
+    real path (a symlinked checkout is the same project)."""
     return os.path.realpath(project)
 
 
