@@ -53,9 +53,7 @@ def read_json_file(path: Path, warnings: list[str]) -> dict[str, Any]:
 
 
 def _str_list(value: Any) -> list[str]:
-    if isinstance(value, list):
-        return [v for v in value if isinstance(v, str)]
-    return []
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -369,11 +367,10 @@ def coerce(values: dict[str, Any], key: str, kind: type, warnings: list[str]) ->
     try:
         if kind is int and isinstance(value, bool):
             raise ValueError
-        coerced = kind(value)
+        return kind(value)
     except (TypeError, ValueError):
         warnings.append(f"config: '{key}' must be a {kind.__name__}, got {value!r}; ignoring it")
         return None
-    return coerced
 
 
 def _lsp_servers(raw: dict[str, Any]) -> dict[str, tuple[str, ...] | None]:

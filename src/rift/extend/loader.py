@@ -73,8 +73,6 @@ class Extensions(Struct, dict=True):
         """Plugin commands, offered as skills."""
         return command_skills(self.plugins.values())
 
-    # ------------------------------------------------------------ pending
-
     def _needs_trust(self, plugin: Plugin) -> bool:
         return (
             plugin.project
@@ -97,8 +95,6 @@ class Extensions(Struct, dict=True):
 
     def untrusted_servers(self) -> list[McpServerConfig]:
         return [s for s in self.config.mcp.values() if s.project and not self._server_trusted(s)]
-
-    # ------------------------------------------------------------ activation
 
     def attach(self, agent: ExtensionHost, attached: bool) -> None:
         """Activate what needs no asking; call inside the event loop, before any turn."""
@@ -158,8 +154,6 @@ class Extensions(Struct, dict=True):
             self._agent.emit(event)
         else:
             self.notices.append(event)
-
-    # ------------------------------------------------------------ trust asks
 
     def offer_trust(self) -> None:
         """Raise the trust asks once (see the module docstring); returns without waiting."""

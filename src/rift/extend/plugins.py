@@ -86,9 +86,6 @@ class Plugin(Struct, frozen=True):
         return lines
 
 
-# ------------------------------------------------------------------ parsing
-
-
 def _text(raw: dict[str, Any], key: str, where: str, required: bool = False) -> str:
     value = raw.get(key)
     if value is None and not required:
@@ -216,9 +213,6 @@ def discover_plugins(
     for plugin in _scan(user_config_dir / "plugins", None, warnings):
         found.setdefault(plugin.name, plugin)
     return found
-
-
-# ------------------------------------------------------------------ running
 
 
 def _runner(spec: PluginTool, plugin: Plugin) -> ToolRun:

@@ -114,9 +114,6 @@ def discover_skills(
     `readable` (the Read rules) filters the project's skills; the user's own
     need only stay inside their config dir.
     """
-    found: dict[str, Skill] = {}
-    for skill in _scan(user_config_dir / "skills", user_config_dir, None):
-        found[skill.name] = skill
-    for skill in _scan(project_dir / ".rift" / "skills", project_dir, readable):
-        found[skill.name] = skill
-    return dict(sorted(found.items()))
+    user = _scan(user_config_dir / "skills", user_config_dir, None)
+    project = _scan(project_dir / ".rift" / "skills", project_dir, readable)
+    return dict(sorted({s.name: s for s in (*user, *project)}.items()))

@@ -68,9 +68,6 @@ class LspError(Exception):
     """The server misbehaved or went away; callers stay silent."""
 
 
-# ------------------------------------------------------------------ JSON-RPC
-
-
 class LspClient:
     """One language server over stdio: requests, notifications, pushed diagnostics."""
 
@@ -246,9 +243,6 @@ class LspClient:
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._reader
-
-
-# ------------------------------------------------------------------- service
 
 
 def _key(diagnostic: dict[str, Any]) -> tuple[Any, str, str]:
