@@ -27,11 +27,8 @@ _ENTRY = "rift.cli:entry"
 def installed_distribution(paths: list[str] | None = None) -> metadata.Distribution | None:
     """This program's distribution under any of its names, or None when rift runs from a
     source tree. A distribution called `rift` that is not this program (PyPI's `rift` is
-    another project) does not count: it must declare the `rift` console script.
-
-    Args:
-        paths: where to look (default `sys.path`).
-    """
+    another project) does not count: it must declare the `rift` console script. `paths`:
+    where to look (default `sys.path`)."""
     for name in DIST_NAMES:
         found = metadata.distributions(name=name, path=paths or sys.path)
         for dist in found:

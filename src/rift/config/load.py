@@ -259,13 +259,10 @@ def project_servers(
     outside_host: str | None,
     flags: Overrides,
 ) -> str | None:
-    """Apply the project's host and providers that are trusted; the warning for the rest.
-
-    A project host equal to the user's own is no change, so it needs no trust;
-    one that a flag or RIFT_HOST overrides is moot. `--trust-project` trusts
-    what the project names now (persisted; if the store cannot be written it
-    holds for this run, with a warning).
-    """
+    """Apply the project's host and providers that are trusted; the warning for the rest. A project
+    host equal to the user's own is no change, so it needs no trust; one that a flag or RIFT_HOST
+    overrides is moot. `--trust-project` trusts what the project names now (persisted; if the store
+    cannot be written it holds for this run, with a warning)."""
     host = merger.project_host
     user_host = normalize_base_url(str(merger.values.get("host") or DEFAULT_HOST))
     if host is not None and (outside_host is not None or host == user_host):
@@ -309,11 +306,9 @@ PERSISTABLE_KEYS = ("host", "model", "num_ctx")
 
 
 def persist_setting(config: Config, key: str, value: Any) -> Path:
-    """Write one of host/model/num_ctx to the file that governs it.
-
-    The project file governs a key it already sets; otherwise the user config
-    does (created when missing). Other keys in the file are preserved.
-    """
+    """Write one of host/model/num_ctx to the file that governs it. The project file governs a key
+    it already sets; otherwise the user config does (created when missing). Other keys in the file
+    are preserved."""
     if key not in PERSISTABLE_KEYS:
         raise ValueError(f"only {', '.join(PERSISTABLE_KEYS)} can be saved, not '{key}'")
     target = config.user_config_path or config.paths.user_config

@@ -144,11 +144,8 @@ class TrustStore(Struct, dict=True):
         return store
 
     def trust_hook_entry(self, entry: str) -> None:
-        """Persist a hook, plugin or project-host trust key.
-
-        Raises:
-            OSError: the store could not be written (the approval still holds for this run).
-        """
+        """Persist a hook, plugin or project-host trust key; raises OSError when the store
+        cannot be written (the approval still holds for this run)."""
         self.hooks.add(entry)
         self._append(self.hooks_path, entry)
 

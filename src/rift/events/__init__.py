@@ -166,11 +166,9 @@ _WIRE_FIELDS: dict[type[Event], tuple[tuple[str, str], ...]] = {}
 
 
 def to_wire(event: Event) -> dict[str, Any]:
-    """The event as its wire object: {"event": name, field: value, ...}.
-
-    Hot path: a streamed reply is one `content` event per delta, so scalar fields
-    skip the recursive conversion and field lists are cached per class.
-    """
+    """The event as its wire object: {"event": name, field: value, ...}. Hot path: a streamed reply
+    is one `content` event per delta, so scalar fields skip the recursive conversion and field lists
+    are cached per class."""
     cls = type(event)
     pairs = _WIRE_FIELDS.get(cls)
     if pairs is None:

@@ -142,11 +142,8 @@ def parse_manifest(
     project_root: Path | None = None,
     found_at: Path | None = None,
 ) -> Plugin:
-    """A plugin from its manifest bytes (the trust fields come from `_scan`).
-
-    Raises:
-        ManifestError: invalid JSON, or a field of the wrong shape.
-    """
+    """A plugin from its manifest bytes (the trust fields come from `_scan`); ManifestError
+    for invalid JSON or a field of the wrong shape."""
     where = f"plugin {manifest_path}"
     try:
         data = json.loads(raw.decode("utf-8"))

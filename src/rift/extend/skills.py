@@ -109,11 +109,8 @@ def _scan(directory: Path, root: Path, readable: Readable | None) -> Iterable[Sk
 def discover_skills(
     project_dir: Path, user_config_dir: Path, readable: Readable | None = None
 ) -> dict[str, Skill]:
-    """All skills by name, sorted; project skills win collisions.
-
-    `readable` (the Read rules) filters the project's skills; the user's own
-    need only stay inside their config dir.
-    """
+    """All skills by name, sorted; project skills win collisions. `readable` (the Read rules)
+    filters the project's skills; the user's own need only stay inside their config dir."""
     user = _scan(user_config_dir / "skills", user_config_dir, None)
     project = _scan(project_dir / ".rift" / "skills", project_dir, readable)
     return dict(sorted({s.name: s for s in (*user, *project)}.items()))

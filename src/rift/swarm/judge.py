@@ -127,11 +127,8 @@ def diff_budget(num_ctx: int, candidates: int) -> int:
 async def ask_judge(
     model: str, config: Config, task: str, results: Sequence[CandidateResult]
 ) -> str:
-    """The judge model's whole answer (thinking left out).
-
-    Raises:
-        ModelError: the judge's server could not be reached or refused the model.
-    """
+    """The judge model's whole answer (thinking left out); ModelError when the judge's
+    server could not be reached or refused the model."""
     route, _ = await detect_protocol(resolve(model, config), config)
     provider = make_provider(route, config.read_timeout, cache_dir=config.paths.cache_dir)
     try:

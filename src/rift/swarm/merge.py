@@ -43,11 +43,8 @@ def available(root: Path) -> list[str]:
 
 
 def merge(root: Path, name: str, journal: UndoJournal) -> Merged:
-    """Apply candidate `name`'s patch at `root`, journaled for undo.
-
-    Raises:
-        SwarmError: no such patch, an empty one, or git refused it (nothing changed then).
-    """
+    """Apply candidate `name`'s patch at `root`, journaled for undo. SwarmError: no such
+    patch, an empty one, or git refused it (nothing changed then)."""
     patch = patch_path(root, name)
     data = _read_patch(root, name, patch)
     if not data.strip():
@@ -123,11 +120,8 @@ def _index_entries(root: Path, files: list[str]) -> bytes:
 
 
 def _restore_index(root: Path, files: list[str], entries: bytes) -> None:
-    """Give `files` back the index entries they had (none: not in the index).
-
-    Raises:
-        OSError: git refused (the undo reports it; the files are restored regardless).
-    """
+    """Give `files` back the index entries they had (none: not in the index). OSError when
+    git refuses (the undo reports it; the files are restored regardless)."""
     names = b"".join(os.fsencode(name) + b"\0" for name in files)
     steps = [
         (("update-index", "-z", "--force-remove", "--stdin"), names),

@@ -83,11 +83,8 @@ async def race(
     config: Config, options: RaceOptions, emit: Callable[[Event], None], start: StartCandidate
 ) -> RaceOutcome:
     """Run the race in `config.cwd`'s repository; `start` brings up each candidate.
-
-    Raises:
-        SwarmError: no repository, no commit, another race running, no test command
-            for the tests judge, or a worktree that git would not create.
-    """
+    SwarmError: no repository, no commit, another race running, no test command for the
+    tests judge, or a worktree that git would not create."""
     root = repo_root(config.cwd)
     commit = head_commit(root)
     rel = _relative(config.cwd, root)

@@ -53,11 +53,9 @@ class SuiteRun(Struct, frozen=True):
 
 
 def detect_command(cwd: Path, root: Path) -> str | None:
-    """The project's test command, or None when nothing says how it is tested.
-
-    `root` is the person's own checkout: its `.venv`/`venv` (never committed, so
-    absent from worktrees) is where a Python project's pytest usually lives.
-    """
+    """The project's test command, or None when nothing says how it is tested. `root` is the
+    person's own checkout: its `.venv`/`venv` (never committed, so absent from worktrees) is where a
+    Python project's pytest usually lives."""
     if python_configured(cwd):
         return _pytest(root)
     if (cwd / "Cargo.toml").is_file():

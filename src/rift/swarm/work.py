@@ -29,11 +29,8 @@ USAGE = "usage: /swarm <task> [--models a,b] [--attempts N] [--explore] [--judge
 
 
 def parse_swarm(text: str, default_model: str) -> RaceOptions:
-    """`/swarm` arguments: flags anywhere, every other word is the task.
-
-    Raises:
-        SwarmError: an unknown flag, a flag without its value, or no task.
-    """
+    """`/swarm` arguments: flags anywhere, every other word is the task. SwarmError for
+    an unknown flag, a flag without its value, or no task."""
     try:
         words = shlex.split(text)
     except ValueError as exc:

@@ -45,11 +45,8 @@ def read_patch(path: Path) -> bytes:
 
 def checked_dir(path: Path, *, create: bool = False) -> int | None:
     """A descriptor of `path` (under `.rift/`) opened without following any link; None
-    when it does not exist (and `create` is off). Caller closes it.
-
-    Raises:
-        SwarmError: a component of it is a symlink (or not a directory).
-    """
+    when it does not exist (and `create` is off); SwarmError when a component of it is a
+    symlink or not a directory. Caller closes it."""
     try:
         return safe_fs.open_dir(path, create=create)
     except FileNotFoundError:
@@ -131,11 +128,8 @@ def _delete_entry(dir_fd: int, name: str) -> None:
 
 
 def remove_all(root: Path) -> list[str]:
-    """Remove every swarm worktree and prune git's records; the names removed.
-
-    Raises:
-        SwarmError: `.rift/worktrees` (or `.rift`) is a link: nothing is deleted.
-    """
+    """Remove every swarm worktree and prune git's records; the names removed. SwarmError
+    when `.rift/worktrees` (or `.rift`) is a link: nothing is deleted then."""
     base = worktrees_dir(root)
     fd = checked_dir(base)
     names: list[str] = []
@@ -159,11 +153,8 @@ def remove_all(root: Path) -> list[str]:
 
 def worktree_git_dir(root: Path, worktree: Path) -> Path:
     """The real git directory of swarm worktree `worktree`: `<common dir>/worktrees/<name>`,
-    whose `gitdir` file names this worktree; never the `.git` inside the tree.
-
-    Raises:
-        SwarmError: git's records do not match (nothing is captured then).
-    """
+    whose `gitdir` file names this worktree, never the `.git` inside the tree; SwarmError
+    when git's records do not match (nothing is captured then)."""
     raw = git_ok(root, "rev-parse", "--git-common-dir")
     common = Path(raw) if Path(raw).is_absolute() else root / raw
     git_dir = safe_fs.resolve(common) / "worktrees" / worktree.name
@@ -177,12 +168,9 @@ def worktree_git_dir(root: Path, worktree: Path) -> Path:
 
 
 def capture_patch(root: Path, worktree: Path, start: str, dest: Path) -> int:
-    """Stage everything the candidate changed and write its binary diff from `start` to
-    `dest`; the patch size in bytes (0: no changes).
-
-    Diffing the index against the start commit (not HEAD) keeps changes a candidate
-    committed itself, or left on another branch it checked out.
-    """
+    """Stage everything the candidate changed and write its binary diff from `start` to `dest`; the
+    patch size in bytes (0: no changes). Diffing the index against the start commit (not HEAD) keeps
+    changes a candidate committed itself, or left on another branch it checked out."""
     git_dir = worktree_git_dir(root, worktree)
     added = run_git(worktree, "add", "-A", "--", ".", *NOISE, git_dir=git_dir, work_tree=worktree)
     if added.returncode != 0:
@@ -226,11 +214,9 @@ def _resolved(path: Path) -> Path:
 
 
 class RaceLock:
-    """`.rift/swarm.lock`: one race (or cleanup) per repository at a time.
-
-    A lock whose process is gone (rift was killed) is taken over; the worktrees
-    that race left are then replaced as the new race creates its own.
-    """
+    """`.rift/swarm.lock`: one race (or cleanup) per repository at a time. A lock whose process is
+    gone (rift was killed) is taken over; the worktrees that race left are then replaced as the new
+    race creates its own."""
 
     def __init__(self, root: Path) -> None:
         self.path = safe_fs.resolve(root) / ".rift" / "swarm.lock"
