@@ -66,11 +66,7 @@ __all__ = [  # re-exported: callers name the records through load
 ]
 
 
-def load_config(
-    env: Mapping[str, str],
-    cwd: Path,
-    overrides: Overrides | None = None,
-) -> Config:
+def load_config(env: Mapping[str, str], cwd: Path, overrides: Overrides | None = None) -> Config:
     """Merge every layer into one frozen Config (defaults < user < project < env < flags)."""
     flags = overrides or Overrides()
     paths = Paths.from_env(env)

@@ -77,10 +77,7 @@ def judge_prompt(
     parts = [f"# Task\n\n{task.strip()}\n", *(_candidate_block(r, diff_chars) for r in results)]
     names = ", ".join(r.name for r in results)
     parts.append(f"Candidates: {names}. End with 'WINNER: <name>' or 'WINNER: none'.")
-    return [
-        {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": "\n".join(parts)},
-    ]
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n".join(parts)}]
 
 
 def _candidate_block(result: CandidateResult, diff_chars: int) -> str:

@@ -16,13 +16,7 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
-from rift.events import (
-    Event,
-    Info,
-    SubagentActivity,
-    SubagentStarted,
-    Warning,
-)
+from rift.events import Event, Info, SubagentActivity, SubagentStarted, Warning
 from rift.swarm.candidates import CandidateResult
 from rift.swarm.race import RaceOutcome
 
