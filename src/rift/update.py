@@ -157,8 +157,7 @@ def _installed(facts: Facts, dist: metadata.Distribution) -> Install:
         return Install("editable", f"the clone at {local}", (*_pull(local), reinstall), note)
     name = dist.metadata["Name"]
     if (facts.prefix / "pipx_metadata.json").is_file():
-        venv = facts.prefix.name
-        command = f"pipx install --force {quoted}" if local else f"pipx upgrade {venv}"
+        command = f"pipx install --force {quoted}" if local else f"pipx upgrade {facts.prefix.name}"
         return Install("pipx", f"pipx venv {facts.prefix}", (*_pull(local), command))
     if (facts.prefix / "uv-receipt.toml").is_file():
         tool = facts.prefix.name

@@ -147,17 +147,12 @@ def _mcp(name: str, raw: Any, project: bool) -> McpServerConfig | None:
     url = raw.get("url") if isinstance(raw.get("url"), str) else None
     if not command and not url:
         return None
-    env = _dict(raw.get("env"))
-    headers = _dict(raw.get("headers"))
-    return McpServerConfig(
-        name=name,
-        command=command,
-        args=tuple(_str_list(raw.get("args"))),
-        env=tuple(sorted((str(k), str(v)) for k, v in env.items())),
-        url=url,
-        headers=tuple(sorted((str(k), str(v)) for k, v in headers.items())),
-        project=project,
+    env, headers = (
+        tuple(sorted((str(k), str(v)) for k, v in _dict(raw.get(key)).items()))
+        for key in ("env", "headers")
     )
+    args = tuple(_str_list(raw.get("args")))
+    return McpServerConfig(name, command, args, env, url, headers, project)
 
 
 class Merger:

@@ -70,16 +70,8 @@ class McpServerConfig(Struct, frozen=True):
     @property
     def identity(self) -> str:
         """The exact string trust is keyed to; any change asks again."""
-        return json.dumps(
-            [
-                self.name,
-                self.command,
-                list(self.args),
-                sorted(self.env),
-                self.url,
-                sorted(self.headers),
-            ]
-        )
+        command = [self.command, list(self.args), sorted(self.env)]
+        return json.dumps([self.name, *command, self.url, sorted(self.headers)])
 
 
 class PermissionsConfig(Struct, frozen=True):
