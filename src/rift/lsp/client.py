@@ -314,9 +314,7 @@ class LspService(Struct, dict=True):
 
         if language in self.config.servers:
             configured = self.config.servers[language]
-            if configured is None or shutil.which(configured[0]) is None:
-                return None
-            return configured
+            return configured if configured and shutil.which(configured[0]) else None
         return next((argv for argv in SERVERS.get(language, ()) if shutil.which(argv[0])), None)
 
     async def report(self, path: Path, shown: str, old: str | None, new: str) -> str:

@@ -109,20 +109,17 @@ async def race(
             " --test-cmd 'python3 check_calc.py'"
         )
     exclude_race_files(root)
-    lock = worktrees.RaceLock(root)
-    lock.acquire()
     created: list[Path] = []
-    try:
-        outcome = RaceOutcome(root, commit, [], test_command=test_command)
-        await _run(config, options, emit, start, outcome, rel, created)
-        return outcome
-    except BaseException:
-        for path in created:  # a cancelled or crashed race leaves no checkout behind
-            worktrees.remove(root, path)
-        run_git(root, "worktree", "prune")
-        raise
-    finally:
-        lock.release()
+    with worktrees.RaceLock(root).held():
+        try:
+            outcome = RaceOutcome(root, commit, [], test_command=test_command)
+            await _run(config, options, emit, start, outcome, rel, created)
+            return outcome
+        except BaseException:
+            for path in created:  # a cancelled or crashed race leaves no checkout behind
+                worktrees.remove(root, path)
+            run_git(root, "worktree", "prune")
+            raise
 
 
 async def _run(
