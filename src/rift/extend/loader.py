@@ -146,9 +146,6 @@ class Extensions(Struct, dict=True):
     def _info(self, text: str) -> None:
         self._say(Info(visible(text)))  # names and commands come from the repository
 
-    def _warn(self, text: str) -> None:
-        self._say(Warning(visible(text)))
-
     def _say(self, event: Event) -> None:
         if self._live and self._agent is not None:
             self._agent.emit(event)
@@ -184,7 +181,7 @@ class Extensions(Struct, dict=True):
         try:
             save(entry)
         except OSError as exc:
-            self._warn(f"trust not saved (it holds for this session only): {exc}")
+            self._say(Warning(visible(f"trust not saved (it holds for this session only): {exc}")))
 
     async def _ask(self, question: str, detail: list[str]) -> bool:
         assert self._agent is not None

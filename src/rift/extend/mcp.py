@@ -1,12 +1,9 @@
 """MCP servers as tools: each configured server's tools become `<server>_<tool>`.
 
-Built on the `mcp` SDK (the optional `mcp` extra, 2.x API), imported only
-when a config names a server, so rift without MCP never pays for it. Every
-server gets one asyncio task that owns its whole connection: transport and
-`ClientSession` are entered and left in that task (anyio's cancel scopes demand
-it), while tool calls from turns share the session. Connecting happens in the
-background after startup; the tools are registered live once listed. A server
-that fails to start, or dies, is an `info` line and tool errors, never a crash.
+Built on the optional `mcp` SDK, imported only when a config names a server. Each server
+gets one asyncio task that owns its whole connection (anyio's cancel scopes demand it);
+tool calls from turns share the session, and the tools are registered live once listed.
+A server that fails to start, or dies, is an `info` line and tool errors, never a crash.
 """
 
 from __future__ import annotations

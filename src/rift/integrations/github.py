@@ -1,18 +1,15 @@
 """`rift github install`: a GitHub Actions workflow that runs `rift -p` on a comment.
 
-Why a workflow file and not an app: the model server is the user's own, so the only
-thing GitHub needs is where it is (`RIFT_HOST`, `RIFT_MODEL` in the repository's
-secrets) and a runner that can reach it (a self-hosted runner, or a public endpoint).
+A workflow file, not an app: the model server is the user's own, so GitHub only needs
+where it is (`RIFT_HOST`, `RIFT_MODEL` secrets) and a runner that can reach it.
 
-The workflow is written for hostile input: it runs only for comments by the
-repository's owner, members and collaborators (anyone may comment on a public
-issue), the comment reaches the shell through an environment variable (never
-interpolated into the script, which would let a comment run commands), and the
-job's token may write contents and pull requests of this repository only. A pull
-request from a fork is refused before its code is checked out, and checkout keeps
-the token out of `.git/config` (`persist-credentials: false`): only the push step
-sees it. rift is installed by its own distribution name or its source at a pinned
-commit, never `rift`, which on PyPI is an unrelated project.
+The workflow is written for hostile input: it runs only for comments by the repository's
+owner, members and collaborators; the comment reaches the shell through an environment
+variable, never interpolated into the script; the job's token may write this repository's
+contents and pull requests only; a fork's pull request is refused before its code is
+checked out, and checkout keeps the token out of `.git/config` (only the push step sees
+it). rift is installed by its own distribution name or its source at a pinned commit,
+never `rift`, which on PyPI is an unrelated project.
 """
 
 from __future__ import annotations

@@ -28,10 +28,6 @@ def inside(path: Path, root: Path) -> bool:
     return real == top or top in real.parents
 
 
-def _outside(candidates: list[Path], root: Path) -> str | None:
-    return next((str(_real(c)) for c in candidates if c.is_file() and not inside(c, root)), None)
-
-
 def user_tsserver(server: str, root: Path) -> str | None:
     """The user's own `tsserver.js` outside `root`, or None."""
     candidates: list[Path] = []
@@ -47,7 +43,7 @@ def user_tsserver(server: str, root: Path) -> str | None:
             if parent.name == "node_modules":
                 candidates.append(parent / "typescript" / "lib" / "tsserver.js")
                 break
-    return _outside(candidates, root)
+    return next((str(_real(c)) for c in candidates if c.is_file() and not inside(c, root)), None)
 
 
 def startable(argv: tuple[str, ...], root: Path, configured: bool) -> dict[str, Any] | None:
