@@ -72,11 +72,8 @@ def parse_skill(text: str, fallback_name: str, source: Path | None = None) -> Sk
 
 
 def _first_line(body: str) -> str:
-    for line in body.splitlines():
-        stripped = line.strip()
-        if stripped and not stripped.startswith("#"):
-            return stripped[:DESCRIPTION_CAP]
-    return ""
+    lines = (line.strip() for line in body.splitlines())
+    return next((line[:DESCRIPTION_CAP] for line in lines if line and line[0] != "#"), "")
 
 
 def read_contained(path: Path, root: Path, readable: Readable | None) -> str | None:

@@ -114,12 +114,8 @@ def candidate_name(ordinal: int, model: str) -> str:
 def plan(models: Sequence[str], attempts: int, explore: bool) -> list[CandidateSpec]:
     """Every candidate of a race, in the order they start: each model once per attempt,
     with (for `explore`) a hot copy of each after it."""
-    entries: list[tuple[str, float | None]] = []
-    for _ in range(max(1, attempts)):
-        for model in models:
-            entries.append((model, None))
-            if explore:
-                entries.append((model, EXPLORE_TEMPERATURE))
+    heats: tuple[float | None, ...] = (None, EXPLORE_TEMPERATURE) if explore else (None,)
+    entries = [(m, t) for _ in range(max(1, attempts)) for m in models for t in heats]
     return [CandidateSpec(candidate_name(i, m), m, t) for i, (m, t) in enumerate(entries)]
 
 
