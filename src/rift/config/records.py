@@ -85,21 +85,18 @@ class PermissionsConfig(Struct, frozen=True):
     bash_wrapper: str | None = None
     """Sandbox template with `{cmd}` (and optionally `{cwd}`); user config only."""
     sandbox: str | None = None
-    """"bwrap" runs each bash command under bubblewrap (tools/sandbox.py); a project may
-    switch it on, never off."""
+    """"bwrap": each bash command runs under bubblewrap; a project may switch it on, not off."""
     sandbox_network: bool = False
     """Let sandboxed commands use the network (user config only; a project may only say no)."""
     allow_credentials: bool = False
-    """Lift the built-in Read guard on credential stores (permissions/credentials.py);
-    user config only."""
+    """Lift the Read guard on credential stores (permissions/credentials.py); user config only."""
     own_dirs: tuple[Path, ...] = ()
     """rift's own config and data dirs, guarded with the credential stores."""
     pass_api_keys: bool = False
     """Leave rift's model API keys in the environment of bash, hooks, plugins and language
     servers (rift/fs/child_env.py); user config only."""
     additional_directories: tuple[Path, ...] = ()
-    """Directories write/edit may change besides the project (`--add-dir`, user config
-    only): core/permissions/roots.py."""
+    """Writable roots besides the project (`--add-dir`, user config only): permissions/roots.py."""
 
 
 class LspConfig(Struct, frozen=True):

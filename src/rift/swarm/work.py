@@ -38,21 +38,19 @@ def parse_swarm(text: str, default_model: str) -> RaceOptions:
     task: list[str] = []
     values: dict[str, str] = {}
     explore = False
-    i = 0
-    while i < len(words):
-        word = words[i]
+    rest = iter(words)
+    for word in rest:
         if word == "--explore":
             explore = True
         elif word in ("--models", "--attempts", "--judge", "--test-cmd"):
-            if i + 1 >= len(words):
+            value = next(rest, None)
+            if value is None:
                 raise SwarmError(f"{word} needs a value; {USAGE}")
-            values[word] = words[i + 1]
-            i += 1
+            values[word] = value
         elif word.startswith("--"):
             raise SwarmError(f"unknown option {word}; {USAGE}")
         else:
             task.append(word)
-        i += 1
     if not task:
         raise SwarmError(USAGE)
     attempts = values.get("--attempts", "1")
