@@ -215,36 +215,25 @@ def _positive(raw: str | None) -> int | None:
     return int(value) if value.isdigit() and int(value) > 0 else None
 
 
-def _host_label(host: str) -> str:
-    return f'host "{host}"'
-
-
-def _provider_label(name: str, prov: ProviderConfig) -> str:
-    return f'provider "{name}" ({prov.base_url})'
-
-
-def _search_label(url: str) -> str:
-    return f'search_url "{url}"'
-
-
-def project_server_keys(
-    cwd: Path,
-    host: str | None,
-    providers: Mapping[str, ProviderConfig],
-    search_url: str | None = None,
-) -> dict[str, str]:
-    """Trust keys (trust.py style) for a project's host, providers and search
-    server, by label."""
-    where = project_key(cwd)
-    keys = {}
+def _server_settings(
+    host: str | None, providers: Mapping[str, ProviderConfig], search_url: str | None
+) -> dict[str, list[str]]:
+    """A project's host, search server and providers by label, each as the list its trust
+    key names (`_server_trust_key`)."""
+    settings: dict[str, list[str]] = {}
     if host is not None:
-        keys[_host_label(host)] = f"host:{where}:{json.dumps(['host', host])}"
+        settings[f'host "{host}"'] = ["host", host]
     if search_url is not None:
-        keys[_search_label(search_url)] = f"host:{where}:{json.dumps(['search_url', search_url])}"
+        settings[f'search_url "{search_url}"'] = ["search_url", search_url]
     for name, prov in providers.items():
-        setting = json.dumps(["provider", name, prov.base_url, prov.kind])
-        keys[_provider_label(name, prov)] = f"host:{where}:{setting}"
-    return keys
+        label = f'provider "{name}" ({prov.base_url})'
+        settings[label] = ["provider", name, prov.base_url, prov.kind]
+    return settings
+
+
+def _server_trust_key(cwd: Path, setting: list[str]) -> str:
+    """A project server setting's trust key (trust.py style): this project, this exact setting."""
+    return f"host:{project_key(cwd)}:{json.dumps(setting)}"
 
 
 def project_servers(
@@ -268,9 +257,10 @@ def project_servers(
     search_url = merger.project_search_url
     if search_url is not None and search_url == merger.values.get("search_url"):
         search_url = None  # the server the user already searches with
-    keys = project_server_keys(cwd, host, merger.project_providers, search_url)
-    if not keys:
+    settings = _server_settings(host, merger.project_providers, search_url)
+    if not settings:
         return None
+    keys = {label: _server_trust_key(cwd, setting) for label, setting in settings.items()}
     store = TrustStore.load(paths)
     if flags.trust_project:
         for key in keys.values():
@@ -278,15 +268,12 @@ def project_servers(
                 store.trust_hook_entry(key)
             except OSError as exc:
                 merger.warnings.append(f"trust not saved (it holds for this run only): {exc}")
-    trusted = {label for label, key in keys.items() if key in store.hooks}
-    if host is not None and _host_label(host) in trusted:
-        merger.values["host"] = host
-    if search_url is not None and _search_label(search_url) in trusted:
-        merger.values["search_url"] = search_url
-    for name, prov in merger.project_providers.items():
-        if _provider_label(name, prov) in trusted:
-            merger.providers[name] = prov
-    untrusted = [label for label in keys if label not in trusted]
+    untrusted = [label for label, key in keys.items() if key not in store.hooks]
+    for kind, value, *_ in (s for label, s in settings.items() if label not in untrusted):
+        if kind == "provider":
+            merger.providers[value] = merger.project_providers[value]
+        else:  # "host" or "search_url"
+            merger.values[kind] = value
     if not untrusted:
         return None
     warning = (
@@ -366,9 +353,9 @@ def persist_allow_rule(config: Config, rule: str, *, everywhere: bool) -> None:
 def _trust_chosen_host(config: Config, host: str) -> None:
     """A host the user saved into the project file is their own choice: trust it there,
     or the next start would refuse it as the repository's. Best effort, like persisting."""
-    keys = project_server_keys(config.cwd, normalize_base_url(host), {})
+    key = _server_trust_key(config.cwd, ["host", normalize_base_url(host)])
     with contextlib.suppress(OSError):
-        TrustStore.load(config.paths).trust_hook_entry(next(iter(keys.values())))
+        TrustStore.load(config.paths).trust_hook_entry(key)
 
 
 def _added_dirs(raw: list[str], cwd: Path, home: Path, warnings: list[str]) -> tuple[Path, ...]:
