@@ -89,14 +89,6 @@ def _direct_url(dist: metadata.Distribution) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _local_dir(url: str) -> Path | None:
-    if not url.startswith("file://"):
-        return None
-    from urllib.parse import unquote, urlparse
-
-    return Path(unquote(urlparse(url).path))
-
-
 def _source_tree(package_dir: Path) -> Path | None:
     """The checkout rift runs from: `src/rift` under a folder with pyproject.toml."""
     root = package_dir.parent.parent
@@ -112,8 +104,10 @@ def _spec(dist: metadata.Distribution, direct: dict[str, Any]) -> tuple[str, Pat
     if isinstance(vcs, dict):
         revision = vcs.get("requested_revision")
         return f"git+{url}" + (f"@{revision}" if revision else ""), None
-    local = _local_dir(url)
-    if local is not None:
+    if url.startswith("file://"):
+        from urllib.parse import unquote, urlparse
+
+        local = Path(unquote(urlparse(url).path))
         return str(local), local
     return (url or dist.metadata["Name"]), None
 

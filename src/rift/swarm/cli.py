@@ -123,7 +123,14 @@ def _swarm(args: argparse.Namespace, start: StartCandidate) -> int:
     else:
         print(table(outcome))
         print(judge_line(outcome))
-    _hint(outcome)
+    if outcome.note:
+        print(outcome.note, file=sys.stderr)
+    if outcome.winner:
+        print(
+            f"merge it: rift merge {outcome.winner}"
+            f" (add --cleanup to remove the worktrees; judged by {outcome.judged_by})",
+            file=sys.stderr,
+        )
     failed = [r for r in outcome.results if r.outcome == "error" and not r.patch_bytes]
     if failed and len(failed) == len(outcome.results):
         return _fail(f"no candidate could run: {failed[0].reason or 'see the lines above'}")
@@ -158,17 +165,6 @@ async def _race(config: Config, options: RaceOptions, start: StartCandidate) -> 
         for signum in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.remove_signal_handler(signum)
-
-
-def _hint(outcome: RaceOutcome) -> None:
-    if outcome.note:
-        print(outcome.note, file=sys.stderr)
-    if outcome.winner:
-        print(
-            f"merge it: rift merge {outcome.winner}"
-            f" (add --cleanup to remove the worktrees; judged by {outcome.judged_by})",
-            file=sys.stderr,
-        )
 
 
 def _merge(args: argparse.Namespace) -> int:
