@@ -370,9 +370,8 @@ def coerce(values: dict[str, Any], key: str, kind: type, warnings: list[str]) ->
 
 def _lsp_servers(raw: dict[str, Any]) -> dict[str, tuple[str, ...] | None]:
     servers: dict[str, tuple[str, ...] | None] = {}
-    for key, entry in raw.items():
-        if not isinstance(entry, dict):
-            continue
+    for key, value in raw.items():
+        entry = _dict(value)
         command = _str_list(entry.get("command"))
         if entry.get("disabled") is True:
             servers[key.lower()] = None

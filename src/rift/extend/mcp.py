@@ -250,9 +250,8 @@ class McpManager(Struct, dict=True):
     async def wait_ready(self, timeout: float = CONNECT_TIMEOUT + 5) -> None:
         """Until every started server is connected or failed (headless runs wait for this)."""
         waits = [c.ready.wait() for c in self.connections.values()]
-        if waits:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.gather(*waits), timeout)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.gather(*waits), timeout)
 
     async def aclose(self) -> None:
         await asyncio.gather(*(c.aclose() for c in self.connections.values()))
