@@ -67,10 +67,9 @@ class StartedCandidate(Protocol):
 
 
 StartCandidate = Callable[[Config, Callable[[Event], None], int], Awaitable[StartedCandidate]]
-"""Brings up one candidate headless in `config.cwd` (its worktree), events to the
-callable, pinned to the server slot given; raises ModelError when its model cannot be
-reached. The core's is
-`rift.core.start_candidate`, passed down by whoever starts the race."""
+"""Brings up one candidate headless in `config.cwd` (its worktree), events to the callable,
+pinned to the server slot given; raises ModelError when its model cannot be reached. The
+core's is `rift.core.start_candidate`, passed down by whoever starts the race."""
 
 
 class CandidateSpec(Struct, frozen=True):

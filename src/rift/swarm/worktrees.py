@@ -101,10 +101,8 @@ def remove(root: Path, path: Path) -> None:
     """Remove one worktree, registered or not; what git cannot remove is deleted, by
     name inside the checked `.rift/worktrees/` (a link there is never followed)."""
     base = worktrees_dir(root)
-    fd = checked_dir(base)
-    if fd is None or path.parent != base:
-        if fd is not None:
-            os.close(fd)
+    fd = checked_dir(base) if path.parent == base else None
+    if fd is None:
         return
     try:
         run_git(root, "worktree", "remove", "--force", "--force", str(path))
