@@ -1,14 +1,9 @@
 """`rift` on the command line: flags → config → one front end.
 
-Only argparse and the config module load before a front end is chosen, so
-`rift --version` and `rift --help` answer without importing HTTP, model or UI
-code. Each front end is imported inside the branch that runs it, on purpose.
-
-`entry` (the console script and `python -m rift`) ends a `-p` or `--serve` run
-with `os._exit` once its output is flushed: by then the session is saved and
-the event loop closed, and the interpreter's own teardown (module cleanup, a
-last collection over everything imported) only delays the exit. Tests call
-`main` in-process, which always returns.
+Each front end is imported inside the branch that runs it, so `rift --version` and
+`rift --help` answer without importing HTTP, model or UI code. `entry` ends a `-p` or
+`--serve` run with `os._exit` once its output is flushed: the session is saved by then,
+and the interpreter's teardown only delays the exit.
 """
 
 import gc
@@ -97,10 +92,7 @@ def build_parser() -> "argparse.ArgumentParser":  # quoted: importing __future__
 
 def _help_width() -> int:
     """The width `--help` wraps to: $COLUMNS, else the terminal's, else 80, less a margin.
-
-    argparse builds a help formatter for every `add_argument` (to check metavars),
-    and without a width each one imports shutil (with bz2, lzma and fnmatch) to
-    ask the terminal: this asks it directly."""
+    Asked here because argparse's own formatters import shutil to ask, once per argument."""
     columns = os.environ.get("COLUMNS", "")
     if columns.isdigit() and int(columns) > 0:
         return int(columns) - 2
@@ -176,9 +168,8 @@ def _main(argv: list[str] | None) -> tuple[int, bool]:
         return 0, False
     if args.acp or (not args.serve and args.prompt is None):
         return _run(args)
-    # What `-p` and `--serve` load before their first request lives until exit: collecting
-    # cycles among it is wasted work (measured: 4% of a `--serve` start's instructions).
-    # start_agent freezes it all and turns collection back on; `finally` covers an error.
+    # What `-p` and `--serve` load lives until exit: collecting cycles among it is wasted
+    # work. start_agent freezes it all and turns collection back on.
     gc.disable()
     try:
         return _run(args)
@@ -254,9 +245,7 @@ def _headless(
     args: "argparse.Namespace", config: "Config", resume: "Path | None"
 ) -> tuple[int, bool]:
     """`--serve` or `-p`: the exit status, and True (both save all they have)."""
-    from rift.core import (
-        StartOptions,  # the agent core: loaded only past --version
-    )
+    from rift.core import StartOptions  # the agent core: loaded only past --version
 
     if args.serve:
         from rift.frontends import serve

@@ -1,13 +1,6 @@
-"""Every error rift raises on purpose, in one tree.
-
-    RiftError
-    ├── ModelError             anything between rift and a model server
-    │   ├── ServerUnreachable  connect failed or timed out (after the retries)
-    │   ├── ServerHTTPError    a non-2xx answer; carries status and the server's message
-    │   ├── StreamError        a stream broke: dropped mid-way, malformed lines
-    │   ├── ReadIdleTimeout    no byte arrived for the read-idle timeout
-    │   └── ModelNotUsable     preflight refused the model (missing, no tools capability)
-    └── ToolError              a tool could not do what was asked; its text goes to the model
+"""Every error rift raises on purpose, in one tree under `RiftError`: `ModelError` (and its
+kinds) for anything between rift and a model server, `ToolError` for a tool that could not
+do what was asked.
 
 Foreign exceptions (httpx, OSError, json) are mapped into this tree at the
 `models/` and `tools/` boundaries with `raise ... from exc`, so front ends only

@@ -1,11 +1,9 @@
 """Where rift's own log records go: a file, never the user's terminal.
 
-Modules log with `logging.getLogger("rift....")`. With no handler configured,
-Python's last-resort handler prints warnings and errors, tracebacks included,
-to stderr, which in `-p` and `--serve` is the user's screen or an editor's
-panel. What a person needs to know already arrives as a one-line warning
-event; the traceback belongs in a file a bug report can attach. The file is
-opened only when the first record arrives, so a clean run creates nothing.
+Python's last-resort handler would print tracebacks to stderr, which in `-p` and
+`--serve` is the user's screen or an editor's panel; a person already gets a one-line
+warning event, and the traceback belongs in a file a bug report can attach. The file
+is opened only when the first record arrives, so a clean run creates nothing.
 """
 
 from __future__ import annotations

@@ -2,17 +2,9 @@
 updates it. It runs nothing: an installer picked wrongly (pip into a pipx venv, a
 system Python's site-packages) does more harm than a line the user copies.
 
-What tells the installs apart, all read from the running interpreter:
-
-- the distribution's `direct_url.json` (PEP 610): an editable clone, a local
-  directory, a git URL, or absent for an index install;
-- its `INSTALLER` file (`pip`, `uv`);
-- the environment's root (`sys.prefix`): pipx leaves `pipx_metadata.json` there and
-  `uv tool` leaves `uv-receipt.toml`; a prefix other than `sys.base_prefix` is a venv;
-- where `rift` itself is imported from: a source tree on `PYTHONPATH`, not installed.
-
-The distribution is found by `installed_distribution`, which knows both the new
-registry name and the old one.
+The install is told apart by the distribution's `direct_url.json` (PEP 610) and
+`INSTALLER`, the markers pipx and `uv tool` leave in `sys.prefix`, and where `rift`
+itself is imported from.
 """
 
 from __future__ import annotations
@@ -35,11 +27,8 @@ _ENTRY = "rift.cli:entry"
 def installed_distribution(paths: list[str] | None = None) -> metadata.Distribution | None:
     """This program's distribution under any of its names, or None when rift runs from a
     source tree. A distribution called `rift` that is not this program (PyPI's `rift` is
-    another project) does not count: it must declare the `rift` console script.
-
-    Args:
-        paths: where to look (default `sys.path`).
-    """
+    another project) does not count: it must declare the `rift` console script. `paths`:
+    where to look (default `sys.path`)."""
     for name in DIST_NAMES:
         found = metadata.distributions(name=name, path=paths or sys.path)
         for dist in found:
@@ -100,14 +89,6 @@ def _direct_url(dist: metadata.Distribution) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _local_dir(url: str) -> Path | None:
-    if not url.startswith("file://"):
-        return None
-    from urllib.parse import unquote, urlparse
-
-    return Path(unquote(urlparse(url).path))
-
-
 def _source_tree(package_dir: Path) -> Path | None:
     """The checkout rift runs from: `src/rift` under a folder with pyproject.toml."""
     root = package_dir.parent.parent
@@ -123,8 +104,10 @@ def _spec(dist: metadata.Distribution, direct: dict[str, Any]) -> tuple[str, Pat
     if isinstance(vcs, dict):
         revision = vcs.get("requested_revision")
         return f"git+{url}" + (f"@{revision}" if revision else ""), None
-    local = _local_dir(url)
-    if local is not None:
+    if url.startswith("file://"):
+        from urllib.parse import unquote, urlparse
+
+        local = Path(unquote(urlparse(url).path))
         return str(local), local
     return (url or dist.metadata["Name"]), None
 
@@ -168,8 +151,7 @@ def _installed(facts: Facts, dist: metadata.Distribution) -> Install:
         return Install("editable", f"the clone at {local}", (*_pull(local), reinstall), note)
     name = dist.metadata["Name"]
     if (facts.prefix / "pipx_metadata.json").is_file():
-        venv = facts.prefix.name
-        command = f"pipx install --force {quoted}" if local else f"pipx upgrade {venv}"
+        command = f"pipx install --force {quoted}" if local else f"pipx upgrade {facts.prefix.name}"
         return Install("pipx", f"pipx venv {facts.prefix}", (*_pull(local), command))
     if (facts.prefix / "uv-receipt.toml").is_file():
         tool = facts.prefix.name

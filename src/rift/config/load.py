@@ -1,20 +1,13 @@
 """Layered configuration: defaults < user config < project .rift.json < env < flags.
 
-The project file comes from whatever repository rift was started in, so it is
-merged *tighten-only*, so a cloned repository cannot loosen rift: it may add deny and ask
-rules, pick a model, and force approval on, but it can never widen
-permissions, pick the editor or the bash wrapper, or redefine a provider that
-routes an API key. Every ignored key produces one warning.
+The project file comes from whatever repository rift was started in, so it is merged
+*tighten-only*: it may add deny and ask rules, pick a model and force approval on, never
+widen permissions, pick the editor or the bash wrapper, or redefine a provider that
+routes an API key. Every ignored key is one warning. Its `host`, `providers` and
+`search_url` decide which server sees everything the model reads, so they apply only once
+the user trusted that exact setting for this project (`--trust-project`, `project_servers`).
 
-Its `host`, `providers` and `search_url` decide which server sees everything
-the model reads (or searches for), so they take effect only once the user
-trusted that exact setting for this project's real path (`rift
---trust-project`, the same trust store as plugins and hooks; `project_servers`).
-Until then they are not applied, with one warning that says how to trust
-them; a host given by flag or environment makes the project's moot.
-
-`load_config` is the only function in rift that looks at the environment; it
-returns one frozen `Config` that components receive.
+`load_config` is the only function in rift that looks at the environment.
 """
 
 from __future__ import annotations
@@ -34,12 +27,10 @@ from rift.config.merge import (
     lsp_setting,
     normalize_base_url,
     parse_read_timeout,
-    project_path_key,
     read_json_file,
 )
 from rift.config.records import (
     BUILTIN_KEY_ENV,
-    BUILTIN_PRICING,
     DEFAULT_HOST,
     DEFAULT_MAX_ITERATIONS,
     DEFAULT_MODEL,
@@ -56,19 +47,14 @@ from rift.config.records import (
     Price,
     ProviderConfig,
 )
-from rift.fs.paths import Paths
+from rift.config.trust import TrustStore, project_key
+from rift.fs.paths import Paths, atomic_write
 
-__all__ = [
-    "BUILTIN_KEY_ENV",
-    "BUILTIN_PRICING",
+__all__ = [  # re-exported: callers name the records through load
     "DEFAULT_HOST",
-    "DEFAULT_MAX_ITERATIONS",
     "DEFAULT_MODEL",
-    "DEFAULT_NUM_CTX",
     "DEFAULT_READ_TIMEOUT",
-    "DEFAULT_TEMPERATURE",
     "EFFORT_LEVELS",
-    "PERSISTABLE_KEYS",
     "PROJECT_FILE",
     "Config",
     "LspConfig",
@@ -77,20 +63,10 @@ __all__ = [
     "PermissionsConfig",
     "Price",
     "ProviderConfig",
-    "load_config",
-    "persist_allow_rule",
-    "persist_setting",
-    "project_path_key",
-    "project_server_keys",
-    "read_json_file",
 ]
 
 
-def load_config(
-    env: Mapping[str, str],
-    cwd: Path,
-    overrides: Overrides | None = None,
-) -> Config:
+def load_config(env: Mapping[str, str], cwd: Path, overrides: Overrides | None = None) -> Config:
     """Merge every layer into one frozen Config (defaults < user < project < env < flags)."""
     flags = overrides or Overrides()
     paths = Paths.from_env(env)
@@ -239,38 +215,25 @@ def _positive(raw: str | None) -> int | None:
     return int(value) if value.isdigit() and int(value) > 0 else None
 
 
-def _host_label(host: str) -> str:
-    return f'host "{host}"'
-
-
-def _provider_label(name: str, prov: ProviderConfig) -> str:
-    return f'provider "{name}" ({prov.base_url})'
-
-
-def _search_label(url: str) -> str:
-    return f'search_url "{url}"'
-
-
-def project_server_keys(
-    cwd: Path,
-    host: str | None,
-    providers: Mapping[str, ProviderConfig],
-    search_url: str | None = None,
-) -> dict[str, str]:
-    """Trust keys (trust.py style) for a project's host, providers and search
-    server, by label."""
-    from rift.config.trust import project_key
-
-    where = project_key(cwd)
-    keys = {}
+def _server_settings(
+    host: str | None, providers: Mapping[str, ProviderConfig], search_url: str | None
+) -> dict[str, list[str]]:
+    """A project's host, search server and providers by label, each as the list its trust
+    key names (`_server_trust_key`)."""
+    settings: dict[str, list[str]] = {}
     if host is not None:
-        keys[_host_label(host)] = f"host:{where}:{json.dumps(['host', host])}"
+        settings[f'host "{host}"'] = ["host", host]
     if search_url is not None:
-        keys[_search_label(search_url)] = f"host:{where}:{json.dumps(['search_url', search_url])}"
+        settings[f'search_url "{search_url}"'] = ["search_url", search_url]
     for name, prov in providers.items():
-        setting = json.dumps(["provider", name, prov.base_url, prov.kind])
-        keys[_provider_label(name, prov)] = f"host:{where}:{setting}"
-    return keys
+        label = f'provider "{name}" ({prov.base_url})'
+        settings[label] = ["provider", name, prov.base_url, prov.kind]
+    return settings
+
+
+def _server_trust_key(cwd: Path, setting: list[str]) -> str:
+    """A project server setting's trust key (trust.py style): this project, this exact setting."""
+    return f"host:{project_key(cwd)}:{json.dumps(setting)}"
 
 
 def project_servers(
@@ -281,15 +244,10 @@ def project_servers(
     outside_host: str | None,
     flags: Overrides,
 ) -> str | None:
-    """Apply the project's host and providers that are trusted; the warning for the rest.
-
-    A project host equal to the user's own is no change, so it needs no trust;
-    one that a flag or RIFT_HOST overrides is moot. `--trust-project` trusts
-    what the project names now (persisted; if the store cannot be written it
-    holds for this run, with a warning).
-    """
-    from rift.config.trust import TrustStore
-
+    """Apply the project's host and providers that are trusted; the warning for the rest. A project
+    host equal to the user's own is no change, so it needs no trust; one that a flag or RIFT_HOST
+    overrides is moot. `--trust-project` trusts what the project names now (persisted; if the store
+    cannot be written it holds for this run, with a warning)."""
     host = merger.project_host
     user_host = normalize_base_url(str(merger.values.get("host") or DEFAULT_HOST))
     if host is not None and (outside_host is not None or host == user_host):
@@ -299,9 +257,10 @@ def project_servers(
     search_url = merger.project_search_url
     if search_url is not None and search_url == merger.values.get("search_url"):
         search_url = None  # the server the user already searches with
-    keys = project_server_keys(cwd, host, merger.project_providers, search_url)
-    if not keys:
+    settings = _server_settings(host, merger.project_providers, search_url)
+    if not settings:
         return None
+    keys = {label: _server_trust_key(cwd, setting) for label, setting in settings.items()}
     store = TrustStore.load(paths)
     if flags.trust_project:
         for key in keys.values():
@@ -309,15 +268,12 @@ def project_servers(
                 store.trust_hook_entry(key)
             except OSError as exc:
                 merger.warnings.append(f"trust not saved (it holds for this run only): {exc}")
-    trusted = {label for label, key in keys.items() if key in store.hooks}
-    if host is not None and _host_label(host) in trusted:
-        merger.values["host"] = host
-    if search_url is not None and _search_label(search_url) in trusted:
-        merger.values["search_url"] = search_url
-    for name, prov in merger.project_providers.items():
-        if _provider_label(name, prov) in trusted:
-            merger.providers[name] = prov
-    untrusted = [label for label in keys if label not in trusted]
+    untrusted = [label for label, key in keys.items() if key not in store.hooks]
+    for kind, value, *_ in (s for label, s in settings.items() if label not in untrusted):
+        if kind == "provider":
+            merger.providers[value] = merger.project_providers[value]
+        else:  # "host" or "search_url"
+            merger.values[kind] = value
     if not untrusted:
         return None
     warning = (
@@ -333,13 +289,9 @@ PERSISTABLE_KEYS = ("host", "model", "num_ctx")
 
 
 def persist_setting(config: Config, key: str, value: Any) -> Path:
-    """Write one of host/model/num_ctx to the file that governs it.
-
-    The project file governs a key it already sets; otherwise the user config
-    does (created when missing). Other keys in the file are preserved.
-    """
-    from rift.fs.paths import atomic_write
-
+    """Write one of host/model/num_ctx to the file that governs it. The project file governs a key
+    it already sets; otherwise the user config does (created when missing). Other keys in the file
+    are preserved."""
     if key not in PERSISTABLE_KEYS:
         raise ValueError(f"only {', '.join(PERSISTABLE_KEYS)} can be saved, not '{key}'")
     target = config.user_config_path or config.paths.user_config
@@ -373,8 +325,6 @@ USER_CONFIG_SKELETON = {
 
 def ensure_user_config(config: Config) -> tuple[Path, bool]:
     """The user config file, and True when it was just created with the skeleton."""
-    from rift.fs.paths import atomic_write
-
     path = config.user_config_path or config.paths.user_config
     if path.exists():
         return path, False
@@ -386,13 +336,11 @@ def ensure_user_config(config: Config) -> tuple[Path, bool]:
 def persist_allow_rule(config: Config, rule: str, *, everywhere: bool) -> None:
     """Append an "always allow" rule to the user config: `permissions.allow`, or this
     project's `projects.<real path>.permissions.allow` (read back by `user_project`)."""
-    from rift.fs.paths import atomic_write
-
     path = config.user_config_path or config.paths.user_config
     data = read_json_file(path, [])
     keys = ["permissions", "allow"]
     if not everywhere:
-        keys = ["projects", project_path_key(config.cwd), *keys]
+        keys = ["projects", project_key(config.cwd), *keys]
     holder: Any = data
     for key in keys[:-1]:
         holder = holder.setdefault(key, {}) if isinstance(holder, dict) else None
@@ -405,11 +353,9 @@ def persist_allow_rule(config: Config, rule: str, *, everywhere: bool) -> None:
 def _trust_chosen_host(config: Config, host: str) -> None:
     """A host the user saved into the project file is their own choice: trust it there,
     or the next start would refuse it as the repository's. Best effort, like persisting."""
-    from rift.config.trust import TrustStore
-
-    keys = project_server_keys(config.cwd, normalize_base_url(host), {})
+    key = _server_trust_key(config.cwd, ["host", normalize_base_url(host)])
     with contextlib.suppress(OSError):
-        TrustStore.load(config.paths).trust_hook_entry(next(iter(keys.values())))
+        TrustStore.load(config.paths).trust_hook_entry(key)
 
 
 def _added_dirs(raw: list[str], cwd: Path, home: Path, warnings: list[str]) -> tuple[Path, ...]:

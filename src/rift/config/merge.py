@@ -8,7 +8,6 @@ turns the result, with the environment and the flags, into one `Config`.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from rift.config.records import (
     Price,
     ProviderConfig,
 )
+from rift.config.trust import project_key
 
 
 def read_json_file(path: Path, warnings: list[str]) -> dict[str, Any]:
@@ -53,9 +53,7 @@ def read_json_file(path: Path, warnings: list[str]) -> dict[str, Any]:
 
 
 def _str_list(value: Any) -> list[str]:
-    if isinstance(value, list):
-        return [v for v in value if isinstance(v, str)]
-    return []
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -149,17 +147,12 @@ def _mcp(name: str, raw: Any, project: bool) -> McpServerConfig | None:
     url = raw.get("url") if isinstance(raw.get("url"), str) else None
     if not command and not url:
         return None
-    env = _dict(raw.get("env"))
-    headers = _dict(raw.get("headers"))
-    return McpServerConfig(
-        name=name,
-        command=command,
-        args=tuple(_str_list(raw.get("args"))),
-        env=tuple(sorted((str(k), str(v)) for k, v in env.items())),
-        url=url,
-        headers=tuple(sorted((str(k), str(v)) for k, v in headers.items())),
-        project=project,
+    env, headers = (
+        tuple(sorted((str(k), str(v)) for k, v in _dict(raw.get(key)).items()))
+        for key in ("env", "headers")
     )
+    args = tuple(_str_list(raw.get("args")))
+    return McpServerConfig(name, command, args, env, url, headers, project)
 
 
 class Merger:
@@ -246,15 +239,11 @@ class Merger:
             self.bash_wrapper = wrapper
         if isinstance(perms.get("sandbox"), str):
             self.sandbox = perms["sandbox"]
-        if isinstance(perms.get("sandbox_network"), bool):
-            self.sandbox_network = perms["sandbox_network"]
-        if isinstance(perms.get("allow_credentials"), bool):
-            self.allow_credentials = perms["allow_credentials"]
-        if isinstance(perms.get("pass_api_keys"), bool):
-            self.pass_api_keys = perms["pass_api_keys"]
+        for switch in ("sandbox_network", "allow_credentials", "pass_api_keys"):
+            if isinstance(perms.get(switch), bool):
+                setattr(self, switch, perms[switch])
         self.add_dirs += _str_list(perms.get("additional_directories"))
-        hooks = _dict(data.get("hooks"))
-        self.hooks += _str_list(hooks.get("post_edit"))
+        self.hooks += _str_list(_dict(data.get("hooks")).get("post_edit"))
         for name, raw in _dict(data.get("providers")).items():
             prov = _provider(name, raw, self.env)
             if prov:
@@ -270,7 +259,7 @@ class Merger:
         """The user config's allow rules for this project (`projects.<real path>.permissions.
         allow`): what "always allow … in this project" saved. Read from the user config only,
         so a repository can never grant itself anything."""
-        entry = _dict(_dict(data.get("projects")).get(project_path_key(cwd)))
+        entry = _dict(_dict(data.get("projects")).get(project_key(cwd)))
         allow = _str_list(_dict(entry.get("permissions")).get("allow"))
         _malformed_rules(allow, f"config {path}" if path else "config", self.warnings)
         self.allow += allow
@@ -315,8 +304,7 @@ class Merger:
                 " put it in the user config)"
             )
         self._project_sandbox(perms, where)
-        hooks = _dict(data.get("hooks"))
-        self.project_hooks += _str_list(hooks.get("post_edit"))
+        self.project_hooks += _str_list(_dict(data.get("hooks")).get("post_edit"))
         for name, raw in _dict(data.get("providers")).items():
             if name in self.providers:
                 self.warnings.append(
@@ -349,9 +337,7 @@ class Merger:
             )
 
     def project_mcp(self, servers: Any, where: str) -> None:
-        if not isinstance(servers, dict):
-            return
-        for name, raw in servers.items():
+        for name, raw in _dict(servers).items():
             if name in self.mcp:
                 self.warnings.append(f"{where}: ignoring MCP server '{name}' (already defined)")
                 continue
@@ -362,15 +348,11 @@ class Merger:
 
 def parse_read_timeout(raw: str | None) -> float:
     """`RIFT_READ_TIMEOUT`: seconds, 0 = none; anything unparseable is the default, never none."""
-    if raw is None or not raw.strip():
-        return DEFAULT_READ_TIMEOUT
     try:
-        value = float(raw)
+        value = float(raw or "")
     except ValueError:
         return DEFAULT_READ_TIMEOUT
-    if value != value or value < 0:  # NaN or negative
-        return DEFAULT_READ_TIMEOUT
-    return value
+    return value if value >= 0 else DEFAULT_READ_TIMEOUT  # NaN is not >= 0 either
 
 
 def coerce(values: dict[str, Any], key: str, kind: type, warnings: list[str]) -> Any:
@@ -380,18 +362,16 @@ def coerce(values: dict[str, Any], key: str, kind: type, warnings: list[str]) ->
     try:
         if kind is int and isinstance(value, bool):
             raise ValueError
-        coerced = kind(value)
+        return kind(value)
     except (TypeError, ValueError):
         warnings.append(f"config: '{key}' must be a {kind.__name__}, got {value!r}; ignoring it")
         return None
-    return coerced
 
 
 def _lsp_servers(raw: dict[str, Any]) -> dict[str, tuple[str, ...] | None]:
     servers: dict[str, tuple[str, ...] | None] = {}
-    for key, entry in raw.items():
-        if not isinstance(entry, dict):
-            continue
+    for key, value in raw.items():
+        entry = _dict(value)
         command = _str_list(entry.get("command"))
         if entry.get("disabled") is True:
             servers[key.lower()] = None
@@ -413,9 +393,3 @@ def lsp_setting(user: dict[str, Any], project: dict[str, Any], warnings: list[st
             ' with "lsp": false; put servers in the user config)'
         )
     return LspConfig(enabled=enabled, servers=servers)
-
-
-def project_path_key(cwd: Path) -> str:
-    """How the user config's `projects` map names a project: its real path, so a
-    symlinked checkout is the same project (as in the trust store)."""
-    return os.path.realpath(cwd)

@@ -70,16 +70,8 @@ class McpServerConfig(Struct, frozen=True):
     @property
     def identity(self) -> str:
         """The exact string trust is keyed to; any change asks again."""
-        return json.dumps(
-            [
-                self.name,
-                self.command,
-                list(self.args),
-                sorted(self.env),
-                self.url,
-                sorted(self.headers),
-            ]
-        )
+        command = [self.command, list(self.args), sorted(self.env)]
+        return json.dumps([self.name, *command, self.url, sorted(self.headers)])
 
 
 class PermissionsConfig(Struct, frozen=True):
@@ -93,24 +85,18 @@ class PermissionsConfig(Struct, frozen=True):
     bash_wrapper: str | None = None
     """Sandbox template with `{cmd}` (and optionally `{cwd}`); user config only."""
     sandbox: str | None = None
-    """"bwrap" runs each bash command under bubblewrap (tools/sandbox.py); a project may
-    switch it on, never off."""
+    """"bwrap": each bash command runs under bubblewrap; a project may switch it on, not off."""
     sandbox_network: bool = False
     """Let sandboxed commands use the network (user config only; a project may only say no)."""
     allow_credentials: bool = False
-    """Lift the built-in Read guard on credential stores (permissions/credentials.py);
-    user config only."""
+    """Lift the Read guard on credential stores (permissions/credentials.py); user config only."""
     own_dirs: tuple[Path, ...] = ()
     """rift's own config and data dirs, guarded with the credential stores."""
     pass_api_keys: bool = False
     """Leave rift's model API keys in the environment of bash, hooks, plugins and language
     servers (rift/fs/child_env.py); user config only."""
     additional_directories: tuple[Path, ...] = ()
-    """Directories write/edit may change besides the project (`--add-dir`, user config
-    only): core/permissions/roots.py."""
-
-
-# ---------------------------------------------------------------- lsp (issue 18)
+    """Writable roots besides the project (`--add-dir`, user config only): permissions/roots.py."""
 
 
 class LspConfig(Struct, frozen=True):
@@ -158,8 +144,7 @@ class Config(Struct, frozen=True):
     models: Mapping[str, str] = field(default_factory=dict)
     """Role map, e.g. {"fast": "qwen2.5-coder:7b"}."""
     model_vision: Mapping[str, bool] = field(default_factory=dict)
-    """Model name → it takes images, from `model_settings.<name>.vision`; used where the
-    server does not say (a plain `/v1/models` entry: vLLM, LM Studio)."""
+    """Model name → takes images (`model_settings.<name>.vision`) where the server won't say."""
     providers: Mapping[str, ProviderConfig] = field(default_factory=dict)
     hosts: tuple[PoolHost, ...] = ()
     """The server pool (user config only); empty: the single `host`, as ever."""
@@ -167,8 +152,7 @@ class Config(Struct, frozen=True):
     """API keys of the built-in providers (`openai`, `anthropic`), from the environment
     only (OPENAI_API_KEY, ANTHROPIC_API_KEY): never from a project file."""
     pricing: Mapping[str, Price] = field(default_factory=dict)
-    """Model-name substring → USD per million tokens (built-in rates, then the user's,
-    then the project's additions); see models/pricing.py."""
+    """Model-name substring → USD per million tokens (built-in, user, then project additions)."""
     permissions: PermissionsConfig = field(default_factory=PermissionsConfig)
     post_edit_hooks: tuple[str, ...] = ()
     """User hooks: run freely."""
@@ -181,9 +165,8 @@ class Config(Struct, frozen=True):
     editor: str | None = None
     theme: str | None = None
     auto_continue: bool = False
-    """A background task that finishes while idle starts a turn on its own (user config
-    only: a repository must not make rift run turns unasked); the TUI's and serve's
-    `hello` default."""
+    """A background task that finishes while idle starts a turn (user config only: a
+    repository must not make rift run turns unasked)."""
     read_timeout: float = DEFAULT_READ_TIMEOUT
     """Streaming read-idle timeout in seconds; 0 means none."""
     ollama_context_length: int | None = None

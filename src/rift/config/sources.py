@@ -30,9 +30,7 @@ FALLBACK_ENV_KEYS = {"editor": ("VISUAL", "EDITOR")}
 """Variables that fill a key no config file sets (a file's setting wins over them)."""
 
 
-def _file_keys(path: Path | None) -> Mapping[str, Any]:
-    if path is None:
-        return {}
+def _file_keys(path: Path) -> Mapping[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -43,7 +41,8 @@ def _file_keys(path: Path | None) -> Mapping[str, Any]:
 def settings_sources(config: Config, env: Mapping[str, str]) -> list[tuple[str, str, str]]:
     """(key, value, source) for each shown setting; source is a layer's name or path."""
     defaults = Config(cwd=config.cwd, paths=config.paths)
-    user = _file_keys(config.user_config_path or config.paths.user_config)
+    user_path = config.user_config_path or config.paths.user_config
+    user = _file_keys(user_path)
     project_path = config.cwd / PROJECT_FILE
     project = _file_keys(project_path)
     rows: list[tuple[str, str, str]] = []
@@ -51,7 +50,7 @@ def settings_sources(config: Config, env: Mapping[str, str]) -> list[tuple[str, 
         value = getattr(config, key)
         source = "default"
         if key in user:
-            source = f"user ({config.user_config_path or config.paths.user_config})"
+            source = f"user ({user_path})"
         if key in project:
             source = f"project ({project_path})"
         env_key = ENV_KEYS.get(key)
@@ -59,10 +58,9 @@ def settings_sources(config: Config, env: Mapping[str, str]) -> list[tuple[str, 
             env_key = env_key or next(
                 (k for k in FALLBACK_ENV_KEYS.get(key, ()) if env.get(k)), None
             )
-        if env_key and env.get(env_key):
-            source = f"environment ({env_key})"
         named = [layer[key] for layer in (user, project) if key in layer]
         if env_key and env.get(env_key):
+            source = f"environment ({env_key})"
             named.append(env[env_key])
         if (named and str(value) not in {str(v) for v in named}) or (
             not named and str(value) != str(getattr(defaults, key))

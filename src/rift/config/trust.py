@@ -1,21 +1,14 @@
 """The trust store: what the user approved once, so a cloned repository cannot run code unasked.
 
-Two JSON arrays of strings in the data dir, each written atomically:
+Two JSON arrays of strings in the data dir: `trusted-hooks.json` (project post-edit
+hooks, plugins and model-server settings) and `trusted-mcp.json` (project MCP servers).
+Every key names the project's real path, so trusting `sh ./lint.sh` in one repository
+never runs another's. A plugin's key also hashes its manifest and every file under its
+directory, so editing `tool.sh` asks again, and a plugin directory that is a symlink into
+another (trusted) repository gets its own key and its own ask.
 
-- `trusted-hooks.json`: project post-edit hooks (`hook_trust_key`), project
-  plugins (`plugin_trust_key`) and project model-server settings
-  (`host_trust_key`, see load.py);
-- `trusted-mcp.json`: project MCP servers (`mcp_trust_key`).
-
-Every key names the project's real path, so trusting `sh ./lint.sh` in one
-repository never runs another repository's `lint.sh`. A plugin's key also
-hashes its manifest and every file under its directory, so editing `tool.sh`
-asks again just as editing the manifest does, and a plugin directory that is a
-symlink into another (trusted) repository gets its own key and its own ask.
-
-A store that cannot be read or parsed counts as empty (nothing is trusted)
-with a warning; it is never a crash. Adding an entry re-reads the file first,
-so two rift processes trusting different things do not drop each other's entries.
+A store that cannot be read counts as empty, with a warning. Adding an entry re-reads the
+file first, so two rift processes trusting different things keep each other's entries.
 """
 
 from __future__ import annotations
@@ -37,7 +30,8 @@ MAX_HASHED_ENTRIES = 20_000
 
 
 def project_key(project: Path) -> str:
-    """The project part of every key: its real path (a symlinked checkout is the same project)."""
+    """The project part of every key, and its name in the user config's `projects` map: its
+    real path (a symlinked checkout is the same project)."""
     return os.path.realpath(project)
 
 
@@ -150,11 +144,8 @@ class TrustStore(Struct, dict=True):
         return store
 
     def trust_hook_entry(self, entry: str) -> None:
-        """Persist a hook, plugin or project-host trust key.
-
-        Raises:
-            OSError: the store could not be written (the approval still holds for this run).
-        """
+        """Persist a hook, plugin or project-host trust key; raises OSError when the store
+        cannot be written (the approval still holds for this run)."""
         self.hooks.add(entry)
         self._append(self.hooks_path, entry)
 

@@ -1,15 +1,9 @@
 """The core's events: one immutable, slotted class per serve-protocol event.
 
 Field names are the wire names (except where `_wire_names` says otherwise), and
-`to_wire` is the one serializer, so the serve loop, the headless printer, the
-TUI and the ACP adapter all describe a turn with the same facts. `EVENT_TYPES`
-is the registry the protocol docs and the conformance suite's golden files are
+`to_wire` is the one serializer, so every front end describes a turn with the same facts.
+`EVENT_TYPES` is the registry the protocol docs and the conformance golden files are
 checked against.
-
-The classes are frozen `msgspec.Struct`s (`Record`, events/base.py): keyword or
-positional construction, equality, hashing, a readable repr and immutability,
-with class creation and construction in C, so they cost next to nothing on the
-fast paths (bench/run.py times them).
 """
 
 from __future__ import annotations
@@ -172,11 +166,9 @@ _WIRE_FIELDS: dict[type[Event], tuple[tuple[str, str], ...]] = {}
 
 
 def to_wire(event: Event) -> dict[str, Any]:
-    """The event as its wire object: {"event": name, field: value, ...}.
-
-    Hot path: a streamed reply is one `content` event per delta, so scalar fields
-    skip the recursive conversion and field lists are cached per class.
-    """
+    """The event as its wire object: {"event": name, field: value, ...}. Hot path: a streamed reply
+    is one `content` event per delta, so scalar fields skip the recursive conversion and field lists
+    are cached per class."""
     cls = type(event)
     pairs = _WIRE_FIELDS.get(cls)
     if pairs is None:

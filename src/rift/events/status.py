@@ -7,8 +7,6 @@ from typing import ClassVar
 
 from rift.events.base import Event, Record
 
-# ------------------------------------------------------- session and status
-
 
 class SkillInfo(Record, frozen=True):
     name: str

@@ -14,8 +14,6 @@ EDIT_DIFF_LINES = 80
 RESULT_OUTPUT_CAP = 16_000
 """Characters of a tool result carried in the `tool_result` event's `output` field."""
 
-# ---------------------------------------------------------------- turn flow
-
 
 class Iteration(Event, frozen=True):
     """Agent-loop iteration counter within the turn."""
@@ -165,9 +163,6 @@ OUTCOMES = ("answered", "stopped", "cancelled", "wrapped", "error")
 """answered: the model replied; stopped: a stopping rule ended the turn (repeated
 failures); cancelled: the user cancelled; wrapped: the iteration budget ran out;
 error: the model call failed."""
-
-
-# -------------------------------------------------------------- interaction
 
 
 class AskOption(Record, frozen=True):

@@ -1,8 +1,5 @@
-"""What extensions need from the agent they attach to, as a protocol.
-
-`Extensions.attach` used to name the core's `Agent`, which tied extend/ and the
-core's runtime into one import circle. The runtime satisfies this protocol as it
-is (structurally), so the core hands itself over and extend/ never imports it.
+"""What extensions need from the agent they attach to, as a protocol: the core's runtime
+satisfies it structurally, so extend/ never imports the core (no import circle).
 """
 
 from __future__ import annotations

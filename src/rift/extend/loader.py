@@ -1,19 +1,11 @@
 """What the user and the project bring to an agent, and the trust asks for the project's part.
 
-Loaded once at startup (core/conversation/startup.py): plugins, personas, project hooks,
-MCP servers and the trust store. The user's own extensions are activated at
-once. A cloned repository's plugins (tools, hooks), post-edit hooks and MCP
-servers run only after the user trusted them once in this project, keyed to
-the project's real path and their exact files, command or identity
-(config/trust.py), because a cloned repository must not run code unasked:
-
-- interactive front ends call `Agent.offer_trust()` when asks may be shown
-  (serve: on `hello`, or on the first `prompt` when no hello comes), which
-  raises one `ask` per untrusted item, choices `trust`/`skip`, ids from the
-  broker's one counter; the asks do not block turns, and a trusted item's
-  tools are registered live;
-- with approval off nothing is asked: each item stays untrusted, with an `info`;
-- headless runs use only what is already trusted, with an `info` naming the count.
+The user's own plugins, personas, hooks and MCP servers are activated at once. A cloned
+repository's plugins, post-edit hooks and MCP servers run only after the user trusted them
+once in this project (config/trust.py), because a cloned repository must not run code
+unasked. Interactive front ends call `Agent.offer_trust()`, which raises one `ask` per
+untrusted item without blocking turns (a trusted item's tools are registered live); with
+approval off nothing is asked, and headless runs use only what is already trusted.
 """
 
 from __future__ import annotations
@@ -49,10 +41,6 @@ def accepted(answer: str | None) -> bool:
     return answer is not None and answer.strip().lower() in _YES
 
 
-def _count(n: int, what: str) -> str:
-    return f"{n} untrusted project {what}{'' if n == 1 else 's'}"
-
-
 class Extensions(Struct, dict=True):
     """Plugins, personas, project hooks and MCP servers of one agent, and their trust."""
 
@@ -76,25 +64,14 @@ class Extensions(Struct, dict=True):
         warnings: list[str] = []
         plugins = discover_plugins(config.cwd, config.paths.config_dir, warnings)
         store = TrustStore.load(config.paths)
-        ext = cls(
-            config=config,
-            store=store,
-            plugins=plugins,
-            personas=discover_personas(
-                config.cwd,
-                config.paths.config_dir,
-                readable,
-            ),
-        )
-        ext.notices = [Warning(visible(text)) for text in [*warnings, *store.warnings]]
-        return ext
+        personas = discover_personas(config.cwd, config.paths.config_dir, readable)
+        notices: list[Event] = [Warning(visible(t)) for t in [*warnings, *store.warnings]]
+        return cls(config, store, plugins, personas, notices)
 
     @property
     def skills(self) -> dict[str, Skill]:
         """Plugin commands, offered as skills."""
         return command_skills(self.plugins.values())
-
-    # ------------------------------------------------------------ pending
 
     def _needs_trust(self, plugin: Plugin) -> bool:
         return (
@@ -118,8 +95,6 @@ class Extensions(Struct, dict=True):
 
     def untrusted_servers(self) -> list[McpServerConfig]:
         return [s for s in self.config.mcp.values() if s.project and not self._server_trusted(s)]
-
-    # ------------------------------------------------------------ activation
 
     def attach(self, agent: ExtensionHost, attached: bool) -> None:
         """Activate what needs no asking; call inside the event loop, before any turn."""
@@ -147,7 +122,8 @@ class Extensions(Struct, dict=True):
             (len(self.untrusted_servers()), "MCP server"),
         ):
             if n:
-                self.notices.append(Info(f"{_count(n, what)} skipped {hint}"))
+                plural = "" if n == 1 else "s"
+                self.notices.append(Info(f"{n} untrusted project {what}{plural} skipped {hint}"))
 
     def _activate(self, plugin: Plugin) -> list[str]:
         """Register a plugin's tools and hooks; returns the tool names that were registered."""
@@ -170,16 +146,11 @@ class Extensions(Struct, dict=True):
     def _info(self, text: str) -> None:
         self._say(Info(visible(text)))  # names and commands come from the repository
 
-    def _warn(self, text: str) -> None:
-        self._say(Warning(visible(text)))
-
     def _say(self, event: Event) -> None:
         if self._live and self._agent is not None:
             self._agent.emit(event)
         else:
             self.notices.append(event)
-
-    # ------------------------------------------------------------ trust asks
 
     def offer_trust(self) -> None:
         """Raise the trust asks once (see the module docstring); returns without waiting."""
@@ -210,7 +181,7 @@ class Extensions(Struct, dict=True):
         try:
             save(entry)
         except OSError as exc:
-            self._warn(f"trust not saved (it holds for this session only): {exc}")
+            self._say(Warning(visible(f"trust not saved (it holds for this session only): {exc}")))
 
     async def _ask(self, question: str, detail: list[str]) -> bool:
         assert self._agent is not None

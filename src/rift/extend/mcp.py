@@ -1,12 +1,9 @@
 """MCP servers as tools: each configured server's tools become `<server>_<tool>`.
 
-Built on the `mcp` SDK (the optional `mcp` extra, 2.x API), imported only
-when a config names a server, so rift without MCP never pays for it. Every
-server gets one asyncio task that owns its whole connection: transport and
-`ClientSession` are entered and left in that task (anyio's cancel scopes demand
-it), while tool calls from turns share the session. Connecting happens in the
-background after startup; the tools are registered live once listed. A server
-that fails to start, or dies, is an `info` line and tool errors, never a crash.
+Built on the optional `mcp` SDK, imported only when a config names a server. Each server
+gets one asyncio task that owns its whole connection (anyio's cancel scopes demand it);
+tool calls from turns share the session, and the tools are registered live once listed.
+A server that fails to start, or dies, is an `info` line and tool errors, never a crash.
 """
 
 from __future__ import annotations
@@ -36,15 +33,6 @@ CONNECT_TIMEOUT = 30.0
 CLOSE_GRACE = 5.0
 OUTPUT_LIMIT = 30_000
 MAX_NAME = 64
-
-
-def install_hint() -> str:
-    """Names the command that adds the extra to this rift (never the unrelated PyPI `rift`)."""
-    from rift.models.local_weights import install_command
-
-    return f"the 'mcp' package is not installed ({install_command('mcp')})"
-
-
 log = logging.getLogger("rift.mcp")
 
 
@@ -53,21 +41,12 @@ def tool_name(server: str, tool: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", f"{server}_{tool}")[:MAX_NAME]
 
 
-def mcp_available() -> bool:
-    """Whether the optional SDK is installed, without importing it (that takes a second)."""
-    return importlib.util.find_spec("mcp") is not None
-
-
-def _leaf(exc: BaseException) -> BaseException:
-    """The first real error inside (nested) exception groups, which anyio task groups raise."""
+def _describe(exc: BaseException) -> str:
+    """The first line of the first real error inside the (nested) exception groups that
+    anyio task groups raise."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
-    return exc
-
-
-def _describe(exc: BaseException) -> str:
-    leaf = _leaf(exc)
-    text = str(leaf).strip() or type(leaf).__name__
+    text = str(exc).strip() or type(exc).__name__
     return text.splitlines()[0][:300]
 
 
@@ -199,15 +178,11 @@ class McpConnection(Struct, dict=True):
     async def _list_tools(self, session: ClientSession) -> dict[str, Tool]:
         from mcp.types import PaginatedRequestParams
 
-        listed = []
-        cursor: str | None = None
-        while True:
-            params = PaginatedRequestParams(cursor=cursor) if cursor else None
-            page = await session.list_tools(params=params)
+        page = await session.list_tools()
+        listed = list(page.tools)
+        while page.next_cursor:
+            page = await session.list_tools(params=PaginatedRequestParams(cursor=page.next_cursor))
             listed.extend(page.tools)
-            cursor = page.next_cursor
-            if not cursor:
-                break
         tools: dict[str, Tool] = {}
         for remote in listed:
             name = tool_name(self.name, remote.name)
@@ -262,8 +237,11 @@ class McpManager(Struct, dict=True):
         """Connect in the background; needs a running event loop."""
         if server.name in self.connections:
             return
-        if not mcp_available():
-            self.notice(f"mcp '{server.name}' not started: {install_hint()}")
+        if importlib.util.find_spec("mcp") is None:  # not imported here: that takes a second
+            from rift.models.local_weights import install_command
+
+            hint = f"the 'mcp' package is not installed ({install_command('mcp')})"
+            self.notice(f"mcp '{server.name}' not started: {hint}")
             return
         connection = McpConnection(server, self.cwd, self.notice, self.register)
         self.connections[server.name] = connection
@@ -272,9 +250,8 @@ class McpManager(Struct, dict=True):
     async def wait_ready(self, timeout: float = CONNECT_TIMEOUT + 5) -> None:
         """Until every started server is connected or failed (headless runs wait for this)."""
         waits = [c.ready.wait() for c in self.connections.values()]
-        if waits:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.gather(*waits), timeout)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.gather(*waits), timeout)
 
     async def aclose(self) -> None:
         await asyncio.gather(*(c.aclose() for c in self.connections.values()))

@@ -11,11 +11,9 @@
     ---
     You are a careful reviewer. …
 
-The body is prepended to the task's prompt. Personas are only instructions, so
-a project's personas need no trust: their tools are the parent's, narrowed.
-Like skills, a persona file must resolve inside the directory tree it was found
-in (and a project's must pass the Read rules), so a symlink cannot pull a file
-from elsewhere into a sub-agent's prompt.
+The body is prepended to the task's prompt. Personas are only instructions, so a
+project's need no trust; like skills, a persona file must resolve inside the tree it was
+found in (a project's must pass the Read rules), so a symlink cannot pull in a file.
 """
 
 from __future__ import annotations
@@ -52,21 +50,14 @@ def parse_persona(text: str, fallback_name: str) -> Persona:
 
 
 def _scan(directory: Path, root: Path, readable: Readable | None) -> list[Persona]:
-    if not directory.is_dir():
-        return []
-    found = []
-    for entry in sorted(directory.glob("*.md")):
-        text = read_contained(entry, root, readable)
-        if text is not None:
-            found.append(parse_persona(text, entry.stem))
-    return found
+    found = ((read_contained(e, root, readable), e.stem) for e in sorted(directory.glob("*.md")))
+    return [parse_persona(text, stem) for text, stem in found if text is not None]
 
 
 def discover_personas(
     project_dir: Path, user_config_dir: Path, readable: Readable | None = None
 ) -> dict[str, Persona]:
     """Every persona by name, sorted; the project's win collisions (and pass `readable`)."""
-    found = {p.name: p for p in _scan(user_config_dir / "agents", user_config_dir, None)}
+    user = _scan(user_config_dir / "agents", user_config_dir, None)
     project = _scan(project_dir / ".rift" / "agents", project_dir, readable)
-    found.update({p.name: p for p in project})
-    return dict(sorted(found.items()))
+    return dict(sorted({p.name: p for p in (*user, *project)}.items()))

@@ -1,8 +1,7 @@
 """Plugins: a directory with a `plugin.json` that adds commands, tools and post-edit hooks.
 
-Discovery: `.rift/plugins/*/plugin.json` (the
-project's, scanned first, winning name collisions) and
-`~/.config/rift/plugins/*/plugin.json`. A manifest::
+Found under `.rift/plugins/*/` (the project's, winning name collisions) and
+`~/.config/rift/plugins/*/`. A manifest::
 
     {"name": "deploy", "description": "…",
      "commands": [{"name": "ship", "description": "…", "prompt": "Deploy {args} now."}],
@@ -10,13 +9,10 @@ project's, scanned first, winning name collisions) and
                 "parameters": {"type": "object", …}, "timeout_secs": 60}],
      "hooks": {"post_edit": ["make lint"]}}
 
-Commands are prompt templates (`{args}` → the invocation's arguments) exposed
-as skills. Tools run through the shell in the project directory with their
-arguments as JSON on stdin. A project plugin's tools and hooks run only once
-the user trusted it in this project, keyed to its manifest and every file in
-its directory (config/trust.py, extend/loader.py); a tool whose plugin changed
-on disk since then refuses to run. Its commands are only prompts and are
-always available.
+Commands are prompt templates exposed as skills, always available. Tools run through the
+shell with their arguments as JSON on stdin. A project plugin's tools and hooks run only
+once the user trusted it, keyed to its manifest and every file in its directory
+(config/trust.py); a tool whose plugin changed on disk since then refuses to run.
 """
 
 from __future__ import annotations
@@ -90,9 +86,6 @@ class Plugin(Struct, frozen=True):
         return lines
 
 
-# ------------------------------------------------------------------ parsing
-
-
 def _text(raw: dict[str, Any], key: str, where: str, required: bool = False) -> str:
     value = raw.get(key)
     if value is None and not required:
@@ -128,13 +121,7 @@ def _tool(raw: Any, where: str) -> PluginTool:
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
         raise ManifestError(f"{here}: 'timeout_secs' must be a positive number")
     description = _text(raw, "description", here) or name
-    return PluginTool(
-        name=name,
-        description=description,
-        command=command,
-        parameters=parameters,
-        timeout=float(timeout),
-    )
+    return PluginTool(name, description, command, parameters, float(timeout))
 
 
 def _list(data: dict[str, Any], key: str, where: str) -> list[Any]:
@@ -155,11 +142,8 @@ def parse_manifest(
     project_root: Path | None = None,
     found_at: Path | None = None,
 ) -> Plugin:
-    """A plugin from its manifest bytes (the trust fields come from `_scan`).
-
-    Raises:
-        ManifestError: invalid JSON, or a field of the wrong shape.
-    """
+    """A plugin from its manifest bytes (the trust fields come from `_scan`); ManifestError
+    for invalid JSON or a field of the wrong shape."""
     where = f"plugin {manifest_path}"
     try:
         data = json.loads(raw.decode("utf-8"))
@@ -226,9 +210,6 @@ def discover_plugins(
     for plugin in _scan(user_config_dir / "plugins", None, warnings):
         found.setdefault(plugin.name, plugin)
     return found
-
-
-# ------------------------------------------------------------------ running
 
 
 def _runner(spec: PluginTool, plugin: Plugin) -> ToolRun:

@@ -1,16 +1,13 @@
 """Skills: markdown instructions the model loads on demand.
 
-A skill is `<name>/SKILL.md` or `<name>.md` under the project's `.rift/skills/`
-(which wins name collisions) or the user's `~/.config/rift/skills/`. Only
-`- name: description` lines go into the system prompt ("progressive
-disclosure"); the body is loaded by the `skill` tool or expanded by a
-`/skill:<name> [task]` prompt. Plugin commands (extend/plugins.py) are skills
-too: their `template` replaces the expansion, with `{args}` set to the task.
+A skill is `<name>/SKILL.md` or `<name>.md` under the project's `.rift/skills/` (winning
+name collisions) or `~/.config/rift/skills/`. Only `- name: description` lines go into the
+system prompt; the body is loaded by the `skill` tool or a `/skill:<name> [task]` prompt.
+Plugin commands (extend/plugins.py) are skills too, with a `template`.
 
-Skill files are read into the prompt without a tool call, so each must resolve
-inside the directory it was found in (a project skill inside the project, a
-user skill inside the user's config dir) and, for the project's, pass the Read
-rules: a symlinked `leak.md -> ~/.ssh/id_rsa` is skipped, never read.
+Skill files are read into the prompt without a tool call, so each must resolve inside the
+directory it was found in and, for the project's, pass the Read rules: a symlinked
+`leak.md -> ~/.ssh/id_rsa` is skipped, never read.
 """
 
 from __future__ import annotations
@@ -75,11 +72,8 @@ def parse_skill(text: str, fallback_name: str, source: Path | None = None) -> Sk
 
 
 def _first_line(body: str) -> str:
-    for line in body.splitlines():
-        stripped = line.strip()
-        if stripped and not stripped.startswith("#"):
-            return stripped[:DESCRIPTION_CAP]
-    return ""
+    lines = (line.strip() for line in body.splitlines())
+    return next((line[:DESCRIPTION_CAP] for line in lines if line and line[0] != "#"), "")
 
 
 def read_contained(path: Path, root: Path, readable: Readable | None) -> str | None:
@@ -112,14 +106,8 @@ def _scan(directory: Path, root: Path, readable: Readable | None) -> Iterable[Sk
 def discover_skills(
     project_dir: Path, user_config_dir: Path, readable: Readable | None = None
 ) -> dict[str, Skill]:
-    """All skills by name, sorted; project skills win collisions.
-
-    `readable` (the Read rules) filters the project's skills; the user's own
-    need only stay inside their config dir.
-    """
-    found: dict[str, Skill] = {}
-    for skill in _scan(user_config_dir / "skills", user_config_dir, None):
-        found[skill.name] = skill
-    for skill in _scan(project_dir / ".rift" / "skills", project_dir, readable):
-        found[skill.name] = skill
-    return dict(sorted(found.items()))
+    """All skills by name, sorted; project skills win collisions. `readable` (the Read rules)
+    filters the project's skills; the user's own need only stay inside their config dir."""
+    user = _scan(user_config_dir / "skills", user_config_dir, None)
+    project = _scan(project_dir / ".rift" / "skills", project_dir, readable)
+    return dict(sorted({s.name: s for s in (*user, *project)}.items()))

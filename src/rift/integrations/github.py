@@ -1,18 +1,15 @@
 """`rift github install`: a GitHub Actions workflow that runs `rift -p` on a comment.
 
-Why a workflow file and not an app: the model server is the user's own, so the only
-thing GitHub needs is where it is (`RIFT_HOST`, `RIFT_MODEL` in the repository's
-secrets) and a runner that can reach it (a self-hosted runner, or a public endpoint).
+A workflow file, not an app: the model server is the user's own, so GitHub only needs
+where it is (`RIFT_HOST`, `RIFT_MODEL` secrets) and a runner that can reach it.
 
-The workflow is written for hostile input: it runs only for comments by the
-repository's owner, members and collaborators (anyone may comment on a public
-issue), the comment reaches the shell through an environment variable (never
-interpolated into the script, which would let a comment run commands), and the
-job's token may write contents and pull requests of this repository only. A pull
-request from a fork is refused before its code is checked out, and checkout keeps
-the token out of `.git/config` (`persist-credentials: false`): only the push step
-sees it. rift is installed by its own distribution name or its source at a pinned
-commit, never `rift`, which on PyPI is an unrelated project.
+The workflow is written for hostile input: it runs only for comments by the repository's
+owner, members and collaborators; the comment reaches the shell through an environment
+variable, never interpolated into the script; the job's token may write this repository's
+contents and pull requests only; a fork's pull request is refused before its code is
+checked out, and checkout keeps the token out of `.git/config` (only the push step sees
+it). rift is installed by its own distribution name or its source at a pinned commit,
+never `rift`, which on PyPI is an unrelated project.
 """
 
 from __future__ import annotations
@@ -178,13 +175,6 @@ def workflow(spec: str) -> str:
     return WORKFLOW.replace("__TRIGGER__", TRIGGER).replace("__SPEC__", spec)
 
 
-def git_root(start: Path) -> Path | None:
-    """The top of the git working tree `start` is in, as git itself finds it
-    (`GIT_CEILING_DIRECTORIES` included), or None."""
-    top = _git(start, "rev-parse", "--show-toplevel")
-    return Path(top).resolve() if top else None
-
-
 def install(project: Path, *, force: bool = False, spec: str | None = None) -> Path:
     """Write the workflow into `project`'s repository; the path written.
 
@@ -192,9 +182,10 @@ def install(project: Path, *, force: bool = False, spec: str | None = None) -> P
     earlier install, and a silent overwrite would lose it. A `.github` or
     `.github/workflows` that is a link out of the repository is refused: the file is
     for this repository, and a committed link must not aim the write elsewhere."""
-    root = git_root(project.resolve())
-    if root is None:
+    top = _git(project.resolve(), "rev-parse", "--show-toplevel")  # as git finds it
+    if not top:
         raise InstallError("not a git repository; run `rift github install` inside one")
+    root = Path(top).resolve()
     target = root / WORKFLOW_PATH
     if target.is_symlink():
         raise InstallError(f"{WORKFLOW_PATH} is a symlink; refusing to write through it")

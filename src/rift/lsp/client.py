@@ -1,22 +1,13 @@
 """Diagnostics after edits from a real language server.
 
-After a write or edit, the file's new text goes to a language server for its
-type (started lazily, on first use, when its binary is on PATH), and the errors
-and warnings the change *introduced* are appended to the tool result, so the
-model fixes a type error in the next step instead of three turns later.
-"New" means: not already reported for the text before the change (matched by
-severity, code and message, not line, since an edit moves lines).
+After a write or edit, the file's new text goes to a language server for its type
+(started on first use), and the errors and warnings the change *introduced* (matched by
+severity, code and message, not line) are appended to the tool result, so the model fixes
+a type error in the next step instead of three turns later.
 
-The client is a small JSON-RPC-over-stdio implementation with plain dicts: we
-need initialize, didOpen/didChange, and diagnostics (pulled when the server
-offers `textDocument/diagnostic`, else the pushed `publishDiagnostics`). pygls's
-client was tried and left out: it pipes the server's stderr without reading it
-(a chatty server blocks once the pipe fills) and its lsprotocol/cattrs types
-cost ~0.5 s of import on the first edit.
-
-Anything that goes wrong (no server, a crash, a timeout) is silent: the edit
-result is then exactly what it would be without LSP. A server that fails to
-start is not retried in the same session.
+A small JSON-RPC-over-stdio client with plain dicts, not pygls's: that one pipes the
+server's stderr without reading it (a chatty server blocks) and costs ~0.5 s of import.
+Anything that goes wrong is silent, and a server that fails to start is not retried.
 """
 
 from __future__ import annotations
@@ -48,23 +39,14 @@ SETTLE = 0.25
 REPORT_CAP = 10
 HEADER = "\n── diagnostics ──\n"
 
-LANGUAGES: dict[str, str] = {
-    ".py": "python",
-    ".pyi": "python",
-    ".ts": "typescript",
-    ".tsx": "typescript",
-    ".js": "typescript",
-    ".jsx": "typescript",
-    ".mjs": "typescript",
-    ".cjs": "typescript",
-    ".go": "go",
-    ".rs": "rust",
-    ".c": "c",
-    ".h": "c",
-    ".cc": "c",
-    ".cpp": "c",
-    ".hpp": "c",
+_EXTENSIONS = {
+    "python": ".py .pyi",
+    "typescript": ".ts .tsx .js .jsx .mjs .cjs",
+    "go": ".go",
+    "rust": ".rs",
+    "c": ".c .h .cc .cpp .hpp",
 }
+LANGUAGES = {ext: language for language, exts in _EXTENSIONS.items() for ext in exts.split()}
 LANGUAGE_IDS = {".ts": "typescript", ".tsx": "typescriptreact", ".jsx": "javascriptreact"}
 SERVERS: dict[str, tuple[tuple[str, ...], ...]] = {
     "python": (
@@ -84,9 +66,6 @@ _SEVERITY = {1: "error", 2: "warning"}
 
 class LspError(Exception):
     """The server misbehaved or went away; callers stay silent."""
-
-
-# ------------------------------------------------------------------ JSON-RPC
 
 
 class LspClient:
@@ -214,27 +193,16 @@ class LspClient:
         uri = path.as_uri()
         version = self.versions.get(uri, 0) + 1
         self.pushed.pop(uri, None)
+        document: dict[str, Any] = {"uri": uri, "version": version}
         if uri in self.versions:
+            changes = [{"text": text}]
             self.notify(
-                "textDocument/didChange",
-                {
-                    "textDocument": {"uri": uri, "version": version},
-                    "contentChanges": [{"text": text}],
-                },
+                "textDocument/didChange", {"textDocument": document, "contentChanges": changes}
             )
         else:
-            language = LANGUAGE_IDS.get(path.suffix.lower(), LANGUAGES.get(path.suffix.lower()))
-            self.notify(
-                "textDocument/didOpen",
-                {
-                    "textDocument": {
-                        "uri": uri,
-                        "languageId": language,
-                        "version": version,
-                        "text": text,
-                    }
-                },
-            )
+            suffix = path.suffix.lower()
+            document.update(languageId=LANGUAGE_IDS.get(suffix, LANGUAGES.get(suffix)), text=text)
+            self.notify("textDocument/didOpen", {"textDocument": document})
         self.versions[uri] = version
         if self.capabilities.get("diagnosticProvider"):
             report = await self.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
@@ -275,9 +243,6 @@ class LspClient:
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._reader
-
-
-# ------------------------------------------------------------------- service
 
 
 def _key(diagnostic: dict[str, Any]) -> tuple[Any, str, str]:
@@ -349,16 +314,12 @@ class LspService(Struct, dict=True):
 
         if language in self.config.servers:
             configured = self.config.servers[language]
-            if configured is None or shutil.which(configured[0]) is None:
-                return None
-            return configured
+            return configured if configured and shutil.which(configured[0]) else None
         return next((argv for argv in SERVERS.get(language, ()) if shutil.which(argv[0])), None)
 
     async def report(self, path: Path, shown: str, old: str | None, new: str) -> str:
         """Text to append to a write/edit result: "" when nothing new or anything failed."""
-        if not self.config.enabled:
-            return ""
-        language = self.language_of(path)
+        language = self.language_of(path) if self.config.enabled else None
         if language is None:
             return ""
         try:

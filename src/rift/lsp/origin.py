@@ -1,20 +1,11 @@
 """Which language server rift may start: never one the repository ships.
 
-A language server runs with the user's rights outside any sandbox (unless
-bwrap is on), so what it executes must be the user's own install, not the
-project's (issue 30):
-
-- A built-in server whose binary resolves inside the project (a `PATH` with
-  `./node_modules/.bin` or `.venv/bin` first) is not started.
-- `typescript-language-server` loads `node_modules/typescript/lib/tsserver.js`
-  from the workspace before its own, so a cloned repository's `tsserver.js`
-  ran after one edit of `a.ts`. rift hands it the user's own tsserver
-  (`initializationOptions.tsserver.path`): the one of a `tsserver` on PATH, or
-  the `typescript` package installed next to the language server. With
-  neither outside the project, the TypeScript server is not started.
-
-A server command from the user config (`lsp` in config.json) is the user's
-choice and is started as written.
+A language server runs with the user's rights outside any sandbox (unless bwrap is on),
+so what it executes must be the user's own install, not the project's (issue 30). A
+built-in server whose binary resolves inside the project is not started.
+`typescript-language-server` loads the workspace's `tsserver.js` before its own, so rift
+hands it the user's own (`initializationOptions.tsserver.path`), or does not start it.
+A server command from the user config is the user's choice and is started as written.
 """
 
 from __future__ import annotations
@@ -37,10 +28,6 @@ def inside(path: Path, root: Path) -> bool:
     return real == top or top in real.parents
 
 
-def _outside(candidates: list[Path], root: Path) -> str | None:
-    return next((str(_real(c)) for c in candidates if c.is_file() and not inside(c, root)), None)
-
-
 def user_tsserver(server: str, root: Path) -> str | None:
     """The user's own `tsserver.js` outside `root`, or None."""
     candidates: list[Path] = []
@@ -56,7 +43,7 @@ def user_tsserver(server: str, root: Path) -> str | None:
             if parent.name == "node_modules":
                 candidates.append(parent / "typescript" / "lib" / "tsserver.js")
                 break
-    return _outside(candidates, root)
+    return next((str(_real(c)) for c in candidates if c.is_file() and not inside(c, root)), None)
 
 
 def startable(argv: tuple[str, ...], root: Path, configured: bool) -> dict[str, Any] | None:

@@ -1,18 +1,15 @@
 """Candidates: who races, how many at once, and one candidate's run in its worktree.
 
-A candidate is a whole headless agent brought up by the core, exactly as
-`rift -p` is, but with its project directory set to its own worktree: its
-instructions, skills, sandbox and write limits all come from there, and
-`contained` confines write and edit to it even with the sandbox off. Whoever
-starts the race (the owner, or rift's CLI) hands it the core's `start_candidate`,
-so the swarm never imports the core's front door. It resolves its own model, so
-a race may mix providers. Its events reach the race as the serve protocol's
-sub-agent events, tagged with its name.
+A candidate is a whole headless agent brought up by the core, as `rift -p` is, with its
+project directory set to its own worktree: instructions, skills, sandbox and write limits
+all come from there. Whoever starts the race hands it the core's `start_candidate`, so the
+swarm never imports the core. Its events reach the race as sub-agent events.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -70,10 +67,9 @@ class StartedCandidate(Protocol):
 
 
 StartCandidate = Callable[[Config, Callable[[Event], None], int], Awaitable[StartedCandidate]]
-"""Brings up one candidate headless in `config.cwd` (its worktree), events to the
-callable, pinned to the server slot given; raises ModelError when its model cannot be
-reached. The core's is
-`rift.core.start_candidate`, passed down by whoever starts the race."""
+"""Brings up one candidate headless in `config.cwd` (its worktree), events to the callable,
+pinned to the server slot given; raises ModelError when its model cannot be reached. The
+core's is `rift.core.start_candidate`, passed down by whoever starts the race."""
 
 
 class CandidateSpec(Struct, frozen=True):
@@ -117,12 +113,8 @@ def candidate_name(ordinal: int, model: str) -> str:
 def plan(models: Sequence[str], attempts: int, explore: bool) -> list[CandidateSpec]:
     """Every candidate of a race, in the order they start: each model once per attempt,
     with (for `explore`) a hot copy of each after it."""
-    entries: list[tuple[str, float | None]] = []
-    for _ in range(max(1, attempts)):
-        for model in models:
-            entries.append((model, None))
-            if explore:
-                entries.append((model, EXPLORE_TEMPERATURE))
+    heats: tuple[float | None, ...] = (None, EXPLORE_TEMPERATURE) if explore else (None,)
+    entries = [(m, t) for _ in range(max(1, attempts)) for m in models for t in heats]
     return [CandidateSpec(candidate_name(i, m), m, t) for i, (m, t) in enumerate(entries)]
 
 
@@ -131,28 +123,20 @@ def is_embedded(model: str) -> bool:
 
 
 async def max_parallel(config: Config, models: Sequence[str], requested: int | None) -> int:
-    """How many candidates may run at once.
-
-    The embedded model runs in this process on the CPU: always one at a time. A
-    server gets what `--parallel` asked for, else what it reports it can serve
-    (`reported_slots`), else one: a server with a single slot would only queue the
-    requests, and each candidate would then look slower than it is.
-    """
+    """How many candidates may run at once: one for the embedded model (it runs in this
+    process), else `--parallel`, else what the servers report, else one (a single slot
+    would only queue the requests, and each candidate would look slower than it is)."""
     if any(is_embedded(m) for m in models):
         return 1
     if requested is not None:
         return max(1, requested)
-    reported = await reported_slots(config, models)
-    return max(1, reported or 1)
+    return max(1, await reported_slots(config, models) or 1)
 
 
 async def reported_slots(config: Config, models: Sequence[str]) -> int | None:
-    """The parallel requests the models' servers say they serve; None when unknown.
-
-    With a server pool (`hosts`), the sum of its servers' slots (an entry's `slots`,
-    else llama-server's `/props` `total_slots`, else 1; at most 64 each): the pool keeps each
-    server within its own. A single host is not asked: nothing is assumed.
-    """
+    """The parallel requests a server pool (`hosts`) serves: the sum of its servers' slots
+    (an entry's `slots`, else `/props` `total_slots`, else 1; at most 64 each). None when
+    unknown: a single host is not asked."""
     if not config.hosts or any("/" in m for m in models):
         return None
     from rift.models.http import make_client
@@ -210,10 +194,8 @@ async def run_candidate(run: CandidateRun) -> CandidateResult:
         relay(notice)
     done = None
     try:
-        if is_embedded(conversation.state.model):
-            async with run.serial:
-                done = await conversation.run(run.task)
-        else:
+        embedded = is_embedded(conversation.state.model)
+        async with run.serial if embedded else contextlib.nullcontext():
             done = await conversation.run(run.task)
     finally:
         await conversation.close()  # on cancel too: the turn's commands die with it

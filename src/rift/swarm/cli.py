@@ -28,7 +28,6 @@ from rift.swarm.gitrepo import SwarmError, repo_root
 from rift.swarm.race import RaceOptions, RaceOutcome, judges_named, race
 from rift.swarm.report import ActivityPrinter, as_json, judge_line, table
 
-SUBCOMMANDS = ("swarm", "merge")
 EXIT_WINNER, EXIT_NO_WINNER, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
 
@@ -36,10 +35,8 @@ def run(argv: list[str], start: StartCandidate) -> int:
     """Run the subcommand `argv[0]` with its arguments; the exit status. `start` brings
     up each candidate of a race (the core's, handed down by rift's CLI)."""
     if argv[0] == "swarm":
-        args = _swarm_parser().parse_args(argv[1:])
-        return _swarm(args, start)
-    args = _merge_parser().parse_args(argv[1:])
-    return _merge(args)
+        return _swarm(_swarm_parser().parse_args(argv[1:]), start)
+    return _merge(_merge_parser().parse_args(argv[1:]))
 
 
 def _positive(text: str) -> int:
@@ -126,7 +123,14 @@ def _swarm(args: argparse.Namespace, start: StartCandidate) -> int:
     else:
         print(table(outcome))
         print(judge_line(outcome))
-    _hint(outcome)
+    if outcome.note:
+        print(outcome.note, file=sys.stderr)
+    if outcome.winner:
+        print(
+            f"merge it: rift merge {outcome.winner}"
+            f" (add --cleanup to remove the worktrees; judged by {outcome.judged_by})",
+            file=sys.stderr,
+        )
     failed = [r for r in outcome.results if r.outcome == "error" and not r.patch_bytes]
     if failed and len(failed) == len(outcome.results):
         return _fail(f"no candidate could run: {failed[0].reason or 'see the lines above'}")
@@ -161,17 +165,6 @@ async def _race(config: Config, options: RaceOptions, start: StartCandidate) -> 
         for signum in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.remove_signal_handler(signum)
-
-
-def _hint(outcome: RaceOutcome) -> None:
-    if outcome.note:
-        print(outcome.note, file=sys.stderr)
-    if outcome.winner:
-        print(
-            f"merge it: rift merge {outcome.winner}"
-            f" (add --cleanup to remove the worktrees; judged by {outcome.judged_by})",
-            file=sys.stderr,
-        )
 
 
 def _merge(args: argparse.Namespace) -> int:

@@ -63,10 +63,8 @@ def git_ok(cwd: Path, *args: str) -> str:
 
 def first_line(raw: bytes) -> str:
     """The first non-empty line of git's stderr, for a one-line error."""
-    for line in raw.decode("utf-8", errors="replace").splitlines():
-        if line.strip():
-            return line.strip()
-    return "(no message)"
+    lines = raw.decode("utf-8", errors="replace").splitlines()
+    return next((line.strip() for line in lines if line.strip()), "(no message)")
 
 
 def repo_root(cwd: Path) -> Path:

@@ -1,11 +1,8 @@
 """The chat judge: a model reads the task, each candidate's diff and summary, and names
 a winner on a `WINNER: <name>` line (or `WINNER: none`).
 
-It judges the changes, not the claims: the summaries are what each candidate
-says it did, the diffs are what it did. The judge gets no tools, so a model
-without the "tools" capability can judge. An answer without a usable
-`WINNER:` line is reported as malformed and picks nobody; rift never guesses a
-name out of prose.
+It judges the changes, not the claims, and gets no tools (so any model can judge). An
+answer without a usable `WINNER:` line picks nobody; rift never guesses a name out of prose.
 """
 
 from __future__ import annotations
@@ -77,15 +74,10 @@ def judge_prompt(
     task: str, results: Sequence[CandidateResult], diff_chars: int = MAX_DIFF_CHARS
 ) -> list[Message]:
     """The two messages the judge reads; each diff cut to `diff_chars`."""
-    parts = [f"# Task\n\n{task.strip()}\n"]
-    for result in results:
-        parts.append(_candidate_block(result, diff_chars))
+    parts = [f"# Task\n\n{task.strip()}\n", *(_candidate_block(r, diff_chars) for r in results)]
     names = ", ".join(r.name for r in results)
     parts.append(f"Candidates: {names}. End with 'WINNER: <name>' or 'WINNER: none'.")
-    return [
-        {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": "\n".join(parts)},
-    ]
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n".join(parts)}]
 
 
 def _candidate_block(result: CandidateResult, diff_chars: int) -> str:
@@ -132,11 +124,8 @@ def diff_budget(num_ctx: int, candidates: int) -> int:
 async def ask_judge(
     model: str, config: Config, task: str, results: Sequence[CandidateResult]
 ) -> str:
-    """The judge model's whole answer (thinking left out).
-
-    Raises:
-        ModelError: the judge's server could not be reached or refused the model.
-    """
+    """The judge model's whole answer (thinking left out); ModelError when the judge's
+    server could not be reached or refused the model."""
     route, _ = await detect_protocol(resolve(model, config), config)
     provider = make_provider(route, config.read_timeout, cache_dir=config.paths.cache_dir)
     try:

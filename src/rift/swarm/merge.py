@@ -1,16 +1,10 @@
 """`rift merge <name> [--cleanup]`: apply a candidate's patch to the person's tree.
 
-The patch goes in with `git apply --3way` (which also stages it), after every
-file it touches has been recorded in an undo journal (rift/fs/checkpoints.py) the
-way write and edit record theirs: a conversation that merges can `/undo` it,
-and a merge git refuses is rolled back from the same journal, so a failed merge
-leaves the tree as it was. A merge that applies with conflicts leaves git's
-conflict markers for the person, as `git apply --3way` does.
-
-Undo puts git's index back too: the index entries of every touched path are
-read before the apply, and the journal turn carries an action that replaces
-those paths' entries (all stages) with them again, so what the merge staged is
-unstaged and whatever the person had staged before stays staged.
+The patch goes in with `git apply --3way` (which also stages it, and leaves conflict
+markers where it conflicts) after every file it touches was recorded in an undo journal
+(rift/fs/checkpoints.py): a conversation that merges can `/undo` it, and a merge git
+refuses is rolled back from the same journal. Undo puts the touched paths' index entries
+back too, so whatever the person had staged before stays staged.
 """
 
 from __future__ import annotations
@@ -49,11 +43,8 @@ def available(root: Path) -> list[str]:
 
 
 def merge(root: Path, name: str, journal: UndoJournal) -> Merged:
-    """Apply candidate `name`'s patch at `root`, journaled for undo.
-
-    Raises:
-        SwarmError: no such patch, an empty one, or git refused it (nothing changed then).
-    """
+    """Apply candidate `name`'s patch at `root`, journaled for undo. SwarmError: no such
+    patch, an empty one, or git refused it (nothing changed then)."""
     patch = patch_path(root, name)
     data = _read_patch(root, name, patch)
     if not data.strip():
@@ -129,11 +120,8 @@ def _index_entries(root: Path, files: list[str]) -> bytes:
 
 
 def _restore_index(root: Path, files: list[str], entries: bytes) -> None:
-    """Give `files` back the index entries they had (none: not in the index).
-
-    Raises:
-        OSError: git refused (the undo reports it; the files are restored regardless).
-    """
+    """Give `files` back the index entries they had (none: not in the index). OSError when
+    git refuses (the undo reports it; the files are restored regardless)."""
     names = b"".join(os.fsencode(name) + b"\0" for name in files)
     steps = [
         (("update-index", "-z", "--force-remove", "--stdin"), names),
@@ -150,8 +138,7 @@ def _restore_index(root: Path, files: list[str], entries: bytes) -> None:
 
 def cleanup(root: Path) -> list[str]:
     """Remove every swarm worktree (not while a race runs); the names removed."""
-    lock = RaceLock(root)
-    with lock.held():
+    with RaceLock(root).held():
         return remove_all(root)
 
 

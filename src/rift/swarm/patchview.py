@@ -1,13 +1,10 @@
 """A candidate's patch as the faces show it: the patch text, and each file's text
 before and after (an editor's diff view wants whole texts, not hunks).
 
-Both come from the race's files alone, so they still work after `merge --cleanup`
-removed the worktrees: the patch is `.rift/patches/<name>.patch`, whose `index`
-lines name each file's blobs before and after (abbreviated, which git resolves),
-and the blobs themselves are in the repository's object store, where each
-candidate's `git add -A` put them (worktrees share it). A file whose text cannot
-be shown (binary, too big, a blob git no longer has) is left out of the changes;
-the patch text still names it.
+Both come from the race's files alone, so they still work after `merge --cleanup`: the
+patch's `index` lines name each file's blobs, which the candidates' `git add -A` put in
+the shared object store. A file whose text cannot be shown (binary, too big, a blob git
+no longer has) is left out of the changes; the patch text still names it.
 """
 
 from __future__ import annotations

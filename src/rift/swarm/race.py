@@ -1,19 +1,14 @@
 """One race from start to verdict: worktrees, candidates, patches, judges.
 
-The order of things, and what each step promises:
 
-1. The repository is checked (a git work tree with a commit), the race's
-   files are excluded from git, and `.rift/swarm.lock` is taken.
-2. Each candidate gets a detached worktree of HEAD; at most `max_parallel` run at
-   once; each one's changes are captured as `.rift/patches/<name>.patch` as soon
-   as it ends (a failing candidate fails alone).
-3. The judges pick (testjudge.py, judge.py); the worktrees stay for inspection
-   until `rift merge --cleanup`.
+The repository is checked and `.rift/swarm.lock` taken; each candidate gets a detached
+worktree of HEAD, at most `max_parallel` run at once, and each one's changes become
+`.rift/patches/<name>.patch` as soon as it ends (a failing candidate fails alone); then the
+judges pick, and the worktrees stay until `rift merge --cleanup`.
 
-A cancel (Ctrl-C, SIGTERM, an editor's cancel) or an unexpected error stops
-every candidate (each closes its conversation, which kills its commands) and
-removes every worktree this race created before the lock is released: nothing
-is left running, locked or checked out. The person's own tree is never written.
+A cancel or an unexpected error stops every candidate (killing its commands) and removes
+every worktree this race created before the lock is released. The person's own tree is
+never written.
 """
 
 from __future__ import annotations
@@ -84,20 +79,12 @@ def judges_named(given: Sequence[str]) -> tuple[str, ...] | None:
     return tuple(dict.fromkeys(TESTS if j.lower() == TESTS else j for j in named))
 
 
-def chat_judge(judges: Sequence[str]) -> str | None:
-    models = [j for j in judges if j != TESTS]
-    return models[0] if models else None
-
-
 async def race(
     config: Config, options: RaceOptions, emit: Callable[[Event], None], start: StartCandidate
 ) -> RaceOutcome:
     """Run the race in `config.cwd`'s repository; `start` brings up each candidate.
-
-    Raises:
-        SwarmError: no repository, no commit, another race running, no test command
-            for the tests judge, or a worktree that git would not create.
-    """
+    SwarmError: no repository, no commit, another race running, no test command for the
+    tests judge, or a worktree that git would not create."""
     root = repo_root(config.cwd)
     commit = head_commit(root)
     rel = _relative(config.cwd, root)
@@ -122,20 +109,17 @@ async def race(
             " --test-cmd 'python3 check_calc.py'"
         )
     exclude_race_files(root)
-    lock = worktrees.RaceLock(root)
-    lock.acquire()
     created: list[Path] = []
-    try:
-        outcome = RaceOutcome(root, commit, [], test_command=test_command)
-        await _run(config, options, emit, start, outcome, rel, created)
-        return outcome
-    except BaseException:
-        for path in created:  # a cancelled or crashed race leaves no checkout behind
-            worktrees.remove(root, path)
-        run_git(root, "worktree", "prune")
-        raise
-    finally:
-        lock.release()
+    with worktrees.RaceLock(root).held():
+        try:
+            outcome = RaceOutcome(root, commit, [], test_command=test_command)
+            await _run(config, options, emit, start, outcome, rel, created)
+            return outcome
+        except BaseException:
+            for path in created:  # a cancelled or crashed race leaves no checkout behind
+                worktrees.remove(root, path)
+            run_git(root, "worktree", "prune")
+            raise
 
 
 async def _run(
@@ -157,11 +141,9 @@ async def _run(
     emit(Info(f"swarm: {count} from {commit[:10]} ({pace}): {names}"))
     if is_dirty(root):
         emit(Warning("candidates start from HEAD: your uncommitted changes are not in them"))
-    places: list[Path] = []
     for spec in specs:
-        path = worktrees.create(root, spec.name, commit)
-        created.append(path)
-        places.append(path)
+        created.append(worktrees.create(root, spec.name, commit))
+    places = list(created)  # this race's own: `race` hands `created` in empty
     emit(SwarmStarted(options.task, [s.name for s in specs]))
     slots: asyncio.Queue[int] = asyncio.Queue()
     for slot in range(1, cap + 1):  # slot 0 stays with the conversation that raced
@@ -225,9 +207,8 @@ async def _judge(
     changed = [r for r in results if r.patch_bytes > 0]
     judges = options.judges or ()
     use_tests = TESTS in judges
-    model = chat_judge(judges)
-    outcome.judged_by = "+".join(([TESTS] if use_tests else []) + ([model] if model else []))
-    outcome.judged_by = outcome.judged_by or "none"
+    model = next((j for j in judges if j != TESTS), None)  # at most one (see `race`)
+    outcome.judged_by = "+".join(filter(None, (TESTS if use_tests else None, model))) or "none"
     if not judges:
         outcome.note = "no judge: compare the patches and merge one"
         return
@@ -257,10 +238,7 @@ async def _judge(
         outcome.winner = verdict.winner
         return
     reason = verdict.problem or "the chat judge answered none"
-    if use_tests:
-        outcome.note = f"{reason}; the tests' pick stands"
-    else:
-        outcome.note = reason
+    outcome.note = reason + ("; the tests' pick stands" if use_tests else "")
 
 
 async def _run_tests(

@@ -16,14 +16,7 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
-from rift.events import (
-    Event,
-    Info,
-    SubagentActivity,
-    SubagentFinished,
-    SubagentStarted,
-    Warning,
-)
+from rift.events import Event, Info, SubagentActivity, SubagentStarted, Warning
 from rift.swarm.candidates import CandidateResult
 from rift.swarm.race import RaceOutcome
 
@@ -39,8 +32,6 @@ class ActivityPrinter:
             self._line(f"[{event.tag}] started: {event.label}")
         elif isinstance(event, SubagentActivity):
             self._line(f"[{event.tag}] {event.text}")
-        elif isinstance(event, SubagentFinished):
-            pass  # the race reports the finish with the patch size
         elif isinstance(event, Warning):
             self._line(f"warning: {event.text}")
         elif isinstance(event, Info):

@@ -1,14 +1,9 @@
 """The tests judge: run the project's own tests in every candidate's worktree.
 
-The command is `--test-cmd` or found from the project's files (pytest, `npm
-test`, `go test ./...`, `cargo test`). It runs the way the bash tool runs a
-command, in its own process group and inside the same sandbox (bubblewrap with
-the worktree as the one writable place, or the `bash_wrapper` template) when
-one is configured: the tests are code a model just wrote.
-
-Ranking: a candidate with a patch before one without, then green (exit 0)
-before red, then more tests passed, then the smaller patch. The winner is the
-first one only if it changed something and its tests pass.
+The command is `--test-cmd` or found from the project's files. It runs as the bash tool
+runs a command, inside the same sandbox when one is configured: the tests are code a
+model just wrote. The winner is the best of `rank`, only if it changed something and its
+tests pass.
 """
 
 from __future__ import annotations
@@ -58,11 +53,9 @@ class SuiteRun(Struct, frozen=True):
 
 
 def detect_command(cwd: Path, root: Path) -> str | None:
-    """The project's test command, or None when nothing says how it is tested.
-
-    `root` is the person's own checkout: its `.venv`/`venv` (never committed, so
-    absent from worktrees) is where a Python project's pytest usually lives.
-    """
+    """The project's test command, or None when nothing says how it is tested. `root` is the
+    person's own checkout: its `.venv`/`venv` (never committed, so absent from worktrees) is where a
+    Python project's pytest usually lives."""
     if python_configured(cwd):
         return _pytest(root)
     if (cwd / "Cargo.toml").is_file():

@@ -1,12 +1,9 @@
 """A race or a merge as a conversation's piece of work (serve's `swarm`/`merge`, the
 TUI's `/swarm`, `/merge`, `/worktrees`).
 
-The conversation owner (core/conversation.py) marks itself busy and starts
-`run_race` as its work, so a race obeys the same rules as a turn: one at a
-time, refused while busy, cancelled by `cancel` (every candidate stopped and
-every worktree removed), awaited by `close`. The candidates' activity arrives
-as sub-agent events tagged with their names; the verdict as `swarm_result`. A
-merge is recorded in the conversation's own undo journal, so `/undo` takes it
+The conversation owner marks itself busy and runs `run_race` as its work, so a race obeys
+the rules of a turn: one at a time, refused while busy, cancelled by `cancel`, awaited by
+`close`. A merge is recorded in the conversation's own undo journal, so `/undo` takes it
 back.
 """
 
@@ -32,11 +29,8 @@ USAGE = "usage: /swarm <task> [--models a,b] [--attempts N] [--explore] [--judge
 
 
 def parse_swarm(text: str, default_model: str) -> RaceOptions:
-    """`/swarm` arguments: flags anywhere, every other word is the task.
-
-    Raises:
-        SwarmError: an unknown flag, a flag without its value, or no task.
-    """
+    """`/swarm` arguments: flags anywhere, every other word is the task. SwarmError for
+    an unknown flag, a flag without its value, or no task."""
     try:
         words = shlex.split(text)
     except ValueError as exc:
@@ -44,21 +38,19 @@ def parse_swarm(text: str, default_model: str) -> RaceOptions:
     task: list[str] = []
     values: dict[str, str] = {}
     explore = False
-    i = 0
-    while i < len(words):
-        word = words[i]
+    rest = iter(words)
+    for word in rest:
         if word == "--explore":
             explore = True
         elif word in ("--models", "--attempts", "--judge", "--test-cmd"):
-            if i + 1 >= len(words):
+            value = next(rest, None)
+            if value is None:
                 raise SwarmError(f"{word} needs a value; {USAGE}")
-            values[word] = words[i + 1]
-            i += 1
+            values[word] = value
         elif word.startswith("--"):
             raise SwarmError(f"unknown option {word}; {USAGE}")
         else:
             task.append(word)
-        i += 1
     if not task:
         raise SwarmError(USAGE)
     attempts = values.get("--attempts", "1")

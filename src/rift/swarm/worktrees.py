@@ -4,16 +4,13 @@
     <repo>/.rift/patches/<name>.patch  what the candidate changed (git diff --binary)
     <repo>/.rift/swarm.lock          held while a race runs (its pid inside)
 
-The person's own working tree is never written: candidates work in their
-checkouts, and only `rift merge` applies a patch to it. A worktree a killed
-race left behind is force-removed the next time a race or a cleanup runs.
+Only `rift merge` writes the person's own tree. A worktree a killed race left behind is
+force-removed the next time a race or a cleanup runs.
 
-`.rift/`, `.rift/worktrees/` and `.rift/patches/` are opened the way the write
-tool opens paths (rift.fs.safe_fs: from `/`, no symlink followed): a repository
-that commits one of them as a link to an outside folder gets a refusal, never a
-checkout, a patch or a deletion there. Capture runs git with the worktree's
-real git directory (`<common dir>/worktrees/<name>`, checked against the
-worktree), so a `.git` the candidate replaced or wrote is never read.
+`.rift/` and the folders under it are opened with no symlink followed (rift.fs.safe_fs):
+a repository that commits one as a link to an outside folder gets a refusal, never a
+checkout, a patch or a deletion there. Capture runs git with the worktree's real git
+directory, so a `.git` the candidate replaced or wrote is never read.
 """
 
 from __future__ import annotations
@@ -41,22 +38,15 @@ def patches_dir(root: Path) -> Path:
 
 
 def read_patch(path: Path) -> bytes:
-    """A patch under `.rift/patches/` (a `patch_path`), read with no link followed on the
-    way, so a folder swapped for a link never feeds an outside file to a judge or a face.
-
-    Raises:
-        OSError: missing, a link on the way, not a regular file, or too large.
-    """
+    """A patch under `.rift/patches/`, read with no link followed on the way, so a folder
+    swapped for a link never feeds an outside file to a judge or a face; OSError if refused."""
     return safe_fs.read_regular(path)[0]
 
 
 def checked_dir(path: Path, *, create: bool = False) -> int | None:
     """A descriptor of `path` (under `.rift/`) opened without following any link; None
-    when it does not exist (and `create` is off). Caller closes it.
-
-    Raises:
-        SwarmError: a component of it is a symlink (or not a directory).
-    """
+    when it does not exist (and `create` is off); SwarmError when a component of it is a
+    symlink or not a directory. Caller closes it."""
     try:
         return safe_fs.open_dir(path, create=create)
     except FileNotFoundError:
@@ -111,10 +101,8 @@ def remove(root: Path, path: Path) -> None:
     """Remove one worktree, registered or not; what git cannot remove is deleted, by
     name inside the checked `.rift/worktrees/` (a link there is never followed)."""
     base = worktrees_dir(root)
-    fd = checked_dir(base)
-    if fd is None or path.parent != base:
-        if fd is not None:
-            os.close(fd)
+    fd = checked_dir(base) if path.parent == base else None
+    if fd is None:
         return
     try:
         run_git(root, "worktree", "remove", "--force", "--force", str(path))
@@ -138,11 +126,8 @@ def _delete_entry(dir_fd: int, name: str) -> None:
 
 
 def remove_all(root: Path) -> list[str]:
-    """Remove every swarm worktree and prune git's records; the names removed.
-
-    Raises:
-        SwarmError: `.rift/worktrees` (or `.rift`) is a link: nothing is deleted.
-    """
+    """Remove every swarm worktree and prune git's records; the names removed. SwarmError
+    when `.rift/worktrees` (or `.rift`) is a link: nothing is deleted then."""
     base = worktrees_dir(root)
     fd = checked_dir(base)
     names: list[str] = []
@@ -166,11 +151,8 @@ def remove_all(root: Path) -> list[str]:
 
 def worktree_git_dir(root: Path, worktree: Path) -> Path:
     """The real git directory of swarm worktree `worktree`: `<common dir>/worktrees/<name>`,
-    whose `gitdir` file names this worktree; never the `.git` inside the tree.
-
-    Raises:
-        SwarmError: git's records do not match (nothing is captured then).
-    """
+    whose `gitdir` file names this worktree, never the `.git` inside the tree; SwarmError
+    when git's records do not match (nothing is captured then)."""
     raw = git_ok(root, "rev-parse", "--git-common-dir")
     common = Path(raw) if Path(raw).is_absolute() else root / raw
     git_dir = safe_fs.resolve(common) / "worktrees" / worktree.name
@@ -184,12 +166,9 @@ def worktree_git_dir(root: Path, worktree: Path) -> Path:
 
 
 def capture_patch(root: Path, worktree: Path, start: str, dest: Path) -> int:
-    """Stage everything the candidate changed and write its binary diff from `start` to
-    `dest`; the patch size in bytes (0: no changes).
-
-    Diffing the index against the start commit (not HEAD) keeps changes a candidate
-    committed itself, or left on another branch it checked out.
-    """
+    """Stage everything the candidate changed and write its binary diff from `start` to `dest`; the
+    patch size in bytes (0: no changes). Diffing the index against the start commit (not HEAD) keeps
+    changes a candidate committed itself, or left on another branch it checked out."""
     git_dir = worktree_git_dir(root, worktree)
     added = run_git(worktree, "add", "-A", "--", ".", *NOISE, git_dir=git_dir, work_tree=worktree)
     if added.returncode != 0:
@@ -233,11 +212,9 @@ def _resolved(path: Path) -> Path:
 
 
 class RaceLock:
-    """`.rift/swarm.lock`: one race (or cleanup) per repository at a time.
-
-    A lock whose process is gone (rift was killed) is taken over; the worktrees
-    that race left are then replaced as the new race creates its own.
-    """
+    """`.rift/swarm.lock`: one race (or cleanup) per repository at a time. A lock whose process is
+    gone (rift was killed) is taken over; the worktrees that race left are then replaced as the new
+    race creates its own."""
 
     def __init__(self, root: Path) -> None:
         self.path = safe_fs.resolve(root) / ".rift" / "swarm.lock"
