@@ -44,7 +44,7 @@ if TYPE_CHECKING:
         permission_rules,
         set_edit_review,
     )
-    from rift.core.commands.config import add_directory, set_approval, set_mode
+    from rift.core.commands.config import set_approval, set_mode
     from rift.core.commands.looking import clear_plan
     from rift.core.commands.model import set_model, set_option, set_thinking
     from rift.core.commands.session import (
@@ -70,7 +70,7 @@ if TYPE_CHECKING:
     from rift.core.sessions.store import SessionStore
     from rift.pool.scheduler import usage_lines
     from rift.text.slash import Invocation, split_command
-    from rift.tools.calls import CallDescription, describe_call
+    from rift.tools.calls import describe_call
 
 _EXPORTS: dict[str, str] = {
     "BY_NAME": "rift.core.commands",
@@ -92,7 +92,6 @@ _EXPORTS: dict[str, str] = {
     "offer_trust": "rift.core.commands.access",
     "permission_rules": "rift.core.commands.access",
     "set_edit_review": "rift.core.commands.access",
-    "add_directory": "rift.core.commands.config",
     "set_approval": "rift.core.commands.config",
     "set_mode": "rift.core.commands.config",
     "clear_plan": "rift.core.commands.looking",
@@ -129,7 +128,6 @@ _EXPORTS: dict[str, str] = {
     "resolve_resume": "rift.core.sessions.named",
     "budget": "rift.core.context.budget",
     "usage_lines": "rift.pool.scheduler",
-    "CallDescription": "rift.tools.calls",  # each tool declares it; the core lends it to faces
     "describe_call": "rift.tools.calls",
 }
 
@@ -137,7 +135,6 @@ __all__ = [
     "BY_NAME",
     "COMMANDS",
     "MODES",
-    "CallDescription",
     "Command",
     "Conversation",
     "ConversationState",
@@ -149,7 +146,6 @@ __all__ = [
     "Started",
     "Submitted",
     "TaskRegistry",
-    "add_directory",
     "allow_for_session",
     "answer",
     "budget",

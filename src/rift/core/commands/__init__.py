@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Container, Iterable
 
 from rift.core.commands import config, looking, model, session, swarm
-from rift.core.commands.base import ACP, EVERYWHERE, TUI, Command, Owner, command, terminal_only
+from rift.core.commands.base import ACP, EVERYWHERE, TUI, Command, Owner, terminal_only
 from rift.text import slash
 from rift.text.slash import Invocation, split_command
 
@@ -42,7 +42,7 @@ __all__ = [
     "split_command",
 ]
 
-_c = command
+_c = Command
 _tui = terminal_only
 
 COMMANDS: tuple[Command, ...] = (

@@ -77,15 +77,6 @@ class Command(Struct, frozen=True):
     """The serve protocol command that carries it (`ready.commands`)."""
     faces: frozenset[str] = frozenset({TUI})
 
-    @property
-    def takes_argument(self) -> bool:
-        """An argument is required: choosing it in a palette waits for one."""
-        return bool(self.args) and not self.args.startswith("[")
-
-
-def command(name: str, args: str, help: str, run: Run, **more: object) -> Command:
-    return Command(name, args, help, run, **more)  # type: ignore[arg-type]
-
 
 def terminal_only(name: str) -> Run:
     """The run of a command only the terminal UI can do (its clipboard, panes, pickers):

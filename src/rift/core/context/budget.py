@@ -155,10 +155,7 @@ def prune_old_outputs(messages: Sequence[Message]) -> tuple[list[Message], int]:
     number of tool results shortened. The input list is not modified.
     """
     starts = turn_starts(list(messages))
-    if len(starts) >= KEEP_RECENT_TURNS:
-        cut = starts[-KEEP_RECENT_TURNS]
-    else:
-        cut = starts[0] if starts else 0
+    cut = starts[-KEEP_RECENT_TURNS:][0] if starts else 0
     out: list[Message] = []
     pruned = 0
     for i, message in enumerate(messages):
@@ -167,7 +164,7 @@ def prune_old_outputs(messages: Sequence[Message]) -> tuple[list[Message], int]:
             continue
         copy = cast(dict[str, Any], dict(message))
         if _long_output(message):
-            copy["content"] = _elided(message.get("content", ""))
+            copy["content"] = _elided(message)
             pruned += 1
         if message["role"] == "assistant":
             copy.pop("thinking", None)
@@ -179,7 +176,8 @@ def _long_output(message: Message) -> bool:
     return message["role"] == "tool" and len(message.get("content", "")) > PRUNE_MIN_CHARS
 
 
-def _elided(content: str) -> str:
+def _elided(message: Message) -> str:
+    content = message.get("content", "")
     elided = len(content[PRUNE_KEEP_CHARS:].encode("utf-8"))
     return (
         content[:PRUNE_KEEP_CHARS]
@@ -198,9 +196,7 @@ def prune_this_turn(messages: Sequence[Message]) -> tuple[list[Message], int]:
     pruned = 0
     for i, message in enumerate(messages):
         if start < i < last_step and _long_output(message):
-            copy = cast(dict[str, Any], dict(message))
-            copy["content"] = _elided(message.get("content", ""))
-            out.append(cast(Message, copy))
+            out.append(cast(Message, {**message, "content": _elided(message)}))
             pruned += 1
         else:
             out.append(message)
@@ -326,11 +322,8 @@ class CompactionCounts(Struct, dict=True):
 
     prunes: int = 0
     """1 when stage 1 shortened anything."""
-    pruned_outputs: int = 0
-    """How many tool results stage 1 shortened."""
     summaries: int = 0
     """1 when stage 2 replaced history with a summary."""
-    summary_failures: int = 0
 
 
 async def enforce_budget(
@@ -357,7 +350,7 @@ async def enforce_budget(
     current, pruned = prune_old_outputs(messages)
     after = meter.estimate(current, tools)
     if pruned:
-        counts.prunes, counts.pruned_outputs = 1, pruned
+        counts.prunes = 1
         emit(
             "info",
             f"compacted: pruned {pruned} old outputs (~{before} → ~{after} tok, budget {limit})",
@@ -369,7 +362,6 @@ async def enforce_budget(
         summarized = await summarize(provider, model=model, num_ctx=num_ctx, messages=current)
     except Exception as exc:  # any failure: keep working with the pruned history
         log.warning("summarization failed", exc_info=True)
-        counts.summary_failures = 1
         emit("warning", f"summarization failed ({exc}); continuing pruned")
         return _fit_this_turn(current, after, limit, meter, tools, counts, emit), counts
     counts.summaries = 1
@@ -393,7 +385,6 @@ def _fit_this_turn(
     trimmed, pruned = prune_this_turn(messages)
     if pruned:
         counts.prunes += 1
-        counts.pruned_outputs += pruned
         after = meter.estimate(trimmed, tools)
         emit(
             "info",

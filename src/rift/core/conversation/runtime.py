@@ -113,7 +113,6 @@ class Agent(Struct, dict=True):
     meter: TokenMeter = field(default_factory=TokenMeter)
     tools: dict[str, Tool] = field(default_factory=dict)
     skills: dict[str, Skill] = field(default_factory=dict)
-    last_stats: TurnStats = field(default_factory=TurnStats)
     extensions: Extensions | None = None
     """Plugins, personas, project hooks and MCP servers (extend/loader.py), set at startup."""
     slot: int = 0
@@ -289,7 +288,6 @@ class Agent(Struct, dict=True):
             self.emit(Warning(f"error: internal error: {exc!r}", code="error"))
             stats, outcome, reason = TurnStats(), "error", f"internal error: {exc!r}"
         self.broker.close_reviews()
-        self.last_stats = stats
         cost = estimated_cost_usd(
             self.config, self.model, stats.billed_prompt_tokens, stats.output_tokens
         )
@@ -305,9 +303,6 @@ class Agent(Struct, dict=True):
 
     def trace(self, end: TurnEnd) -> None:
         """Append the ended turn to the trace file, when one is configured."""
-        self._trace(end.turn, end.prompt, end.done.stats, end.done.outcome == "error")
-
-    def _trace(self, turn: Turn, prompt: str, stats: TurnStats, failed: bool) -> None:
         if self.config.trace_file is None:
             return
         from rift.core.sessions.trace import append_trace, trace_record
@@ -316,11 +311,11 @@ class Agent(Struct, dict=True):
             model=self.model,
             provider=self.binding.route.base_url,
             num_ctx=self.num_ctx,
-            prompt=prompt,
-            outcome="error" if failed else turn.outcome,
-            stats=stats,
-            tools=turn.tool_log,
-            counters=turn.counters,
+            prompt=end.prompt,
+            outcome=end.done.outcome,
+            stats=end.done.stats,
+            tools=end.turn.tool_log,
+            counters=end.turn.counters,
         )
         try:
             append_trace(self.config.trace_file, record)

@@ -94,8 +94,7 @@ Run = tuple[int, int, int]
 def _match_lines(a: list[str], b: list[str], cap: int) -> list[Run] | None:
     """Matched runs of a shortest edit script, in order, or None past `cap`."""
     n, m = len(a), len(b)
-    head = _slide(a, b, 0, 0)
-    tail = _slide(a[: head - 1 if head else None : -1], b[: head - 1 if head else None : -1], 0, 0)
+    head, tail = _common_ends(a, b)
     codes_a, codes_b = _intern(a[head : n - tail], b[head : m - tail])
     # Lines present on one side only can never match: drop them before the search
     # (GNU diff does the same), remembering where the survivors came from.
@@ -354,17 +353,9 @@ def preview_diff(old: str, new: str, max_lines: int) -> list[str]:
 
 def _common_ends(a: Sequence[str], b: Sequence[str]) -> tuple[int, int]:
     """Lines equal at the start of both, then at the end of what is left of both."""
-    head = 0
-    while head < len(a) and head < len(b) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while (
-        tail < len(a) - head
-        and tail < len(b) - head
-        and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]
-    ):
-        tail += 1
-    return head, tail
+    head = _slide(a, b, 0, 0)
+    stop = head - 1 if head else None
+    return head, _slide(a[:stop:-1], b[:stop:-1], 0, 0)
 
 
 def diff_region(old: str, new: str, max_lines: int) -> DiffRegion:
