@@ -23,7 +23,8 @@ from rift.core.conversation.confine import confine_agent, readable_paths
 from rift.core.conversation.owner import Conversation
 from rift.core.conversation.runtime import Agent, ModelBinding, bind_model
 from rift.core.permissions.rules import read_allowed
-from rift.core.sessions.store import SessionStore, history_for, load_session
+from rift.core.sessions.loading import load_session
+from rift.core.sessions.store import SessionStore, history_for
 from rift.errors import ModelError, ModelNotUsable, ServerUnreachable
 from rift.events import Event, History, Info, Warning
 from rift.extend.loader import Extensions

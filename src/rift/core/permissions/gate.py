@@ -44,17 +44,9 @@ from msgspec import Struct, field
 from rift.core.permissions import roots as _roots
 from rift.core.permissions.choices import ask_options
 from rift.core.permissions.interaction import InteractionBroker
-from rift.core.permissions.network import (
-    NetworkChecks,
-    always_choices,
-    denied_by_user,
-    no_user,
-)
+from rift.core.permissions.network import NetworkChecks, always_choices, denied_by_user, no_user
 from rift.core.permissions.rule_paths import canonical
-from rift.core.permissions.rules import (
-    Rules,
-    Verdict,
-)
+from rift.core.permissions.rules import Rules, Verdict
 from rift.tools.base import WriteVerdict
 
 ASK_DIFF_LINES = 40

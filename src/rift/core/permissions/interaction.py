@@ -28,8 +28,6 @@ from rift.core.permissions.choices import ask_options
 from rift.events import Ask, AskOption, EditReview, EditReviewClosed, Event
 from rift.text.hygiene import visible
 
-__all__ = ["InteractionBroker", "ReviewDecision", "visible"]
-
 
 class ReviewDecision(Struct, frozen=True):
     """A reviewer's verdict on a proposed write."""
@@ -55,9 +53,6 @@ class InteractionBroker:
         """False in headless runs: nobody can answer, so nothing is ever asked."""
         self.edit_review = False
         """True after a client said it reviews edits itself (hello edit_review:true)."""
-
-    def next_id(self) -> int:
-        return next(self._ids)
 
     async def ask(
         self,
@@ -132,7 +127,7 @@ class InteractionBroker:
     # -------------------------------------------------------------- internals
 
     def _open(self, kind: str) -> tuple[int, asyncio.Future[object]]:
-        pending_id = self.next_id()
+        pending_id = next(self._ids)
         future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
         self._pending[pending_id] = _Pending(kind, future)
         return pending_id, future

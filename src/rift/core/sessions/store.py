@@ -21,30 +21,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, cast
 
-from rift.core.sessions.loading import (
-    LoadedSession,
-    load_session,
-    move_aside,
-    normalize_tool_call_ids,
-    parse_session,
-)
+from rift.core.sessions.loading import move_aside, parse_session
 from rift.events import HistoryMessage, SessionItem
 from rift.fs.paths import atomic_write
 from rift.models.base import Message
-
-__all__ = [
-    "COMPACTED_PREFIX",
-    "INTERRUPT_NOTE",
-    "LoadedSession",
-    "SessionStore",
-    "history_for",
-    "load_session",
-    "normalize_tool_call_ids",
-    "prompt_text",
-    "save_session",
-    "turn_starts",
-    "user_turn_count",
-]
 
 INTERRUPT_NOTE = (
     "[system] The previous turn was cancelled by the user and deliberately abandoned;"
