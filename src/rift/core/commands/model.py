@@ -123,10 +123,7 @@ def _temp(owner: Owner, argument: str) -> bool:
 
 def set_thinking(owner: Owner, arg: str) -> str:
     """`/think on|off|auto|<level>` for the next requests; returns the line to show.
-
-    Raises:
-        ValueError: an unknown word, or thinking asked of a model that cannot.
-    """
+    ValueError for an unknown word, or thinking asked of a model that cannot."""
     return owner.agent.set_thinking(arg)
 
 

@@ -207,18 +207,12 @@ def fork(owner: Owner, _argument: str = "") -> bool:
     """Copy the session to a new file and continue there; the original stays as it was."""
 
     def copy() -> bool:
-        agent = owner.agent
         owner.save()
         old = owner.session_path
-        new = SessionStore(agent.config.paths.sessions_dir).reserve()
-        try:
-            save_session(new, model=agent.model, cwd=str(agent.config.cwd), messages=agent.messages)
-        except OSError as exc:
-            agent.emit(Warning(f"fork failed: {exc}"))
+        new = SessionStore(owner.agent.config.paths.sessions_dir).reserve()
+        if not _continue_in(owner, new, "fork"):
             return False
-        owner.session_path = new
-        agent.emit(SessionChanged(session=str(new), previous=str(old)))
-        agent.emit(Info(f"forked: continuing in {new.name}; {old.name} is kept as it was"))
+        owner.agent.emit(Info(f"forked: continuing in {new.name}; {old.name} is kept as it was"))
         return True
 
     return owner.work(copy, "fork")
@@ -245,17 +239,24 @@ def rename_session(owner: Owner, name: str = "") -> bool:
         if target.exists():
             agent.emit(Warning(f"a session named {clean} exists; choose another name"))
             return False
-        try:
-            save_session(
-                target, model=agent.model, cwd=str(agent.config.cwd), messages=agent.messages
-            )
-        except OSError as exc:
-            agent.emit(Warning(f"save failed: {exc}"))
+        if not _continue_in(owner, target, "save"):
             return False
-        owner.session_path = target
         old.unlink(missing_ok=True)
-        agent.emit(SessionChanged(session=str(target), previous=str(old)))
         agent.emit(Info(f"session saved as {target}"))
         return True
 
     return owner.work(rename, "save")
+
+
+def _continue_in(owner: Owner, target: Path, what: str) -> bool:
+    """Write the conversation to `target` and move the session there (`session_changed`);
+    False (and a warning naming `what`) when the write failed."""
+    agent = owner.agent
+    try:
+        save_session(target, model=agent.model, cwd=str(agent.config.cwd), messages=agent.messages)
+    except OSError as exc:
+        agent.emit(Warning(f"{what} failed: {exc}"))
+        return False
+    old, owner.session_path = owner.session_path, target
+    agent.emit(SessionChanged(session=str(target), previous=str(old)))
+    return True

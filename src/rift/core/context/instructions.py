@@ -32,16 +32,9 @@ def load_project_instructions(
     *,
     readable: Callable[[Path], bool] | None = None,
 ) -> str:
-    """The project's instruction files and memory as one text, or "" when there are none.
-
-    Args:
-        cwd: The project directory (files are looked up there only).
-        cap: Most characters taken from the instruction files together.
-        readable: The Read rules' answer for a path (the gate's); None allows all.
-
-    Returns:
-        "# From <name>" sections, then a memory section, separated by blank lines.
-    """
+    """The project's instruction files ("# From <name>" sections, `cap` characters in
+    all) and then its memory, as one text; "" when there are none. `readable` is the Read
+    rules' answer for a path (the gate's); None allows all."""
     sections: list[str] = []
     seen: set[Path] = set()
     for name in INSTRUCTION_FILES:

@@ -24,10 +24,8 @@ async def rebuild(old: Agent) -> Agent | None:
     """A new agent on the same conversation, or None (and a warning) when the config
     files cannot be read: the running agent then stays as it was."""
     from rift.config.load import keep_running_model, load_config
-    from rift.core.conversation.confine import confine_agent, readable_paths
+    from rift.core.conversation.confine import confine_agent, extensions_and_skills
     from rift.core.conversation.runtime import Agent
-    from rift.extend.loader import Extensions
-    from rift.extend.skills import discover_skills
 
     running = old.config
     try:
@@ -41,8 +39,7 @@ async def rebuild(old: Agent) -> Agent | None:
     await old.lsp.aclose()
     if old.extensions is not None:
         await old.extensions.aclose()
-    extensions = Extensions.load(config, readable_paths(config))
-    found = discover_skills(config.cwd, config.paths.config_dir, readable_paths(config))
+    extensions, skills = extensions_and_skills(config)
     agent = Agent(
         config=config,
         binding=old.binding,
@@ -52,7 +49,7 @@ async def rebuild(old: Agent) -> Agent | None:
         approval=old.approval,
         journal=old.journal,
         meter=old.meter,
-        skills=dict(sorted({**extensions.skills, **found}.items())),
+        skills=skills,
         extensions=extensions,
         slot=old.slot,
     )

@@ -19,16 +19,13 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from rift.config.load import Config
-from rift.core.conversation.confine import confine_agent, readable_paths
+from rift.core.conversation.confine import confine_agent, extensions_and_skills
 from rift.core.conversation.owner import Conversation
 from rift.core.conversation.runtime import Agent, ModelBinding, bind_model
-from rift.core.permissions.rules import read_allowed
 from rift.core.sessions.loading import load_session
 from rift.core.sessions.store import SessionStore, history_for
 from rift.errors import ModelError, ModelNotUsable, ServerUnreachable
 from rift.events import Event, History, Info, Warning
-from rift.extend.loader import Extensions
-from rift.extend.skills import discover_skills
 from rift.models.ollama_window import check_ollama_v1
 from rift.models.registry import EMBEDDED, only_model, resolve, served_models
 
@@ -62,7 +59,7 @@ class Started(Struct, dict=True):
         if self.resumed:  # the files it touched lead the next prompt
             from rift.core.sessions.resume_note import resume_note  # resumed sessions only
 
-            note = (resume_note(self.agent.messages) or "").strip()
+            note = resume_note(self.agent.messages).strip()
             notes = (note,) if note else ()
         self.conversation = Conversation(self.agent, self.session_path, notes)
 
@@ -108,16 +105,7 @@ async def start_agent(
     else:
         path = store.reserve()
     approve = config.permissions.approve
-    readable = read_allowed(config.permissions, cwd=config.cwd, home=config.paths.home)
-    extensions = Extensions.load(config, readable)
-    skills = dict(
-        sorted(
-            {
-                **extensions.skills,
-                **discover_skills(config.cwd, config.paths.config_dir, readable_paths(config)),
-            }.items()
-        )
-    )
+    extensions, skills = extensions_and_skills(config)
     agent = Agent(
         config=config,
         binding=binding,

@@ -79,8 +79,7 @@ class TaskRegistry:
         """Told of every task that finished on its own (the conversation queues a note)."""
 
     def _new(self, label: str, kind: str) -> _Task:
-        running = sum(1 for t in self._tasks.values() if t.running)
-        if running >= MAX_RUNNING:
+        if self.running_count >= MAX_RUNNING:
             raise ToolError(
                 f"background task limit reached ({MAX_RUNNING} running); kill one with the"
                 " task tool or wait for one to finish"

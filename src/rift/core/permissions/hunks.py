@@ -44,18 +44,9 @@ Segment = dict[str, Any]
 
 
 def diff_segments(old: str, new: str, max_d: int = DEFAULT_MAX_D) -> list[Segment]:
-    """Split an edit into alternating unchanged and changed segments.
-
-    Args:
-        old: The file before the edit.
-        new: The file after the edit.
-        max_d: Edit-distance cap; a bigger diff becomes one whole-file change, so a
-            total rewrite neither costs quadratic time nor shows hundreds of hunks.
-
-    Returns:
-        Segments in file order. Same and change segments alternate, none is empty,
-        and a deletion next to an insertion shares one change segment.
-    """
+    """Split an edit into alternating unchanged and changed segments, in file order, none
+    empty. Past `max_d` the edit is one whole-file change, so a total rewrite neither costs
+    quadratic time nor shows hundreds of hunks."""
     if old == new:
         return [{"same": True, "lines": old.split("\n")}]
     if not old:

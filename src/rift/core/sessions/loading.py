@@ -83,18 +83,10 @@ def move_aside(path: Path, reason: str) -> str:
 
 
 def parse_session(raw: bytes) -> tuple[dict[str, Any], list[Message]]:
-    """A session document and its messages, from standard JSON only.
-
-    Session files are rift's own, but anything may land in the sessions dir, and
-    `--continue` opens the newest file blindly. Non-standard numbers (`NaN`,
-    `Infinity`, `1e999`) and nesting deep enough to exhaust the parser's
-    recursion limit raise ValueError like any other malformed file, so the
-    caller sets the file aside instead of crashing on it now and on every
-    later `--continue`.
-
-    Raises:
-        ValueError: not a session file.
-    """
+    """A session document and its messages, from standard JSON only; ValueError when it
+    is not a session file. Anything may land in the sessions dir and `--continue` opens
+    the newest blindly, so `NaN`, `1e999` and nesting deep enough to exhaust the parser
+    are malformed too: the caller sets the file aside instead of crashing on every run."""
     try:
         data = json.loads(raw, parse_constant=_refuse_constant, parse_float=_finite_float)
         messages = [_coerce_message(m) for m in _messages_field(data)]

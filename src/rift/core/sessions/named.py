@@ -32,11 +32,8 @@ def saved_names(sessions_dir: Path) -> list[str]:
 def resolve_resume(raw: str, sessions_dir: Path, cwd: Path) -> Path:
     """The session file `--resume raw` means: a path when `raw` holds a `/`; else the
     name `/save` gave, else a session file of that name in `cwd`. A bare name that is
-    neither never becomes a new file in the project folder.
-
-    Raises:
-        LookupError: neither exists; the message is one line listing the saved names.
-    """
+    neither never becomes a new file in the project folder: LookupError, its message
+    one line listing the saved names."""
     path = (cwd / Path(raw).expanduser()).resolve()
     if "/" in raw:  # a path, as the serve protocol passes it: absent starts fresh there
         return path

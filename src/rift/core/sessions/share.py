@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import json
+from itertools import groupby
 from pathlib import Path
 
 from rift.core.sessions.replay import Prompt, replay
@@ -77,17 +78,12 @@ def _render(item: Prompt | Event) -> str:
 def transcript_html(messages: list[Message], *, title: str, meta: str = "") -> str:
     """The conversation as a complete HTML document."""
     parts: list[str] = []
-    reply: list[str] = []
-    for item in replay(messages):
-        if isinstance(item, Content):
-            reply.append(item.text)
-            continue
-        if reply:
-            parts.append(f'<div class="reply">{_esc("".join(reply))}</div>')
-            reply = []
-        parts.append(_render(item))
-    if reply:
-        parts.append(f'<div class="reply">{_esc("".join(reply))}</div>')
+    for said, items in groupby(replay(messages), key=lambda item: isinstance(item, Content)):
+        if said:
+            reply = "".join(item.text for item in items if isinstance(item, Content))
+            parts.append(f'<div class="reply">{_esc(reply)}</div>')
+        else:
+            parts += map(_render, items)
     body = "\n".join(p for p in parts if p)
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
