@@ -1,20 +1,6 @@
-"""The one registry of rift's slash commands: each a `Command` (base.py) carrying its
-spec and the function that runs it, grouped by topic:
-
-- session.py: /clear, /rewind, /undo, /retry, /fork, /save, /share, /sessions,
-  /compact, /remember, /init, /btw
-- model.py: /model, /host, /ctx, /temp, /think, /roles, /restart, /tokens
-- config.py: /approve, /yolo, /mode, /permissions, /config, /add-dir
-- swarm.py: /swarm, /merge, /worktrees
-- looking.py: /system, /tools, /mcp, /lsp, /skills, /plan
-- access.py: what faces pass through without a command (answers, grants, listings)
-
-Every face derives what it offers from `COMMANDS` and runs a command with
-`BY_NAME[name].run(owner, argument)`: the TUI's `/help` and `/` palette (its own
-handler where it shows more, e.g. pickers), serve's `ready.commands` (each
-command's `wire` name) and ACP's `available_commands` (the commands marked for it).
-Commands only the terminal can do (its clipboard, panes) run `terminal_only`.
-"""
+"""The one registry of rift's slash commands, each a `Command` (base.py), grouped by topic
+in the modules beside this one (README.md lists them). Every face derives what it offers
+from `COMMANDS` and runs a command with `BY_NAME[name].run(owner, argument)`."""
 
 from __future__ import annotations
 

@@ -1,13 +1,9 @@
 """`@path` mentions: attaching the files a prompt names, once, for every face.
 
-A mention is `@` at the start of the prompt or after whitespace, followed by a
-path relative to the project. The conversation owner appends each mentioned
-text file (capped) after the prompt, so the model sees it without a `read`
-call. A mention is a read on the user's behalf, so it obeys the same Read
-rules a `read` tool call would: a denied file is named as a problem, never
-attached. An image (`@shot.png`) rides on the prompt's message as `--attach`
-would send it, when the model reports vision; otherwise it is a problem that
-says so, since a text-only model would error on it or silently ignore it.
+A mention (`@` at the start or after whitespace, a path relative to the project) is a
+read on the user's behalf, so it obeys the Read rules a `read` call would: a denied file
+is named as a problem, never attached. An image rides on the prompt's message only when
+the model reports vision; a text-only model would error on it or silently ignore it.
 """
 
 from __future__ import annotations

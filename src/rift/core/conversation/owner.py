@@ -1,25 +1,20 @@
 """The conversation owner: one conversation's lifecycle, the same on every face.
 
-`rift --serve`, `rift -p`, the TUI and ACP translate their input into these calls
-and render the events that come back through the `emit` they gave `start_agent`.
-The slash commands are objects of their own (core/commands/): each is handed this
-owner through the narrow `Owner` protocol (core/commands/base.py) and starts its
-work with `work`, so the busy rule below holds for them too.
-What keeps rift's promises the same everywhere:
+Every face translates its input into these calls and renders the events that come back
+through the `emit` it gave `start_agent`; the slash commands (core/commands/) get this
+owner as the narrow `Owner` and start their work with `work`. What keeps rift's promises
+the same everywhere:
 
 - One piece of work at a time. `work` (and `submit`) is the only place work begins:
   busy is set before any await, and only the end of that same task clears it. A
   turn's task includes its after-turn work (idle compaction, `context`); work sent
   after `done` but before that ends is chained behind it, never run under it.
-  Otherwise work while busy is refused with `warning` (code "busy"); a prompt
-  submitted with `when_busy="queue"` waits instead and starts when the work ends.
-- The owner holds the state: busy, the work task, the queue, `interrupted`,
-  `session_path` and every structural change to `messages`; the runtime
-  (runtime.py) runs a turn's model loop and swaps models when told.
+  Otherwise work while busy is refused with `warning` (code "busy"), or with
+  `when_busy="queue"` waits and starts when the work ends.
+- The owner holds the state and makes every structural change to `messages`; the
+  runtime (runtime.py) runs a turn's model loop and swaps models when told.
 - Every undecided review is closed after a turn, on `cancel` and on `close`.
 - Nothing is lost: saved after every turn (before `done`) and at close.
-
-Work cancelled before its task ran still ends as a cancel does: `warning`, `done`.
 """
 
 from __future__ import annotations

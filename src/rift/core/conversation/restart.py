@@ -1,12 +1,9 @@
 """`/restart`: the session's extensions and settings anew, the conversation kept.
 
-`/config reload` applies rules and hooks at once, but MCP servers, plugins and
-skills are started once per agent; this rebuilds the agent around the same
-conversation: the config files are read again (the model, host, context and
-temperature in force stay, as they may come from flags or live switches), the old
-MCP servers, plugins, language servers and background tasks are stopped, and new
-ones start from the fresh config. The messages, the session file, the undo journal,
-approval, this session's grants and the model binding carry over.
+MCP servers, plugins and skills start once per agent, so `/config reload` cannot apply
+them; this rebuilds the agent around the same conversation from the re-read config (the
+model, host, context and temperature in force stay). Messages, session file, undo
+journal, approval, this session's grants and the model binding carry over.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """The runtime behind the owner: the model binding, the tools, approval, the journal.
 
-Private to `Conversation` (owner.py), which alone decides when work runs, holds
-the session path and the interrupted flag, saves, and makes every structural
-change to `messages` (rewind, clear, compaction). This class runs what it is
-told: one turn's model loop (`run_turn`, which never emits `done`), a model
-swap (`set_model`, which acks with `model_changed` as its last act), the
-budget check that the owner applies after a turn (`fit_budget`).
+Private to `Conversation` (owner.py), which alone decides when work runs, saves, and
+changes `messages`' structure. This runs what it is told: a turn's model loop
+(`run_turn`, which never emits `done`), a model swap (`set_model`, acked last), the
+budget check the owner applies after a turn (`fit_budget`).
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Bringing an agent up: bind the model, open or resume the session.
-
-Shared by every front end so `rift -p`, `rift --serve` and the TUI resume and
-preflight identically. Notices met on the way (a corrupt session file, a
-clamped context) are returned rather than emitted, because each front end
-decides when they may be shown (serve must write `ready` first).
+"""Bringing an agent up: bind the model, open or resume the session, the same for every
+face. Notices met on the way are returned rather than emitted: each face decides when
+they may be shown (serve must write `ready` first).
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Background tasks: shell commands and sub-agents that outlive the tool call that started them.
 
-At most 8 run at once. Each keeps the last 256 KB of its output (the front is
-trimmed), can be read while it runs, takes stdin lines (shell tasks), and is
-killed with its whole process tree (its group, and children that left it). A
-task that finishes on its own emits `task_finished`; a killed one stays "killed"
-and reports nothing. Every task dies with rift: `shutdown()` kills them all, and
-whatever any command left running (`setsid`, `nohup ... &`).
+At most 8 run at once, each keeping the last 256 KB of its output. A task that finishes
+on its own emits `task_finished`; a killed one reports nothing. Every task dies with
+rift, its whole process tree with it, and whatever any command left running.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """`rift doctor`: ask the configured server what rift needs to know, and say what to change.
 
-What goes wrong with self-hosted servers is rarely "it is down": it is a
-context window silently cut to the server's default, tool calls that come back
-as text because the chat template was not used, a model name the server does
-not have. Each of those is one question to the server; this module asks them
-in order, stops at the first that makes the rest meaningless (unreachable, no
-such model), and returns a report whose `failed` decides the exit status.
-
-The tool probe is a real, tiny chat request through rift's own provider (the
-same code a turn uses), so what it reports is what a turn would see.
-
-`brief_check` is the part that costs no chat request, run on the side after
-`/host` or `set_model` moved the conversation to another server.
+What goes wrong with self-hosted servers is rarely "it is down": it is a context window
+silently cut to the server's default, tool calls that come back as text, a model name the
+server does not have. The checks stop at the first that makes the rest meaningless, and
+the tool probe is a real chat request through rift's own provider, so it reports what a
+turn would see. `brief_check` is the part that costs no chat request, run on the side
+after a switch to another server.
 """
 
 from __future__ import annotations

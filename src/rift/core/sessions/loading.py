@@ -1,9 +1,6 @@
 """Loading a session file: parse it strictly, coerce each message to the stored shape,
-pair every tool call with its result, and set a broken file aside instead of failing.
-
-A session file may have been hand-edited, truncated by a crash of an older
-version, or written by another tool; what cannot be read is moved aside with a
-reason (never deleted), so resuming never loses what was there.
+pair every tool call with its result, and move a broken file aside with a reason (never
+deleted), so resuming never loses what was there.
 """
 
 from __future__ import annotations

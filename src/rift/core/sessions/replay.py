@@ -1,15 +1,9 @@
 """A stored conversation as the events its live turns emitted, for resumed sessions.
 
-A front end that shows a resumed session (ACP's `session/load`, the TUI)
-renders these exactly as it renders a live turn, so a replayed tool call has
-its arguments, result, diff and plan, not just the final reply text. Each
-person's prompt comes first as a `Prompt` (live turns have no event for it:
-the front end already showed what was typed).
-
-What the messages do not keep is not invented: a replayed `EditDiff` is the
-edit's own `old_string` → `new_string` (its line in the file is unknown), a
-replayed write shows the text it wrote, and no `Done` is replayed, since a
-turn's stats and outcome are not stored.
+A face renders these exactly as a live turn, so a replayed tool call has its arguments,
+result, diff and plan. Each prompt comes first as a `Prompt` (live turns have no event
+for it). What the messages do not keep is not invented: a replayed `EditDiff` is the
+edit's own `old_string` → `new_string`, and no `Done` is replayed.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """Session files: reserve, save, list (loading: loading.py).
 
-A session is one pretty-printed JSON file `{model, saved_at, cwd, messages}`
-in the sessions directory. Everything here is lenient on the way in (a
-missing, empty or corrupt file resumes fresh instead of crashing — the v0.9.3
-`/restart` bug) and strict on the way out (every write goes through
-`atomic_write`, so a crash leaves the old file or the new one, never half).
-
-This module also owns the markers the turn loop writes into user messages
-(`INTERRUPT_NOTE`, `COMPACTED_PREFIX`) and the one predicate deciding which
-user messages are real prompts, so titles, turn counts, the resumed
-transcript, save trimming and compaction all agree on what "a turn" is.
+A session is one JSON file `{model, saved_at, cwd, messages}`. Lenient on the way in (a
+missing, empty or corrupt file resumes fresh instead of crashing) and strict on the way
+out (every write is atomic). This module also owns the markers rift writes into user
+messages and the one predicate deciding which user messages are real prompts, so titles,
+turn counts, the resumed transcript, trimming and compaction agree on what "a turn" is.
 """
 
 from __future__ import annotations
