@@ -94,11 +94,8 @@ class TokenMeter:
 
 
 def budget(num_ctx: int) -> int:
-    """Prompt tokens allowed before compaction: num_ctx minus output reserve and margin.
-
-    Never below half of num_ctx, so small windows (the embedded model's 8192)
-    still leave room for a conversation instead of compacting every call.
-    """
+    """Prompt tokens allowed before compaction; never below half of num_ctx, so a small
+    window (the embedded model's 8192) still leaves room for a conversation."""
     return max(num_ctx - OUTPUT_RESERVE - SAFETY_MARGIN, num_ctx // 2)
 
 
@@ -128,10 +125,8 @@ def _current_turn_start(messages: Sequence[Message]) -> int | None:
 
 
 def strip_old_thinking(messages: Sequence[Message]) -> list[Message]:
-    """A request-only copy without the thinking of turns before the current one.
-
-    Stored history keeps it; the model does not need to re-read old reasoning.
-    """
+    """A request-only copy without the thinking of turns before the current one (the stored
+    history keeps it)."""
     cut = _current_turn_start(messages)
     out: list[Message] = []
     for i, message in enumerate(messages):
@@ -148,12 +143,8 @@ def strip_old_thinking(messages: Sequence[Message]) -> list[Message]:
 
 
 def prune_old_outputs(messages: Sequence[Message]) -> tuple[list[Message], int]:
-    """Stage 1: shrink what came before the last two turns; returns (copy, count).
-
-    Long tool results keep their first 200 characters and a note that the
-    tool can be re-run; assistant thinking is dropped. The count is the
-    number of tool results shortened. The input list is not modified.
-    """
+    """Stage 1: before the last two turns, long tool results keep their head and a note that
+    the tool can be re-run, and thinking goes; (a copy, how many results were shortened)."""
     starts = turn_starts(list(messages))
     cut = starts[-KEEP_RECENT_TURNS:][0] if starts else 0
     out: list[Message] = []
@@ -246,10 +237,8 @@ def _render_line(message: Message) -> list[str]:
 
 
 def _fit_transcript(lines: list[str], max_chars: int) -> str:
-    """Join the lines, dropping middle ones if the transcript would overflow the window.
-
-    The first lines (the original request) and the most recent ones matter most.
-    """
+    """Join the lines, dropping middle ones if the transcript would overflow the window: the
+    first lines (the original request) and the most recent ones matter most."""
     text = "\n".join(lines)
     if len(text) <= max_chars:
         return text
@@ -284,12 +273,9 @@ def _split(messages: Sequence[Message]) -> tuple[list[Message], list[Message], l
 async def summarize(
     provider: Provider, *, model: str, num_ctx: int, messages: Sequence[Message]
 ) -> list[Message]:
-    """Stage 2: replace everything before the current turn with a model-written summary.
-
-    Returns `[system…, user(summary), current turn…]`, or the messages
-    unchanged when there is nothing before the current turn. Provider errors
-    propagate; an empty summary raises RiftError rather than erasing history.
-    """
+    """Stage 2: everything before the current turn replaced by a model-written summary (the
+    messages unchanged when there is none). An empty summary raises RiftError rather than
+    erasing history."""
     system, middle, current = _split(messages)
     if not middle:
         return list(messages)
@@ -336,12 +322,8 @@ async def enforce_budget(
     model: str,
     emit: Emit,
 ) -> tuple[list[Message], CompactionCounts]:
-    """Bring the conversation under `budget(num_ctx)`; returns (messages, counts).
-
-    The current turn's prompt and everything after it are always kept. A
-    failed summary is reported as a warning and the pruned list is kept, so
-    the turn can continue. Cancellation (CancelledError) propagates.
-    """
+    """Bring the conversation under `budget(num_ctx)`, always keeping the current turn; a
+    failed summary is a warning and the pruned list goes on, so the turn can continue."""
     counts = CompactionCounts()
     limit = budget(num_ctx)
     before = meter.estimate(messages, tools)

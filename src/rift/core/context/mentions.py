@@ -41,12 +41,8 @@ def mentions(text: str) -> list[str]:
 def expand(
     text: str, cwd: Path, check_read: Callable[[Path], str | None], *, vision: bool = False
 ) -> Expanded:
-    """Append each mentioned file's content to the prompt; collect mentioned images.
-
-    `check_read` is the permission gate's read check: it returns the refusal for
-    a denied path, None when the file may be read. `vision`: the model can be
-    sent images (`Conversation.sees`).
-    """
+    """Append each mentioned file's content to the prompt and collect mentioned images;
+    `check_read` is the gate's read check (the refusal for a denied path, else None)."""
     blocks: list[str] = []
     attached: list[str] = []
     problems: list[str] = []
@@ -91,11 +87,8 @@ def expand(
 
 
 def _attachment(name: str, path: Path, data: bytes) -> str:
-    """A mentioned text file as a `<file>` block: whole, or for a big source file its outline.
-
-    A 48 KB head of a big module is ~12,000 tokens, most of a local model's window, and
-    usually not the part the prompt is about; the outline costs a few hundred tokens and
-    names the line ranges the model can then `read` (as `read` itself does)."""
+    """A mentioned text file as a `<file>` block: whole, or for a big source file its outline,
+    since a 48 KB head is most of a local model's window and rarely the part that matters."""
     if len(data) <= ATTACH_CAP_BYTES:
         return f'<file path="{name}">\n{data.decode("utf-8", errors="replace")}\n</file>'
     text = data.decode("utf-8", errors="replace")

@@ -37,11 +37,8 @@ USER_PROMPT_CAP = 32_000
 
 
 def user_base_prompt(config_dir: Path) -> str | None:
-    """The user's own base prompt (`~/.config/rift/system_prompt.md`), or None.
-
-    Only the user config dir is read: a repository cannot replace what rift tells
-    the model about itself (it has AGENTS.md, which adds and never replaces).
-    `{cwd}` in the file becomes the project directory."""
+    """The user's own base prompt (`system_prompt.md` in the user config dir), or None. Only
+    that dir is read: a repository cannot replace what rift tells the model about itself."""
     try:
         raw = (config_dir / USER_PROMPT_FILE).read_text(encoding="utf-8", errors="replace")
     except OSError:  # absent (the usual case), unreadable, a directory

@@ -164,13 +164,8 @@ class Conversation:
         when_busy: WhenBusy = "refuse",
     ) -> Submitted:
         """Start a turn on `text`, or queue it behind the running work (`when_busy="queue"`);
-        refused (falsy, with a warning) when it cannot run.
-
-        Skills (`/skill:name task`) and `@path` mentions are expanded when the turn starts.
-        `attachments` (models/attachments.py): its text files follow the prompt, its
-        images ride on the prompt's message (vision models only).
-        Empty text starts nothing and says nothing.
-        """
+        refused (falsy, with a warning) when it cannot run, and empty text says nothing. Skills
+        and `@path` mentions expand when the turn starts; `attachments` follow the prompt."""
         loop = asyncio.get_running_loop()
         submitted = Submitted("started", loop.create_future(), loop.create_future())
         if not text.strip():
@@ -286,10 +281,8 @@ class Conversation:
         return Refusal("busy", text)
 
     def _start(self, body: Coroutine[Any, Any, object], kind: str = "turn") -> None:
-        """Begin work: busy now, before any await; idle again only when this task ends.
-
-        Work started while a turn's after-turn work runs waits for it first.
-        """
+        """Begin work: busy now, before any await; idle again only when this task ends. Work
+        started during a turn's after-turn work waits for it first."""
         previous = self._work if self._settling else None
         self._busy = True
         self._settling = False
@@ -350,11 +343,8 @@ class Conversation:
     def _begin_turn(
         self, prepared: Prepared, result: asyncio.Future[TurnResult] | None = None
     ) -> None:
-        """Start a turn, with the pending task notifications ahead of its text.
-
-        Notes are added after skill/mention expansion: a task's output must never
-        be read as an `@path` to attach.
-        """
+        """Start a turn with the pending task notes ahead of its text, added after expansion so
+        a task's output is never read as an `@path` to attach."""
         if self._notes:
             notes = "\n\n".join(self._notes)
             self._notes.clear()

@@ -258,12 +258,8 @@ class Agent(Struct, dict=True):
     async def run_turn(
         self, text: str, words: str | None = None, images: Sequence[str] = ()
     ) -> TurnEnd:
-        """Run one turn's model loop; the owner saves, emits `done` and traces after it.
-
-        `text` already carries the owner's interrupt note; `words` is what the person
-        typed, without attachments; `images` (data URLs) go only to a model that
-        reports vision. Errors end the turn as outcome "error", never raise.
-        """
+        """Run one turn's model loop; the owner saves, emits `done` and traces after it. `words`
+        is what the person typed; errors end the turn as outcome "error", never raise."""
         from rift.core.loop.turn import Turn  # the loop loads with the first prompt (setup.py)
         from rift.models.attachments import images_for
         from rift.models.pricing import estimated_cost_usd
@@ -350,12 +346,9 @@ class Agent(Struct, dict=True):
         return True
 
     async def set_model(self, name: str) -> ModelBinding | Refusal:
-        """Preflight and swap the model on the same conversation; the old binding, whose
-        provider the owner closes, or a refusal (and a warning) when the switch failed.
-
-        `model_changed` and the fresh `context` are its last act, with no await after
-        them: when a client sees the ack, the switch is over.
-        """
+        """Preflight and swap the model; the old binding (the owner closes its provider), or a
+        refusal and a warning. `model_changed` and `context` are its last act, with no await
+        after them: when a client sees the ack, the switch is over."""
         try:
             binding = await bind_model(name, self.config)
         except RiftError as exc:

@@ -128,11 +128,9 @@ async def start_agent(
 
 
 async def _bind_or_fall_back(config: Config) -> tuple[ModelBinding, list[Event], Config]:
-    """The configured model or, when no host was named anywhere and nothing answers at the
-    default one, the embedded model (`rift[local]`), so a fresh install works on its own.
-
-    Without the extra the usual "cannot reach" error gains the command that installs it.
-    """
+    """The configured model or, when no host was named and nothing answers at the default,
+    the embedded model (`rift[local]`), so a fresh install works on its own; without the
+    extra, "cannot reach" gains the command that installs it."""
     route = resolve(config.model, config)
     may_fall_back = not config.host_explicit and route.provider_name is None
     refused = may_fall_back and route.provider_kind != EMBEDDED and await _refused(config.host)

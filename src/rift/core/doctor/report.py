@@ -170,15 +170,9 @@ async def _checks(report: Report, config: Config, route: registry.Route) -> None
 
 
 async def brief_check(config: Config, route: registry.Route, info: ModelInfo) -> list[Check]:
-    """The checks that found something to change on a server just switched to.
-
-    The preflight already proved the server reachable and the model served; this
-    adds what the server says about itself (llama.cpp's `/props`, Ollama's
-    `/api/tags`): the window it really serves, whether its chat template knows
-    tools, its slots. No chat request (no tool probe, no prompt speed): it runs
-    beside the conversation and must never hold it up, so a server that takes
-    longer than BRIEF_TIMEOUT_S to say yields [] rather than a guess.
-    """
+    """The checks that found something to change on a server just switched to: what it says
+    about itself (window, chat template, slots), with no chat request, since it runs beside
+    the conversation; a server slower than BRIEF_TIMEOUT_S yields [] rather than a guess."""
     if route.provider_kind == registry.EMBEDDED:
         return []
     report = Report(target=route.base_url)

@@ -31,13 +31,9 @@ class LoadedSession(Struct, dict=True):
 
 
 def load_session(path: Path) -> LoadedSession:
-    """Read a session file leniently; never raises for a bad file.
-
-    Missing or empty files start fresh with a notice. A file that is not a
-    session (bad JSON, wrong shape, unreadable) is renamed to
-    `<name>.corrupt` so the next save cannot destroy it, and starts fresh with
-    a warning naming the backup.
-    """
+    """Read a session file leniently, never raising for a bad file: missing or empty starts
+    fresh with a notice; one that is not a session is renamed `<name>.corrupt` (so the next
+    save cannot destroy it) and starts fresh with a warning naming the backup."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -113,11 +109,8 @@ def _messages_field(data: Any) -> list[Any]:
 
 
 def _coerce_message(raw: Any) -> Message:
-    """Validate one stored message; raises ValueError when its shape is wrong.
-
-    Required: an object with a known role. Optional fields of the wrong type
-    are dropped rather than rejected (older writers were loose about them).
-    """
+    """Validate one stored message (ValueError without a known role); optional fields of
+    the wrong type are dropped rather than rejected, as older writers were loose about them."""
     if not isinstance(raw, dict) or raw.get("role") not in _ROLES:
         raise ValueError("a message without a valid role")
     content = raw.get("content")
@@ -157,14 +150,9 @@ def _coerce_call(raw: Any) -> ToolCallDict:
 
 
 def normalize_tool_call_ids(messages: list[Message]) -> list[Message]:
-    """Give every tool call an id and every tool result the id of its call.
-
-    Strict OpenAI-compatible servers reject histories whose ids are missing.
-    Calls without one get `call_{msgIdx}_{i}`; the role=tool results right
-    after the assistant message that lack `tool_call_id` are paired with an
-    unanswered call of the same name, else with the next unanswered call.
-    Returns new message dicts; the input is not modified.
-    """
+    """A copy in which every tool call has an id and every tool result its call's id, since
+    strict OpenAI-compatible servers reject histories without them. A result without one is
+    paired with an unanswered call of the same name, else with the next unanswered call."""
     out: list[Message] = [cast(Message, dict(m)) for m in messages]
     for idx, message in enumerate(out):
         calls = message.get("tool_calls")

@@ -54,11 +54,8 @@ def replay(messages: list[Message]) -> list[Prompt | Event]:
 
 
 def _results_after(messages: list[Message], n: int) -> list[Message | None]:
-    """The tool results answering message n's calls, one per call (None: never ran).
-
-    A result belongs to the call with its id; results without a matching id
-    (a live session whose model gave no ids) answer the remaining calls in order.
-    """
+    """The tool results answering message n's calls, one per call (None: never ran): by id,
+    then those without a matching id (a model that gave none) in order."""
     calls = messages[n].get("tool_calls", [])
     following: list[Message] = []
     for message in messages[n + 1 :]:

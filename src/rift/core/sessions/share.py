@@ -94,10 +94,8 @@ def transcript_html(messages: list[Message], *, title: str, meta: str = "") -> s
 
 
 def share(messages: list[Message], target: Path, *, title: str, meta: str = "") -> Path:
-    """Write the transcript to `target` atomically; the path written.
-
-    Refuses to replace anything but a regular file (a symlink planted where the
-    transcript goes must not redirect the write)."""
+    """Write the transcript to `target` atomically; never over anything but a regular file
+    (a symlink planted there must not redirect the write)."""
     if target.is_symlink() or (target.exists() and not target.is_file()):
         raise OSError(f"{target} exists and is not a regular file")
     atomic_write(target, transcript_html(messages, title=title, meta=meta))

@@ -44,11 +44,8 @@ LIST_LIMIT = 200
 
 
 def prompt_text(message: Message) -> str | None:
-    """The person's prompt in a user message, or None when rift wrote the message.
-
-    The interrupt note is stripped first, so the prompt after a cancel still
-    counts; nudges, resume notes and compaction summaries do not.
-    """
+    """The person's prompt in a user message (the interrupt note stripped, so the prompt
+    after a cancel counts), or None when rift wrote the message."""
     if message.get("role") != "user":
         return None
     text = message.get("content", "")
@@ -72,11 +69,8 @@ def user_turn_count(messages: list[Message]) -> int:
 
 
 def history_for(messages: list[Message]) -> list[HistoryMessage]:
-    """The exchanges a resumed session shows: prompts and final assistant replies.
-
-    Tool traffic, system messages, assistant messages that only call tools and
-    rift's own notes are left out; the interrupt note is stripped.
-    """
+    """The exchanges a resumed session shows: prompts and final assistant replies, without
+    tool traffic or rift's own notes."""
     out: list[HistoryMessage] = []
     for message in messages:
         role = message.get("role")
@@ -105,11 +99,8 @@ class SessionStore:
         """One warning per malformed file `newest` renamed out of the way, for the front end."""
 
     def reserve(self) -> Path:
-        """Create a new, empty session file and return its path.
-
-        Create-new (O_EXCL) semantics make the name ours even when two rift
-        processes start in the same second (the v0.9.x session race).
-        """
+        """A new, empty session file, created exclusively (O_EXCL): the name is ours even when
+        two rift processes start in the same second."""
         private_dir(self.sessions_dir)
         secs = int(time.time())
         n = 0
@@ -142,14 +133,10 @@ class SessionStore:
         return found
 
     def newest(self, cwd: Path | None = None) -> Path | None:
-        """The session `--continue` resumes: the newest one with a user message that was
-        saved in `cwd` (any project when None); zero-byte files skipped.
-
-        Another project's conversation, or an open-and-quit, must never be resumed here.
-        A file met on the way that is not a session (bad JSON, `NaN`, nesting
-        too deep to parse) is set aside as `<name>.corrupt` with a warning in
-        `set_aside`, so it costs one warning once rather than one on every run.
-        """
+        """The session `--continue` resumes: the newest with a user message saved in `cwd` (any
+        project when None), so another project's conversation or an open-and-quit is never
+        resumed. A malformed file met on the way is set aside as `<name>.corrupt` with a warning
+        in `set_aside`: one warning once rather than one on every run."""
         want = _real(str(cwd)) if cwd is not None else None
         for item in self._items(set_aside=True):
             if item.turns > 0 and (want is None or _real(item.cwd) == want):
@@ -157,11 +144,8 @@ class SessionStore:
         return None
 
     def list_items(self, limit: int = LIST_LIMIT) -> list[SessionItem]:
-        """Saved sessions for a picker, newest first; unreadable files are skipped.
-
-        Files are parsed only until `limit` items are found, and a parsed item
-        is reused while the file's mtime and size are unchanged.
-        """
+        """Saved sessions for a picker, newest first, parsed only until `limit` are found;
+        unreadable files are skipped."""
         items: list[SessionItem] = []
         for item in self._items():
             if len(items) >= limit:
@@ -170,11 +154,8 @@ class SessionStore:
         return items
 
     def _items(self, *, set_aside: bool = False) -> Iterator[SessionItem]:
-        """Parsed sessions, newest first, each file parsed once per (mtime, size).
-
-        Unreadable files are skipped; with `set_aside` (never for the read-only
-        listing) a malformed one is also renamed out of the way, with a warning.
-        """
+        """Parsed sessions, newest first, each file parsed once per (mtime, size); with
+        `set_aside` (never for the read-only listing) a malformed one is renamed out of the way."""
         for path, st in self._non_empty():
             cached = self._cache.get(path)
             if cached is not None and cached[:2] == (st.st_mtime_ns, st.st_size):
@@ -234,13 +215,9 @@ def save_session(
     messages: list[Message],
     max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> None:
-    """Write the session atomically, trimmed to `max_bytes` when it is larger.
-
-    Trimming keeps the leading system messages and the last turn and drops
-    whole turns from the front, so a cut always lands on a user prompt and a
-    tool call is never separated from its result. Only the file is trimmed;
-    the caller's live context is untouched. Raises OSError when the write fails.
-    """
+    """Write the session atomically (OSError when the write fails), trimmed to `max_bytes` by
+    dropping whole turns from the front, so a cut lands on a prompt and never separates a
+    tool call from its result. Only the file is trimmed, never the live context."""
     saved_at = int(time.time())
     clean = [_compact_message(m) for m in messages]
 
