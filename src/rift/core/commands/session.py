@@ -42,9 +42,6 @@ def replay(owner: Owner) -> list[Prompt | Event]:
     return replayed(owner.agent.messages)
 
 
-# ------------------------------------------------------------ the conversation
-
-
 def undo(owner: Owner, _argument: str = "") -> bool:
     """Revert the last turn's file changes (info or warning)."""
     busy = "turn in progress — cancel it or wait before undoing"
@@ -171,9 +168,6 @@ def btw(owner: Owner, question: str = "") -> bool:
 
     owner.spawn(answer())
     return True
-
-
-# ------------------------------------------------------------ the session file
 
 
 def list_sessions(owner: Owner, _argument: str = "") -> bool:

@@ -39,9 +39,6 @@ Emit = Callable[[str, str], None]
 """emit(kind, text) with kind "info" or "warning"."""
 
 
-# ------------------------------------------------------------------ estimates
-
-
 def estimate_text(text: str) -> int:
     """Rough tokens for a text: UTF-8 bytes / 4, plus one."""
     return len(text.encode("utf-8")) // 4 + 1
@@ -112,9 +109,6 @@ def truncation_warning(num_ctx: int) -> str:
     )
 
 
-# ---------------------------------------------------------------- boundaries
-
-
 def _current_turn_start(messages: Sequence[Message]) -> int | None:
     """Index of the prompt that began the current turn (else the last user message)."""
     starts = turn_starts(list(messages))
@@ -137,9 +131,6 @@ def strip_old_thinking(messages: Sequence[Message]) -> list[Message]:
         else:
             out.append(message)
     return out
-
-
-# -------------------------------------------------------------- stage 1: prune
 
 
 def prune_old_outputs(messages: Sequence[Message]) -> tuple[list[Message], int]:
@@ -193,8 +184,6 @@ def prune_this_turn(messages: Sequence[Message]) -> tuple[list[Message], int]:
             out.append(message)
     return out, pruned
 
-
-# ---------------------------------------------------------- stage 2: summarize
 
 SUMMARY_INSTRUCTIONS = """\
 You are compacting a coding agent's conversation so it can continue with less context.
@@ -298,9 +287,6 @@ async def summarize(
         raise RiftError("the model returned an empty summary")
     note: Message = {"role": "user", "content": COMPACTED_PREFIX + summary}
     return [*system, note, *current]
-
-
-# ------------------------------------------------------------------ enforcing
 
 
 class CompactionCounts(Struct, dict=True):

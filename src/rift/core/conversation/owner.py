@@ -121,8 +121,6 @@ class Conversation:
         """A cancel suppressed the pending notifications' automatic turn (until the next prompt)."""
         agent.tasks.on_finished = self._task_finished
 
-    # ------------------------------------------------------------------ state
-
     @property
     def agent(self) -> Agent:
         """The runtime, for the commands (core/commands/) and startup; faces use `state`."""
@@ -153,8 +151,6 @@ class Conversation:
             skills=agent.skills,
             queued=tuple(text for text, _, _ in self._queue),
         )
-
-    # ------------------------------------------------------------------ turns
 
     def submit(
         self,
@@ -234,8 +230,6 @@ class Conversation:
         self.save()
         discard_if_empty(self.session_path)
         await self._agent.aclose()
-
-    # ------------------------------------------------------------------ work
 
     def work(
         self,
@@ -321,8 +315,6 @@ class Conversation:
                 return
         self._continue_on_notes()
 
-    # ----------------------------------------------------------------- turns
-
     def _begin_prompt(
         self, text: str, attachments: Attachments | None, submitted: Submitted
     ) -> Submitted:
@@ -392,9 +384,7 @@ class Conversation:
 
     def _continue_on_notes(self) -> None:
         """The opt-in auto-turn: only when idle, open, not held by a cancel, with notes."""
-        if not self._notes or not self.auto_continue or self._held:
-            return
-        if self._busy or self._closed:
+        if not self._notes or not self.auto_continue or self._held or self._busy or self._closed:
             return
         self._agent.emit(Info("background task finished — continuing"))
         self._begin_turn(Prepared(text="", words="[task notification]"))

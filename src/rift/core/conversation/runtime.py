@@ -65,10 +65,6 @@ class ModelBinding(Struct, dict=True):
     provider: Provider
     info: Preflight
 
-    @property
-    def addressable(self) -> str:
-        return self.route.addressable
-
 
 async def bind_model(name: str, config: Config) -> ModelBinding:
     """Resolve, connect and preflight a model; raises ModelError when it is not usable.
@@ -184,15 +180,13 @@ class Agent(Struct, dict=True):
             self.tools["skill"] = tool("skill")
         self.tools["agent"] = tool("agent")
 
-    # ------------------------------------------------------------------ state
-
     @property
     def num_ctx(self) -> int:
         return self.binding.info.num_ctx
 
     @property
     def model(self) -> str:
-        return self.binding.addressable
+        return self.binding.route.addressable
 
     @property
     def gate(self) -> PermissionGate:
@@ -252,8 +246,6 @@ class Agent(Struct, dict=True):
             slots=slots,
             slot=self.slot if slots and self.slot < slots else None,
         )
-
-    # ---------------------------------------------------------------- a turn
 
     async def run_turn(
         self, text: str, words: str | None = None, images: Sequence[str] = ()
@@ -330,8 +322,6 @@ class Agent(Struct, dict=True):
             emit=self._notice,
         )
 
-    # -------------------------------------------------------------- commands
-
     def undo(self) -> bool:
         """Revert the last turn's file changes; False (and a warning) when it could not."""
         try:
@@ -360,7 +350,7 @@ class Agent(Struct, dict=True):
         _listen(binding.provider, self.emit)
         self.refresh_system_prompt()
         note = binding.info.note.strip()
-        self.emit(ModelChanged(model=binding.addressable, num_ctx=binding.info.num_ctx, note=note))
+        self.emit(ModelChanged(model=self.model, num_ctx=self.num_ctx, note=note))
         self.emit(self.context_gauge())
         return old
 
@@ -400,8 +390,6 @@ class Agent(Struct, dict=True):
         if self.extensions is not None:
             await self.extensions.aclose()
         await self.binding.provider.aclose()
-
-    # ------------------------------------------------------------- internals
 
     def _notice(self, kind: str, text: str) -> None:
         self.emit(Info(text=text) if kind == "info" else Warning(text=text))

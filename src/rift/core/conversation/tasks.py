@@ -146,8 +146,6 @@ class TaskRegistry:
         if self.on_finished is not None:
             self.on_finished(event)
 
-    # ------------------------------------------------------------ task tool
-
     def describe(self) -> str:
         if not self._tasks:
             return "(no background tasks)"

@@ -128,9 +128,6 @@ def _alias_forms(command: str) -> set[str]:
     return _inner_forms(used, 1, [_INNER_BUDGET])
 
 
-# ------------------------------------------------------------------ words
-
-
 def _words(segment: str) -> list[str]:
     """Shell words with quotes and escapes removed; a crude strip when shlex gives up."""
     try:
@@ -216,9 +213,6 @@ def _find_exec(words: list[str]) -> list[str]:
             end = next((k for k, w in enumerate(tail) if w in (";", "+", "\\;")), len(tail))
             found.append(" ".join(tail[:end]))
     return found
-
-
-# ------------------------------------------------------------------ forms
 
 
 def _segment_forms(segment: str, budget: list[int], depth: int = 0) -> set[str]:

@@ -40,9 +40,6 @@ Segment = dict[str, Any]
 """Wire form: `{"same": True, "lines": [...]}` or `{"same": False, "old": [...], "new": [...]}`."""
 
 
-# ------------------------------------------------------------ review segments
-
-
 def diff_segments(old: str, new: str, max_d: int = DEFAULT_MAX_D) -> list[Segment]:
     """Split an edit into alternating unchanged and changed segments, in file order, none
     empty. Past `max_d` the edit is one whole-file change, so a total rewrite neither costs
@@ -316,9 +313,6 @@ def _group(a: list[str], b: list[str], runs: list[Run]) -> list[Segment]:
     if i < len(a) or j < len(b):
         segments.append({"same": False, "old": a[i:], "new": b[j:]})
     return segments
-
-
-# ---------------------------------------------------------------- previews
 
 
 def preview_diff(old: str, new: str, max_lines: int) -> list[str]:

@@ -124,8 +124,6 @@ class InteractionBroker:
         for pending_id in list(self._pending):
             self._drop(pending_id)
 
-    # -------------------------------------------------------------- internals
-
     def _open(self, kind: str) -> tuple[int, asyncio.Future[object]]:
         pending_id = next(self._ids)
         future: asyncio.Future[object] = asyncio.get_running_loop().create_future()

@@ -61,8 +61,6 @@ NO_VERDICT = Verdict("none")
 _Matcher = Callable[[Rule], bool]
 
 
-# ------------------------------------------------------------------- bash
-
 # fmt: off
 BUILTIN_BASH_DENY: tuple[str, ...] = (
     "sudo", "sudo *", "rm -rf /", "rm -rf /*", "rm -fr /", "rm -fr /*",
@@ -85,9 +83,6 @@ def _bash_match(pattern: str, text: str) -> bool:
     else:
         regex = glob_regex(pattern, path=False)
     return re.fullmatch(regex, text, re.DOTALL) is not None
-
-
-# ------------------------------------------------------------------- urls
 
 
 def url_candidates(url: str) -> list[str]:
@@ -113,8 +108,6 @@ def url_candidates(url: str) -> list[str]:
     hosts = [shown, netloc] if host else []
     return list(dict.fromkeys([*hosts, url, normal]))
 
-
-# ------------------------------------------------------------------ rules
 
 _DEFAULT_CASE_INSENSITIVE = sys.platform in ("win32", "darwin")
 

@@ -40,9 +40,6 @@ TITLE_CHARS = 100
 LIST_LIMIT = 200
 
 
-# ------------------------------------------------------------ what a turn is
-
-
 def prompt_text(message: Message) -> str | None:
     """The person's prompt in a user message (the interrupt note stripped, so the prompt
     after a cancel counts), or None when rift wrote the message."""
@@ -83,9 +80,6 @@ def history_for(messages: list[Message]) -> list[HistoryMessage]:
             if content.strip():
                 out.append(HistoryMessage(role="assistant", text=content))
     return out
-
-
-# ------------------------------------------------------------------- store
 
 
 class SessionStore:
@@ -202,9 +196,6 @@ def _read_item(path: Path, st: os.stat_result) -> SessionItem:
 
 def _str_or(value: Any, default: str) -> str:
     return value if isinstance(value, str) else default
-
-
-# ----------------------------------------------------------------- saving
 
 
 def save_session(
