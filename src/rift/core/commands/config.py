@@ -213,13 +213,11 @@ def _edit_user_rules(path: Path, action: str, kind: str, rule: str) -> bool:
     rules = perms.setdefault(kind, [])
     if not isinstance(rules, list):
         raise ValueError(f"{path}: 'permissions.{kind}' is not a list")
+    if (rule in rules) == (action == "add"):
+        return False
     if action == "add":
-        if rule in rules:
-            return False
         rules.append(rule)
     else:
-        if rule not in rules:
-            return False
         rules.remove(rule)
     atomic_write(path, json.dumps(data, indent=2) + "\n")
     return True

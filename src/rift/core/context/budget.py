@@ -121,16 +121,13 @@ def _current_turn_start(messages: Sequence[Message]) -> int | None:
 def strip_old_thinking(messages: Sequence[Message]) -> list[Message]:
     """A request-only copy without the thinking of turns before the current one (the stored
     history keeps it)."""
-    cut = _current_turn_start(messages)
-    out: list[Message] = []
-    for i, message in enumerate(messages):
-        if cut is not None and i < cut and "thinking" in message:
-            copy = cast(dict[str, Any], dict(message))
-            del copy["thinking"]
-            out.append(cast(Message, copy))
-        else:
-            out.append(message)
-    return out
+    cut = _current_turn_start(messages) or 0
+    return [
+        cast(Message, {k: v for k, v in m.items() if k != "thinking"})
+        if i < cut and "thinking" in m
+        else m
+        for i, m in enumerate(messages)
+    ]
 
 
 def prune_old_outputs(messages: Sequence[Message]) -> tuple[list[Message], int]:

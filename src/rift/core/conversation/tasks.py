@@ -149,14 +149,12 @@ class TaskRegistry:
     def describe(self) -> str:
         if not self._tasks:
             return "(no background tasks)"
-        lines = []
-        for t in self._tasks.values():
-            secs = int(time.monotonic() - t.started)
-            lines.append(
-                f"#{t.id} [{t.status}] {t.label} ({t.kind}, {secs}s,"
-                f" {len(t.output)} bytes of output)"
-            )
-        return "\n".join(lines)
+        now = time.monotonic()
+        return "\n".join(
+            f"#{t.id} [{t.status}] {t.label} ({t.kind}, {int(now - t.started)}s,"
+            f" {len(t.output)} bytes of output)"
+            for t in self._tasks.values()
+        )
 
     def _get(self, task_id: int) -> _Task:
         task = self._tasks.get(task_id)

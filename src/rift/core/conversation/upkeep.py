@@ -64,13 +64,8 @@ def rewind_cut(agent: Agent, n: int) -> tuple[int, str] | None:
     starts = turn_starts(agent.messages)
     available = min(len(starts), agent.journal.turn)
     if n < 1 or n > available:
-        agent.emit(
-            Warning(
-                f"only {available} turn(s) can be rewound (turns run since rift started)"
-                if n >= 1
-                else "rewind needs n ≥ 1"
-            )
-        )
+        only = f"only {available} turn(s) can be rewound (turns run since rift started)"
+        agent.emit(Warning(only if n >= 1 else "rewind needs n ≥ 1"))
         return None
     try:
         paths = agent.journal.undo_to_turn(agent.journal.turn - n)

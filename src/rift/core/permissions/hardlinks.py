@@ -24,9 +24,8 @@ SEARCH_CAP = 20_000
 """The most names looked at per check (a deny rule like `Read(**/.env)` walks the tree)."""
 
 
-def hard_link_refusal(rules: Rules, tool: str, path: Path, info: os.stat_result) -> str | None:
-    """The refusal for reading `path` when it is a hard link to a denied file: the deny
-    rule that names another link of the file `info` describes, or None."""
+def denied_twin(rules: Rules, tool: str, info: os.stat_result) -> str | None:
+    """The deny rule that names another link of the file `info` describes, or None."""
     if info.st_nlink <= 1:
         return None
     import glob  # here only: a hard-linked file is rare
@@ -43,8 +42,13 @@ def hard_link_refusal(rules: Rules, tool: str, path: Path, info: os.stat_result)
             except OSError:
                 continue
             if (other.st_dev, other.st_ino) == key:
-                return (
-                    f"{path} blocked by permission rule '{rule}' (it is a hard link to a"
-                    " denied file)"
-                )
+                return rule
     return None
+
+
+def hard_link_refusal(rules: Rules, tool: str, path: Path, info: os.stat_result) -> str | None:
+    """The refusal for reading `path` when it is a hard link to a denied file."""
+    rule = denied_twin(rules, tool, info)
+    if rule is None:
+        return None
+    return f"{path} blocked by permission rule '{rule}' (it is a hard link to a denied file)"

@@ -9,6 +9,7 @@ edit's own `old_string` → `new_string`, and no `Done` is replayed.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import takewhile
 from typing import Any
 
 from msgspec import Struct
@@ -57,11 +58,7 @@ def _results_after(messages: list[Message], n: int) -> list[Message | None]:
     """The tool results answering message n's calls, one per call (None: never ran): by id,
     then those without a matching id (a model that gave none) in order."""
     calls = messages[n].get("tool_calls", [])
-    following: list[Message] = []
-    for message in messages[n + 1 :]:
-        if message.get("role") != "tool":
-            break
-        following.append(message)
+    following = list(takewhile(lambda m: m.get("role") == "tool", messages[n + 1 :]))
     by_id = {m.get("tool_call_id"): m for m in following if m.get("tool_call_id")}
     paired: list[Message | None] = [
         by_id.pop(c.get("id"), None) if c.get("id") else None for c in calls

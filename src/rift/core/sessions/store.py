@@ -13,6 +13,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
+from itertools import islice
 from pathlib import Path
 from typing import Any, cast
 
@@ -140,12 +141,7 @@ class SessionStore:
     def list_items(self, limit: int = LIST_LIMIT) -> list[SessionItem]:
         """Saved sessions for a picker, newest first, parsed only until `limit` are found;
         unreadable files are skipped."""
-        items: list[SessionItem] = []
-        for item in self._items():
-            if len(items) >= limit:
-                break
-            items.append(item)
-        return items
+        return list(islice(self._items(), limit))
 
     def _items(self, *, set_aside: bool = False) -> Iterator[SessionItem]:
         """Parsed sessions, newest first, each file parsed once per (mtime, size); with
@@ -177,17 +173,15 @@ def _read_item(path: Path, st: os.stat_result) -> SessionItem:
     data, messages = parse_session(path.read_bytes())
     starts = [text for m in messages if (text := prompt_text(m)) is not None]
     title = starts[0].strip().splitlines()[0][:TITLE_CHARS] if starts else "(empty session)"
-    raw_saved = data.get("saved_at")
-    if isinstance(raw_saved, int | float) and not isinstance(raw_saved, bool):
-        saved_at = int(raw_saved)  # finite: parse_session refuses NaN and infinities
-    else:
-        saved_at = int(st.st_mtime)
-    if not 0 <= saved_at < 1 << 53:  # what a JSON client can hold exactly
-        saved_at = int(st.st_mtime)
+    saved_at = data.get("saved_at")  # finite: parse_session refuses NaN and infinities
+    if not isinstance(saved_at, int | float) or isinstance(saved_at, bool):
+        saved_at = st.st_mtime
+    if not 0 <= int(saved_at) < 1 << 53:  # what a JSON client can hold exactly
+        saved_at = st.st_mtime
     return SessionItem(
         path=str(path),
         title=title,
-        saved_at=saved_at,
+        saved_at=int(saved_at),
         cwd=_str_or(data.get("cwd"), ""),
         model=_str_or(data.get("model"), ""),
         turns=len(starts),
