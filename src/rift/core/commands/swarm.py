@@ -1,8 +1,6 @@
-"""Swarm races from a conversation: /swarm, /merge, /worktrees (src/rift/swarm/).
-
-A race is the conversation's work like a turn: started through `Owner.work`, so busy
-is set before any await and cleared only when the race's own task ends, and `cancel`
-stops it (its worktrees are removed).
+"""Swarm races from a conversation: /swarm, /merge, /worktrees (src/rift/swarm/). A race is
+the conversation's work like a turn: started through `Owner.work` under the busy rule, and
+`cancel` stops it (its worktrees are removed).
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
 """Token accounting and two-stage compaction.
 
-Local servers silently cut a prompt that overflows `num_ctx` from the front,
-which loses the system prompt and the task. So before every model call the
-conversation is estimated against a budget and, when over, compacted: stage 1
-prunes old tool outputs and thinking (cheap, lossless for the current work),
-stage 2 asks the model for a five-section summary of everything before the
-current turn. Estimates are byte counts divided by four, corrected by a
-calibration factor learned from the server's own `prompt_eval_count`.
+Local servers silently cut a prompt that overflows `num_ctx` from the front, losing the
+system prompt and the task. So before every model call the conversation is estimated
+against a budget and, when over, compacted: stage 1 prunes old tool outputs and thinking,
+stage 2 asks the model for a summary of everything before the current turn. Estimates
+are bytes / 4, calibrated by the server's own `prompt_eval_count`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""The system prompt: short on purpose, because every byte is re-sent on every call.
-
-Local models pay for each prompt token with prefill time, so the base prompt
-states only what changes behaviour: act with tools instead of describing
-changes, read before editing, keep the reply short. Project instructions,
-skills and personas are appended by the caller.
+"""The system prompt: short on purpose, because every byte is re-sent on every call and a
+local model pays for each with prefill time. Project instructions, skills and personas are
+appended by the caller.
 """
 
 from __future__ import annotations

@@ -146,15 +146,10 @@ class Agent(Struct, dict=True):
             tasks=self.tasks,
         )
         services = self.ctx.services
-        services.skills, services.tasks, services.subagents = (
-            self.skills,
-            self.tasks,
-            self.subagents,
-        )
-        services.asker, services.settings = self.broker, self.config
-        # language servers for diagnostics after edits (lent to the tools as `diagnostics`);
-        # they start on the first edit
-        self.lsp: LspService = LspService(self.config.lsp, self.config.cwd)
+        services.skills, services.tasks = self.skills, self.tasks
+        services.subagents, services.asker = self.subagents, self.broker
+        services.settings = self.config
+        self.lsp: LspService = LspService(self.config.lsp, self.config.cwd)  # starts on an edit
         services.diagnostics = self.lsp
         if not self.tools:
             self._offer_tools()

@@ -19,14 +19,7 @@ from msgspec import Struct, field
 
 from rift.errors import ToolError
 from rift.events import Event, TaskFinished, TaskStarted
-from rift.tools._proc import (
-    kill_every_command,
-    kill_tree,
-    new_token,
-    reap,
-    spawn_shell,
-    strip_ansi,
-)
+from rift.tools._proc import kill_every_command, kill_tree, new_token, reap, spawn_shell, strip_ansi
 from rift.tools.base import middle_truncate
 
 MAX_RUNNING = 8

@@ -1,7 +1,6 @@
 """What the owner runs on the conversation between turns: compact, remember, rewind, save.
-
-They compute, check and report; the owner (owner.py) decides when they run and
-alone applies a change to the messages.
+They compute, check and report; the owner (owner.py) decides when they run and alone
+applies a change to the messages.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""Sessions by name: the file `/save NAME` writes and `--resume NAME` opens (issue 44).
-
-Both sides clean a name the same way, so `--resume "my work"` finds what
-`/save my work` saved as `my-work.json`. Imports only the standard library:
-the CLI resolves `--resume` before the core loads.
+"""Sessions by name: the file `/save NAME` writes and `--resume NAME` opens (issue 44). Both
+clean a name the same way; only the standard library is imported, since the CLI resolves
+`--resume` before the core loads.
 """
 
 from __future__ import annotations

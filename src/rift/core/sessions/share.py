@@ -1,11 +1,9 @@
 """`/share`: a conversation as one self-contained HTML file, to read or send.
 
-Built from `replay`, the same events a resumed session shows, so the transcript says
-what the live turns said: prompts, replies, tool calls with their results, diffs and
-plans. Tool calls, their output, thinking and diffs are folded (`<details>`), so the
-page reads as the conversation and opens to the detail on a click. No scripts, no
-external styles or fonts: the file is the whole page, and every text is escaped, since
-a transcript carries whatever a repository or a model put into it.
+Built from `replay`, so the transcript says what the live turns said; tool calls, their
+output, thinking and diffs are folded (`<details>`). No scripts, no external styles or
+fonts, and every text is escaped, since a transcript carries whatever a repository or a
+model put into it.
 """
 
 from __future__ import annotations
