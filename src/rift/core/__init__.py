@@ -23,14 +23,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rift.core.commands import (
-        BY_NAME,
-        COMMANDS,
-        Command,
-        for_face,
-        parse_command,
-        serve_commands,
-    )
+    from rift.core.commands import BY_NAME, COMMANDS, for_face, parse_command, serve_commands
     from rift.core.commands.access import (
         allow_for_session,
         answer,
@@ -44,6 +37,7 @@ if TYPE_CHECKING:
         permission_rules,
         set_edit_review,
     )
+    from rift.core.commands.base import Command
     from rift.core.commands.config import set_approval, set_mode
     from rift.core.commands.looking import clear_plan
     from rift.core.commands.model import set_model, set_option, set_thinking
@@ -68,7 +62,8 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     name: module
     for module, names in (
-        ("rift.core.commands", "BY_NAME COMMANDS Command for_face parse_command serve_commands"),
+        ("rift.core.commands", "BY_NAME COMMANDS for_face parse_command serve_commands"),
+        ("rift.core.commands.base", "Command"),
         ("rift.text.slash", "Invocation split_command"),
         ("rift.core.commands.access", "allow_for_session answer context_gauge decide delegate"),
         ("rift.core.commands.access", "deny_for_session list_models list_sessions offer_trust"),

@@ -7,26 +7,9 @@ from __future__ import annotations
 from collections.abc import Container, Iterable
 
 from rift.core.commands import config, looking, model, session, swarm
-from rift.core.commands.base import ACP, EVERYWHERE, TUI, Command, Owner, terminal_only
+from rift.core.commands.base import EVERYWHERE, Command, terminal_only
 from rift.text import slash
-from rift.text.slash import Invocation, split_command
-
-__all__ = [
-    "ACP",
-    "BY_NAME",
-    "COMMANDS",
-    "EVERYWHERE",
-    "PROTOCOL_ONLY",
-    "SERVE_ORDER",
-    "TUI",
-    "Command",
-    "Invocation",
-    "Owner",
-    "for_face",
-    "parse_command",
-    "serve_commands",
-    "split_command",
-]
+from rift.text.slash import Invocation
 
 _c = Command
 _tui = terminal_only

@@ -1,11 +1,9 @@
 """Project instructions for the system prompt: RIFT.md, AGENTS.md, CLAUDE.md, memory.
 
-Repositories carry agent instructions under several conventional names; rift
-reads all three at the working directory so a project written for another
-agent works unchanged. Each source is labelled so the model knows where a rule
-came from. The total is capped (these files share the context window with the
-conversation), and `.rift/memory.md` — facts the `remember` tool appended —
-gets its own smaller budget so a long instructions file cannot crowd it out.
+All three conventional names are read, each labelled with its source, so a project
+written for another agent works unchanged. The total is capped, and `.rift/memory.md`
+(what the `remember` tool appended) has its own smaller budget so a long instructions
+file cannot crowd it out.
 
 These files come from whatever repository rift was started in and reach the
 model with no tool call, so a file is taken only when its real path (symlinks

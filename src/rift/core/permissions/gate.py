@@ -58,11 +58,8 @@ MODES = ("ask", "accept-edits", "plan", "auto")
 
 class Approval(Struct, dict=True):
     """The approval mode shared by the root agent, its sub-agents and every front end.
-
-    `enabled` is the serve protocol's single flag (`set_approval`): on is "ask",
-    off is "auto"; the two finer modes read as on, since something still asks
-    or refuses in them.
-    """
+    `enabled` is serve's single flag (`set_approval`): on is "ask", off is "auto"; the two
+    finer modes read as on, since something still asks or refuses in them."""
 
     mode: str = "ask"
 

@@ -1,9 +1,7 @@
 """The interaction broker: how the core asks a person something without knowing who.
 
-An `ask` or an `edit_review` becomes an event with a fresh id and a future
-that the front end resolves (serve's `answer` / `edit_decision`, a TUI picker,
-an ACP permission request). Asks and reviews draw ids from one counter that
-starts at 1 and never repeats, so a client can keep a single map. Whatever is
+An `ask` or an `edit_review` becomes an event with a fresh id (one counter for both,
+never repeating, so a client keeps one map) and a future the face resolves. Whatever is
 never answered resolves to None, and every caller treats None as "deny": a
 dropped reply, a closed stdin or a cancelled turn can only ever refuse.
 
