@@ -32,8 +32,8 @@ def deny_for_session(owner: Owner, tool: str) -> None:
 
 
 def allow_for_session(owner: Owner, *tools: str) -> None:
-    """Let these tools run unasked for the rest of the session (the TUI's review
-    offers "allow edits for this session"; bash keeps asking unless named)."""
+    """Let these tools run unasked for the rest of the session (the TUI review's "allow edits
+    for this session"; bash keeps asking unless named)."""
     owner.agent.gate.allow_for_session(*tools)
 
 

@@ -76,8 +76,7 @@ def _mode(owner: Owner, argument: str) -> bool:
 
 def add_directory(owner: Owner, raw: str) -> bool:
     """Let write and edit change files under `raw` unasked for the rest of the session
-    (`/add-dir`; core/permissions/roots.py). An info line, or a warning when it is
-    not a directory."""
+    (`/add-dir`; core/permissions/roots.py); a warning when it is not a directory."""
     agent = owner.agent
     home = agent.config.paths.home.as_posix()
     text = home + raw[1:] if raw == "~" or raw.startswith("~/") else raw
@@ -91,9 +90,8 @@ def add_directory(owner: Owner, raw: str) -> bool:
 
 
 def config_command(owner: Owner, argument: str = "") -> bool:
-    """`/config`: the merged settings and where each came from; `/config reload`
-    reads the files again and applies them; `/config edit` (the TUI opens the
-    editor itself) names the user config file, created with a skeleton if missing."""
+    """`/config`: the merged settings and where each came from; `reload` reads the files again
+    and applies them; `edit` names the user config file (created with a skeleton if missing)."""
     from rift.config.load import ensure_user_config
     from rift.config.sources import settings_sources
 
@@ -178,9 +176,8 @@ def permissions_command(owner: Owner, argument: str = "") -> bool:
 
 
 def _reload(owner: Owner, fresh: Config) -> None:
-    """Apply re-read settings now: rules (this session's grants kept), hooks and the
-    rest. The model, host, context and temperature stay as they run (they may come
-    from flags or live switches; `/model`, `/host`, `/ctx` change them)."""
+    """Apply re-read settings now (this session's grants kept); the model, host, context and
+    temperature stay as they run, since flags or live switches may have set them."""
     from rift.config.load import keep_running_model
     from rift.core.permissions.rules import Rules
 

@@ -115,9 +115,8 @@ async def _compact(owner: Owner) -> None:
 
 
 def remember_fact(owner: Owner, fact: str) -> bool:
-    """Save `fact` to the project memory as the `remember` tool would (`/remember`):
-    gated as an edit of `.rift/memory.md`, so it is asked or reviewed like one; busy
-    while it runs. The outcome arrives as `info` or `warning`."""
+    """Save `fact` to the project memory as the `remember` tool would: gated as an edit of
+    `.rift/memory.md`, so it is asked or reviewed like one."""
     if not fact.strip():
         owner.agent.emit(Warning("usage: /remember <fact>"))
         return False

@@ -25,9 +25,8 @@ def swarm(
     judge: str = "",
     test_cmd: str | None = None,
 ) -> bool:
-    """Start a swarm race as this conversation's work: busy while it runs, cancelled by
-    `cancel`, its verdict a `swarm_result` event. `models` and `judge` are
-    comma-separated; no models named: the conversation's own."""
+    """Start a swarm race as this conversation's work, its verdict a `swarm_result` event;
+    `models` and `judge` are comma-separated (no models: the conversation's own)."""
     from rift.swarm.work import options_for  # the swarm package: loaded on first use
 
     if not task.strip():

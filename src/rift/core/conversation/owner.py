@@ -200,9 +200,8 @@ class Conversation:
         return None if task.cancelled() or task.exception() is not None else task.result()
 
     def cancel(self) -> bool:
-        """Cancel the running work; every pending review is closed first. True when
-        something was running (a turn's after-turn work is left to finish). Queued
-        prompts stay queued (`take_back` withdraws them)."""
+        """Cancel the running work, closing every pending review first; True when something was
+        running (a turn's after-turn work finishes; queued prompts stay queued)."""
         self._agent.broker.close_reviews()
         self._held = True  # Esc also means "not now" to queued task notifications
         work = self._work
@@ -215,8 +214,8 @@ class Conversation:
         return True
 
     async def close(self) -> None:
-        """rift is exiting (EOF, quit, the editor went away): cancel, close every review
-        and ask, wait for the work to unwind, save, release connections."""
+        """rift is exiting: cancel, close every review and ask, wait for the work to unwind,
+        save, release connections."""
         if self._closed:
             return
         self._closed = True

@@ -199,7 +199,6 @@ async def _refused(url: str) -> bool:
 
 
 async def start_candidate(config: Config, emit: Callable[[Event], None], slot: int) -> Started:
-    """A swarm candidate (src/rift/swarm/): a headless agent whose writes stay in its
-    worktree, the project directory of `config`. The owner hands this down to the race,
-    so the swarm never imports the core."""
+    """A swarm candidate: a headless agent whose writes stay in its worktree (the project
+    directory of `config`), handed down to the race so the swarm never imports the core."""
     return await start_agent(config, emit, StartOptions(attached=False, contained=True, slot=slot))

@@ -115,19 +115,18 @@ class _Server(Struct, frozen=True):
     ollama_openai: bool
 
 
-def deadline_s(environ: dict[str, str] | None = None) -> float:
+def deadline_s() -> float:
     """The overall deadline: `RIFT_DOCTOR_DEADLINE_S` when it is a positive number."""
-    raw = (os.environ if environ is None else environ).get(DEADLINE_ENV, "")
     try:
-        value = float(raw)
+        value = float(os.environ.get(DEADLINE_ENV, ""))
     except ValueError:
         return DEADLINE_S
     return value if value > 0 else DEADLINE_S
 
 
-async def run_doctor(config: Config, deadline: float | None = None) -> Report:
-    """Check the configured host and model within `deadline` seconds (default
-    `deadline_s()`); never raises for a server's failure."""
+async def run_doctor(config: Config) -> Report:
+    """Check the configured host and model within `deadline_s()`; never raises for a
+    server's failure."""
     if config.hosts:  # a pool: every endpoint (pool/doctor.py)
         from rift.pool.doctor import pool_checks
 
@@ -141,7 +140,7 @@ async def run_doctor(config: Config, deadline: float | None = None) -> Report:
         report.add("server", "info", "the embedded model runs inside rift: no server to check")
         return report
     report = Report(target=f"model {route.wire_model} at {route.base_url}")
-    limit = deadline_s() if deadline is None else deadline
+    limit = deadline_s()
     try:
         async with asyncio.timeout(limit):
             await _checks(report, config, route)
