@@ -23,7 +23,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rift.core.commands import BY_NAME, COMMANDS, for_face, serve_commands
+    from rift.core.commands import BY_NAME, COMMANDS, for_face, parse_command, serve_commands
     from rift.core.commands.access import (
         allow_for_session,
         answer,
@@ -56,15 +56,15 @@ if TYPE_CHECKING:
     from rift.core.sessions.replay import Prompt
     from rift.core.sessions.store import SessionStore
     from rift.pool.scheduler import usage_lines
-    from rift.text.slash import Invocation, parse_command, split_command
+    from rift.text.slash import Invocation, split_command
     from rift.tools.calls import describe_call
 
 _EXPORTS: dict[str, str] = {
     name: module
     for module, names in (
-        ("rift.core.commands", "BY_NAME COMMANDS for_face serve_commands"),
+        ("rift.core.commands", "BY_NAME COMMANDS for_face parse_command serve_commands"),
         ("rift.core.commands.base", "Command"),
-        ("rift.text.slash", "Invocation parse_command split_command"),
+        ("rift.text.slash", "Invocation split_command"),
         ("rift.core.commands.access", "allow_for_session answer context_gauge decide delegate"),
         ("rift.core.commands.access", "deny_for_session list_models list_sessions offer_trust"),
         ("rift.core.commands.access", "permission_rules set_edit_review"),

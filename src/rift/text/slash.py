@@ -34,7 +34,8 @@ def parse_command(
     """The command a prompt invokes, or None for text meant for the model.
 
     `/skill:name task` always names a skill (known or not: the owner says which are
-    not); `/name args` is one of `names`, else a skill
+    not); `/name args` is one of `names` (the front door's `parse_command` defaults
+    them to the registry's), else a skill
     called `name`; any other `/…` (a path like `/etc/hosts`) is text.
     """
     parts = split_command(text)

@@ -4,8 +4,12 @@ from `COMMANDS` and runs a command with `BY_NAME[name].run(owner, argument)`."""
 
 from __future__ import annotations
 
+from collections.abc import Container, Iterable
+
 from rift.core.commands import config, looking, model, session, swarm
 from rift.core.commands.base import EVERYWHERE, Command, terminal_only
+from rift.text import slash
+from rift.text.slash import Invocation
 
 _c = Command
 _tui = terminal_only
@@ -115,6 +119,13 @@ SERVE_ORDER = (
     "new_session",
 )
 """The order `ready.commands` has always listed them in (clients may show it)."""
+
+
+def parse_command(
+    text: str, skills: Container[str] = (), names: Iterable[str] | None = None
+) -> Invocation | None:
+    """The command a prompt invokes (text/slash.py), `names` defaulting to the registry's."""
+    return slash.parse_command(text, skills, BY_NAME if names is None else names)
 
 
 def for_face(face: str) -> tuple[Command, ...]:
