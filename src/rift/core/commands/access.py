@@ -40,8 +40,7 @@ def allow_for_session(owner: Owner, *tools: str) -> None:
 def delegate(
     owner: Owner, *, files: EditorFiles | None = None, terminal: EditorTerminal | None = None
 ) -> None:
-    """Hand the tools a front end's services (ACP: the editor's buffers and terminal);
-    None leaves the tools on the disk and their own shell."""
+    """Hand the tools a face's services (ACP: the editor's files and terminal); None: their own."""
     services = owner.agent.ctx.services
     services.files, services.terminal = files, terminal
 

@@ -30,8 +30,7 @@ def set_approval(owner: Owner, on: bool, *, announce: bool = True) -> None:
 
 
 def set_mode(owner: Owner, mode: str, *, announce: bool = True) -> bool:
-    """Switch the approval mode (acked with `approval_changed` unless `announce` is
-    False); False for a name that is not one of MODES."""
+    """Switch the approval mode (acked unless `announce` is False); False for a name not a mode."""
     if mode not in MODES:
         return False
     owner.agent.approval.mode = mode

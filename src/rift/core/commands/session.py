@@ -76,8 +76,7 @@ def _rewind(owner: Owner, n: int) -> bool:
 
 
 def new_conversation(owner: Owner, _argument: str = "") -> bool:
-    """What `/clear` means: the old session stays saved and resumable; the
-    conversation starts empty in a new session file."""
+    """`/clear`: an empty conversation in a new session file; the old one stays resumable."""
     return owner.work(lambda: _clear(owner), "new conversation")
 
 
@@ -135,15 +134,13 @@ def retry(owner: Owner, _argument: str = "") -> bool:
 
 
 def init_agents_md(owner: Owner, argument: str = "") -> bool:
-    """Have the model survey the project and write or update AGENTS.md, as an edit
-    that goes through the same gate and review as any other."""
+    """Have the model survey the project and write or update AGENTS.md (an edit like any other)."""
     extra = f"\n\nAlso: {argument}" if argument else ""
     return bool(owner.submit(INIT_PROMPT + extra))
 
 
 def btw(owner: Owner, question: str = "") -> bool:
-    """A side question, answered from the conversation so far without tools and without
-    entering the history; allowed while a turn runs."""
+    """A side question, answered without tools and outside the history; allowed while busy."""
     agent = owner.agent
     if not question:
         agent.emit(Warning("/btw needs a question"))

@@ -57,9 +57,8 @@ class TurnResult(Struct, frozen=True):
 
 
 class Submitted(Struct, frozen=True):
-    """What `submit` did with a prompt: "started" it, "queued" it behind the running work
-    (it starts when that ends), or "refused" it (`refusal` says why; falsy). `result`
-    resolves when the prompt's own turn has ended (at once for a refusal)."""
+    """What `submit` did with a prompt: "started", "queued" behind the running work, or
+    "refused" (falsy; `refusal` says why). `result` resolves when its own turn has ended."""
 
     status: Literal["started", "queued", "refused"]
     began: asyncio.Future[bool]
@@ -237,10 +236,9 @@ class Conversation:
         *,
         busy_text: str = BUSY_TEXT,
     ) -> bool:
-        """Begin a command's work under the busy rule; False (and a `busy` warning) when
-        other work runs. A coroutine runs as the conversation's work (busy until it ends,
-        reached by `cancel`); a plain function that edits the conversation runs now, or
-        chained behind a turn's after-turn work. True: it was accepted."""
+        """Begin a command's work under the busy rule; False (and a `busy` warning) when other
+        work runs. A coroutine runs as the conversation's work, reached by `cancel`; a plain
+        function runs now, or chained behind a turn's after-turn work."""
         if self._busy_refusal(busy_text) is not None:
             if not callable(body):
                 body.close()

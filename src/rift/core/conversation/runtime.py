@@ -110,9 +110,8 @@ class Agent(Struct, dict=True):
     extensions: Extensions | None = None
     """Plugins, personas, project hooks and MCP servers (extend/loader.py), set at startup."""
     slot: int = 0
-    """The server slot this conversation pins where the server has slots (llama.cpp's
-    `id_slot`): 0, so sub-agents (slots 1…) never evict its cached prompt; a swarm
-    candidate gets its own. Past the server's slot count nothing is pinned."""
+    """The server slot (llama.cpp's `id_slot`) this conversation pins, so sub-agents (slots
+    1…) never evict its cached prompt; a swarm candidate gets its own."""
     _session_store: SessionStore | None = None
 
     def __post_init__(self) -> None:

@@ -157,8 +157,7 @@ async def _bind_or_fall_back(config: Config) -> tuple[ModelBinding, list[Event],
 
 async def _bind_named_or_only(config: Config) -> tuple[ModelBinding, list[Event], Config]:
     """The configured model; with none named anywhere and the default not served, the
-    server's only model, said in one line (issue 44). Several: a ModelNotUsable that lists
-    them and says how to pick."""
+    server's only model, said in one line (issue 44), or a ModelNotUsable listing several."""
     try:
         return await bind_model(config.model, config), [], config
     except ModelNotUsable:
@@ -175,9 +174,9 @@ async def _bind_named_or_only(config: Config) -> tuple[ModelBinding, list[Event]
 
 
 async def _refused(url: str) -> bool:
-    """Whether every address of the default host turns a connection away at once: the
-    common "no Ollama running" case. A connect that hangs or fails otherwise is left to the
-    model client's own retries, which a server still starting up deserves."""
+    """Whether every address of the default host refuses a connection at once ("no Ollama
+    running"); a hang or another failure is left to the client's retries, which a server
+    still starting up deserves."""
     parts = urlsplit(url)
     port = parts.port or (443 if parts.scheme == "https" else 80)
     loop = asyncio.get_running_loop()

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 
 
 async def compact_now(agent: Agent) -> tuple[list[Message], int] | None:
-    """The conversation pruned and summarized, with the number of outputs pruned; None
-    (and an info or a warning) when there is nothing to compact or the summary failed."""
+    """The conversation pruned and summarized, with how many outputs were pruned; None (and
+    a notice) when there is nothing to compact or the summary failed."""
     try:
         messages, pruned = prune_old_outputs(agent.messages)
         summarized = await summarize(
