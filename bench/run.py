@@ -73,7 +73,8 @@ def _ensure_importable() -> bool:
 ADDED_SRC = _ensure_importable()
 
 from rift.core.permissions.hunks import diff_segments  # noqa: E402
-from rift.core.sessions.store import load_session, save_session  # noqa: E402
+from rift.core.sessions.loading import load_session  # noqa: E402
+from rift.core.sessions.store import save_session  # noqa: E402
 
 sys.path.append(str(REPO / "tests"))  # the fake model server: tests/fakes/
 

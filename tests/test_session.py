@@ -12,13 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rift.core.sessions.loading import load_session, normalize_tool_call_ids
 from rift.core.sessions.store import (
     COMPACTED_PREFIX,
     INTERRUPT_NOTE,
     SessionStore,
     history_for,
-    load_session,
-    normalize_tool_call_ids,
     save_session,
     user_turn_count,
 )

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rift.core.sessions.store import load_session, save_session
+from rift.core.sessions.loading import load_session
+from rift.core.sessions.store import save_session
 from rift.text.hygiene import scrub, scrub_json
 
 LONE = json.loads('"a\\ud800b\\udc80c"')  # what a `\ud800` JSON escape decodes to

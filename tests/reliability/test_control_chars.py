@@ -99,7 +99,7 @@ def test_approval_asks_and_reviews_escape_paths_and_commands(
 
 
 def test_visible_escapes_every_control_and_bidi_character_and_keeps_the_rest() -> None:
-    from rift.core.permissions.interaction import visible
+    from rift.text.hygiene import visible
 
     assert visible("a\r\x1b[2Kb\n\x00\x7f\x9b\u202e\u2066z") == (
         "a\\r\\x1b[2Kb\\n\\x00\\x7f\\x9b\\u202e\\u2066z"

@@ -23,14 +23,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rift.core.commands import (
-        BY_NAME,
-        COMMANDS,
-        Command,
-        for_face,
-        parse_command,
-        serve_commands,
-    )
+    from rift.core.commands import BY_NAME, COMMANDS, for_face, parse_command, serve_commands
     from rift.core.commands.access import (
         allow_for_session,
         answer,
@@ -44,17 +37,11 @@ if TYPE_CHECKING:
         permission_rules,
         set_edit_review,
     )
-    from rift.core.commands.config import add_directory, set_approval, set_mode
+    from rift.core.commands.base import Command
+    from rift.core.commands.config import set_approval, set_mode
     from rift.core.commands.looking import clear_plan
     from rift.core.commands.model import set_model, set_option, set_thinking
-    from rift.core.commands.session import (
-        compact,
-        history,
-        new_conversation,
-        replay,
-        rewind,
-        undo,
-    )
+    from rift.core.commands.session import compact, history, new_conversation, replay, rewind, undo
     from rift.core.commands.swarm import merge, swarm, swarm_changes, swarm_patch, worktrees
     from rift.core.context.budget import budget
     from rift.core.conversation.owner import Conversation, ConversationState, Submitted
@@ -70,74 +57,44 @@ if TYPE_CHECKING:
     from rift.core.sessions.store import SessionStore
     from rift.pool.scheduler import usage_lines
     from rift.text.slash import Invocation, split_command
-    from rift.tools.calls import CallDescription, describe_call
+    from rift.tools.calls import describe_call
 
 _EXPORTS: dict[str, str] = {
-    "BY_NAME": "rift.core.commands",
-    "COMMANDS": "rift.core.commands",
-    "Command": "rift.core.commands",
-    "for_face": "rift.core.commands",
-    "parse_command": "rift.core.commands",
-    "serve_commands": "rift.core.commands",
-    "Invocation": "rift.text.slash",
-    "split_command": "rift.text.slash",
-    "allow_for_session": "rift.core.commands.access",
-    "answer": "rift.core.commands.access",
-    "context_gauge": "rift.core.commands.access",
-    "decide": "rift.core.commands.access",
-    "delegate": "rift.core.commands.access",
-    "deny_for_session": "rift.core.commands.access",
-    "list_models": "rift.core.commands.access",
-    "list_sessions": "rift.core.commands.access",
-    "offer_trust": "rift.core.commands.access",
-    "permission_rules": "rift.core.commands.access",
-    "set_edit_review": "rift.core.commands.access",
-    "add_directory": "rift.core.commands.config",
-    "set_approval": "rift.core.commands.config",
-    "set_mode": "rift.core.commands.config",
-    "clear_plan": "rift.core.commands.looking",
-    "set_model": "rift.core.commands.model",
-    "set_option": "rift.core.commands.model",
-    "set_thinking": "rift.core.commands.model",
-    "compact": "rift.core.commands.session",
-    "history": "rift.core.commands.session",
-    "new_conversation": "rift.core.commands.session",
-    "replay": "rift.core.commands.session",
-    "rewind": "rift.core.commands.session",
-    "undo": "rift.core.commands.session",
-    "merge": "rift.core.commands.swarm",
-    "swarm": "rift.core.commands.swarm",
-    "swarm_changes": "rift.core.commands.swarm",
-    "swarm_patch": "rift.core.commands.swarm",
-    "worktrees": "rift.core.commands.swarm",
-    "Conversation": "rift.core.conversation.owner",
-    "ConversationState": "rift.core.conversation.owner",
-    "Submitted": "rift.core.conversation.owner",
-    "run_doctor": "rift.core.doctor.report",
-    "Refusal": "rift.core.conversation.refusal",
-    "StartOptions": "rift.core.conversation.startup",
-    "Started": "rift.core.conversation.startup",
-    "start_agent": "rift.core.conversation.startup",
-    "start_candidate": "rift.core.conversation.startup",
-    "TaskRegistry": "rift.core.conversation.tasks",
-    "MODES": "rift.core.permissions.gate",
-    "option_label": "rift.core.permissions.choices",
-    "preview_region": "rift.core.permissions.hunks",
-    "reassemble": "rift.core.permissions.hunks",
-    "Prompt": "rift.core.sessions.replay",
-    "SessionStore": "rift.core.sessions.store",
-    "resolve_resume": "rift.core.sessions.named",
-    "budget": "rift.core.context.budget",
-    "usage_lines": "rift.pool.scheduler",
-    "CallDescription": "rift.tools.calls",  # each tool declares it; the core lends it to faces
-    "describe_call": "rift.tools.calls",
+    name: module
+    for module, names in (
+        ("rift.core.commands", "BY_NAME COMMANDS for_face parse_command serve_commands"),
+        ("rift.core.commands.base", "Command"),
+        ("rift.text.slash", "Invocation split_command"),
+        ("rift.core.commands.access", "allow_for_session answer context_gauge decide delegate"),
+        ("rift.core.commands.access", "deny_for_session list_models list_sessions offer_trust"),
+        ("rift.core.commands.access", "permission_rules set_edit_review"),
+        ("rift.core.commands.config", "set_approval set_mode"),
+        ("rift.core.commands.looking", "clear_plan"),
+        ("rift.core.commands.model", "set_model set_option set_thinking"),
+        ("rift.core.commands.session", "compact history new_conversation replay rewind undo"),
+        ("rift.core.commands.swarm", "merge swarm swarm_changes swarm_patch worktrees"),
+        ("rift.core.conversation.owner", "Conversation ConversationState Submitted"),
+        ("rift.core.doctor.report", "run_doctor"),
+        ("rift.core.conversation.refusal", "Refusal"),
+        ("rift.core.conversation.startup", "StartOptions Started start_agent start_candidate"),
+        ("rift.core.conversation.tasks", "TaskRegistry"),
+        ("rift.core.permissions.gate", "MODES"),
+        ("rift.core.permissions.choices", "option_label"),
+        ("rift.core.permissions.hunks", "preview_region reassemble"),
+        ("rift.core.sessions.replay", "Prompt"),
+        ("rift.core.sessions.store", "SessionStore"),
+        ("rift.core.sessions.named", "resolve_resume"),
+        ("rift.core.context.budget", "budget"),
+        ("rift.pool.scheduler", "usage_lines"),
+        ("rift.tools.calls", "describe_call"),
+    )
+    for name in names.split()
 }
 
 __all__ = [
     "BY_NAME",
     "COMMANDS",
     "MODES",
-    "CallDescription",
     "Command",
     "Conversation",
     "ConversationState",
@@ -149,7 +106,6 @@ __all__ = [
     "Started",
     "Submitted",
     "TaskRegistry",
-    "add_directory",
     "allow_for_session",
     "answer",
     "budget",

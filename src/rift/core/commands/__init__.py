@@ -1,48 +1,17 @@
-"""The one registry of rift's slash commands: each a `Command` (base.py) carrying its
-spec and the function that runs it, grouped by topic:
-
-- session.py: /clear, /rewind, /undo, /retry, /fork, /save, /share, /sessions,
-  /compact, /remember, /init, /btw
-- model.py: /model, /host, /ctx, /temp, /think, /roles, /restart, /tokens
-- config.py: /approve, /yolo, /mode, /permissions, /config, /add-dir
-- swarm.py: /swarm, /merge, /worktrees
-- looking.py: /system, /tools, /mcp, /lsp, /skills, /plan
-- access.py: what faces pass through without a command (answers, grants, listings)
-
-Every face derives what it offers from `COMMANDS` and runs a command with
-`BY_NAME[name].run(owner, argument)`: the TUI's `/help` and `/` palette (its own
-handler where it shows more, e.g. pickers), serve's `ready.commands` (each
-command's `wire` name) and ACP's `available_commands` (the commands marked for it).
-Commands only the terminal can do (its clipboard, panes) run `terminal_only`.
-"""
+"""The one registry of rift's slash commands, each a `Command` (base.py), grouped by topic
+in the modules beside this one (README.md lists them). Every face derives what it offers
+from `COMMANDS` and runs a command with `BY_NAME[name].run(owner, argument)`."""
 
 from __future__ import annotations
 
 from collections.abc import Container, Iterable
 
 from rift.core.commands import config, looking, model, session, swarm
-from rift.core.commands.base import ACP, EVERYWHERE, TUI, Command, Owner, command, terminal_only
+from rift.core.commands.base import EVERYWHERE, Command, terminal_only
 from rift.text import slash
-from rift.text.slash import Invocation, split_command
+from rift.text.slash import Invocation
 
-__all__ = [
-    "ACP",
-    "BY_NAME",
-    "COMMANDS",
-    "EVERYWHERE",
-    "PROTOCOL_ONLY",
-    "SERVE_ORDER",
-    "TUI",
-    "Command",
-    "Invocation",
-    "Owner",
-    "for_face",
-    "parse_command",
-    "serve_commands",
-    "split_command",
-]
-
-_c = command
+_c = Command
 _tui = terminal_only
 
 COMMANDS: tuple[Command, ...] = (

@@ -32,16 +32,15 @@ def deny_for_session(owner: Owner, tool: str) -> None:
 
 
 def allow_for_session(owner: Owner, *tools: str) -> None:
-    """Let these tools run unasked for the rest of the session (the TUI's review
-    offers "allow edits for this session"; bash keeps asking unless named)."""
+    """Let these tools run unasked for the rest of the session (the TUI review's "allow edits
+    for this session"; bash keeps asking unless named)."""
     owner.agent.gate.allow_for_session(*tools)
 
 
 def delegate(
     owner: Owner, *, files: EditorFiles | None = None, terminal: EditorTerminal | None = None
 ) -> None:
-    """Hand the tools a front end's services (ACP: the editor's buffers and terminal);
-    None leaves the tools on the disk and their own shell."""
+    """Hand the tools a face's services (ACP: the editor's files and terminal); None: their own."""
     services = owner.agent.ctx.services
     services.files, services.terminal = files, terminal
 

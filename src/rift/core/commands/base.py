@@ -1,12 +1,7 @@
-"""What a slash command is, and the narrow part of the owner it is given.
-
-A `Command` is its spec (name, argument hint, help, where it is offered, the serve
-command that carries it) plus `run`: the function that does it, given the owner as
-an `Owner` and the argument as one string. Every face looks commands up in the one
-registry (`rift.core.commands.COMMANDS`) and calls `run`; none maps names to
-methods of its own. `run` returns True when the command was accepted (its outcome
-follows as `info`/`warning` events and, for work, as the work's own events).
-"""
+"""What a slash command is, and the narrow part of the owner it is given: its spec plus
+`run`, given the owner as an `Owner` and the argument as one string. Every face calls `run`
+from the one registry and maps no names to methods of its own; True: accepted (the outcome
+follows as events)."""
 
 from __future__ import annotations
 
@@ -76,15 +71,6 @@ class Command(Struct, frozen=True):
     wire: str | None = None
     """The serve protocol command that carries it (`ready.commands`)."""
     faces: frozenset[str] = frozenset({TUI})
-
-    @property
-    def takes_argument(self) -> bool:
-        """An argument is required: choosing it in a palette waits for one."""
-        return bool(self.args) and not self.args.startswith("[")
-
-
-def command(name: str, args: str, help: str, run: Run, **more: object) -> Command:
-    return Command(name, args, help, run, **more)  # type: ignore[arg-type]
 
 
 def terminal_only(name: str) -> Run:

@@ -30,8 +30,7 @@ def set_approval(owner: Owner, on: bool, *, announce: bool = True) -> None:
 
 
 def set_mode(owner: Owner, mode: str, *, announce: bool = True) -> bool:
-    """Switch the approval mode (acked with `approval_changed` unless `announce` is
-    False); False for a name that is not one of MODES."""
+    """Switch the approval mode (acked unless `announce` is False); False for a name not a mode."""
     if mode not in MODES:
         return False
     owner.agent.approval.mode = mode
@@ -76,8 +75,7 @@ def _mode(owner: Owner, argument: str) -> bool:
 
 def add_directory(owner: Owner, raw: str) -> bool:
     """Let write and edit change files under `raw` unasked for the rest of the session
-    (`/add-dir`; core/permissions/roots.py). An info line, or a warning when it is
-    not a directory."""
+    (`/add-dir`; core/permissions/roots.py); a warning when it is not a directory."""
     agent = owner.agent
     home = agent.config.paths.home.as_posix()
     text = home + raw[1:] if raw == "~" or raw.startswith("~/") else raw
@@ -91,9 +89,8 @@ def add_directory(owner: Owner, raw: str) -> bool:
 
 
 def config_command(owner: Owner, argument: str = "") -> bool:
-    """`/config`: the merged settings and where each came from; `/config reload`
-    reads the files again and applies them; `/config edit` (the TUI opens the
-    editor itself) names the user config file, created with a skeleton if missing."""
+    """`/config`: the merged settings and where each came from; `reload` reads the files again
+    and applies them; `edit` names the user config file (created with a skeleton if missing)."""
     from rift.config.load import ensure_user_config
     from rift.config.sources import settings_sources
 
@@ -178,9 +175,8 @@ def permissions_command(owner: Owner, argument: str = "") -> bool:
 
 
 def _reload(owner: Owner, fresh: Config) -> None:
-    """Apply re-read settings now: rules (this session's grants kept), hooks and the
-    rest. The model, host, context and temperature stay as they run (they may come
-    from flags or live switches; `/model`, `/host`, `/ctx` change them)."""
+    """Apply re-read settings now (this session's grants kept); the model, host, context and
+    temperature stay as they run, since flags or live switches may have set them."""
     from rift.config.load import keep_running_model
     from rift.core.permissions.rules import Rules
 
@@ -213,13 +209,11 @@ def _edit_user_rules(path: Path, action: str, kind: str, rule: str) -> bool:
     rules = perms.setdefault(kind, [])
     if not isinstance(rules, list):
         raise ValueError(f"{path}: 'permissions.{kind}' is not a list")
+    if (rule in rules) == (action == "add"):
+        return False
     if action == "add":
-        if rule in rules:
-            return False
         rules.append(rule)
     else:
-        if rule not in rules:
-            return False
         rules.remove(rule)
     atomic_write(path, json.dumps(data, indent=2) + "\n")
     return True

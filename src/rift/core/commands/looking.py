@@ -11,8 +11,7 @@ from rift.events import Info, Warning
 
 
 def show_system_prompt(owner: Owner, _argument: str = "") -> bool:
-    """The system prompt the model gets now (the user's own base prompt, if any, is
-    `system_prompt.md` in the user config dir)."""
+    """The system prompt the model gets now."""
     messages = owner.agent.messages
     text = messages[0].get("content", "") if messages else ""
     owner.agent.emit(Info(f"system prompt ({len(text)} characters):\n{text}"))

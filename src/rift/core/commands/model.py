@@ -39,9 +39,8 @@ def set_option(
     num_ctx: int | None = None,
     host: str | None = None,
 ) -> bool:
-    """Change sampling, context size or host on the same conversation: the messages
-    and the undo journal carry over. A host or context change re-runs the model's
-    preflight (as set_model does) and is acked the same way."""
+    """Change sampling, context size or host on the same conversation (messages and undo
+    journal carry over); a host or context change re-runs the preflight, acked as set_model."""
     changes: dict[str, object] = {}
     if temperature is not None:
         changes["temperature"] = temperature
@@ -123,10 +122,7 @@ def _temp(owner: Owner, argument: str) -> bool:
 
 def set_thinking(owner: Owner, arg: str) -> str:
     """`/think on|off|auto|<level>` for the next requests; returns the line to show.
-
-    Raises:
-        ValueError: an unknown word, or thinking asked of a model that cannot.
-    """
+    ValueError for an unknown word, or thinking asked of a model that cannot."""
     return owner.agent.set_thinking(arg)
 
 

@@ -42,9 +42,6 @@ def replay(owner: Owner) -> list[Prompt | Event]:
     return replayed(owner.agent.messages)
 
 
-# ------------------------------------------------------------ the conversation
-
-
 def undo(owner: Owner, _argument: str = "") -> bool:
     """Revert the last turn's file changes (info or warning)."""
     busy = "turn in progress — cancel it or wait before undoing"
@@ -79,8 +76,7 @@ def _rewind(owner: Owner, n: int) -> bool:
 
 
 def new_conversation(owner: Owner, _argument: str = "") -> bool:
-    """What `/clear` means: the old session stays saved and resumable; the
-    conversation starts empty in a new session file."""
+    """`/clear`: an empty conversation in a new session file; the old one stays resumable."""
     return owner.work(lambda: _clear(owner), "new conversation")
 
 
@@ -118,9 +114,8 @@ async def _compact(owner: Owner) -> None:
 
 
 def remember_fact(owner: Owner, fact: str) -> bool:
-    """Save `fact` to the project memory as the `remember` tool would (`/remember`):
-    gated as an edit of `.rift/memory.md`, so it is asked or reviewed like one; busy
-    while it runs. The outcome arrives as `info` or `warning`."""
+    """Save `fact` to the project memory as the `remember` tool would: gated as an edit of
+    `.rift/memory.md`, so it is asked or reviewed like one."""
     if not fact.strip():
         owner.agent.emit(Warning("usage: /remember <fact>"))
         return False
@@ -139,15 +134,13 @@ def retry(owner: Owner, _argument: str = "") -> bool:
 
 
 def init_agents_md(owner: Owner, argument: str = "") -> bool:
-    """Have the model survey the project and write or update AGENTS.md, as an edit
-    that goes through the same gate and review as any other."""
+    """Have the model survey the project and write or update AGENTS.md (an edit like any other)."""
     extra = f"\n\nAlso: {argument}" if argument else ""
     return bool(owner.submit(INIT_PROMPT + extra))
 
 
 def btw(owner: Owner, question: str = "") -> bool:
-    """A side question, answered from the conversation so far without tools and without
-    entering the history; allowed while a turn runs."""
+    """A side question, answered without tools and outside the history; allowed while busy."""
     agent = owner.agent
     if not question:
         agent.emit(Warning("/btw needs a question"))
@@ -171,9 +164,6 @@ def btw(owner: Owner, question: str = "") -> bool:
 
     owner.spawn(answer())
     return True
-
-
-# ------------------------------------------------------------ the session file
 
 
 def list_sessions(owner: Owner, _argument: str = "") -> bool:
@@ -207,18 +197,12 @@ def fork(owner: Owner, _argument: str = "") -> bool:
     """Copy the session to a new file and continue there; the original stays as it was."""
 
     def copy() -> bool:
-        agent = owner.agent
         owner.save()
         old = owner.session_path
-        new = SessionStore(agent.config.paths.sessions_dir).reserve()
-        try:
-            save_session(new, model=agent.model, cwd=str(agent.config.cwd), messages=agent.messages)
-        except OSError as exc:
-            agent.emit(Warning(f"fork failed: {exc}"))
+        new = SessionStore(owner.agent.config.paths.sessions_dir).reserve()
+        if not _continue_in(owner, new, "fork"):
             return False
-        owner.session_path = new
-        agent.emit(SessionChanged(session=str(new), previous=str(old)))
-        agent.emit(Info(f"forked: continuing in {new.name}; {old.name} is kept as it was"))
+        owner.agent.emit(Info(f"forked: continuing in {new.name}; {old.name} is kept as it was"))
         return True
 
     return owner.work(copy, "fork")
@@ -245,17 +229,24 @@ def rename_session(owner: Owner, name: str = "") -> bool:
         if target.exists():
             agent.emit(Warning(f"a session named {clean} exists; choose another name"))
             return False
-        try:
-            save_session(
-                target, model=agent.model, cwd=str(agent.config.cwd), messages=agent.messages
-            )
-        except OSError as exc:
-            agent.emit(Warning(f"save failed: {exc}"))
+        if not _continue_in(owner, target, "save"):
             return False
-        owner.session_path = target
         old.unlink(missing_ok=True)
-        agent.emit(SessionChanged(session=str(target), previous=str(old)))
         agent.emit(Info(f"session saved as {target}"))
         return True
 
     return owner.work(rename, "save")
+
+
+def _continue_in(owner: Owner, target: Path, what: str) -> bool:
+    """Write the conversation to `target` and move the session there (`session_changed`);
+    False (and a warning naming `what`) when the write failed."""
+    agent = owner.agent
+    try:
+        save_session(target, model=agent.model, cwd=str(agent.config.cwd), messages=agent.messages)
+    except OSError as exc:
+        agent.emit(Warning(f"{what} failed: {exc}"))
+        return False
+    old, owner.session_path = owner.session_path, target
+    agent.emit(SessionChanged(session=str(target), previous=str(old)))
+    return True

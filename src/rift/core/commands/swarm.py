@@ -1,8 +1,6 @@
-"""Swarm races from a conversation: /swarm, /merge, /worktrees (src/rift/swarm/).
-
-A race is the conversation's work like a turn: started through `Owner.work`, so busy
-is set before any await and cleared only when the race's own task ends, and `cancel`
-stops it (its worktrees are removed).
+"""Swarm races from a conversation: /swarm, /merge, /worktrees (src/rift/swarm/). A race is
+the conversation's work like a turn: started through `Owner.work` under the busy rule, and
+`cancel` stops it (its worktrees are removed).
 """
 
 from __future__ import annotations
@@ -27,9 +25,8 @@ def swarm(
     judge: str = "",
     test_cmd: str | None = None,
 ) -> bool:
-    """Start a swarm race as this conversation's work: busy while it runs, cancelled by
-    `cancel`, its verdict a `swarm_result` event. `models` and `judge` are
-    comma-separated; no models named: the conversation's own."""
+    """Start a swarm race as this conversation's work, its verdict a `swarm_result` event;
+    `models` and `judge` are comma-separated (no models: the conversation's own)."""
     from rift.swarm.work import options_for  # the swarm package: loaded on first use
 
     if not task.strip():

@@ -1,12 +1,10 @@
 """Token accounting and two-stage compaction.
 
-Local servers silently cut a prompt that overflows `num_ctx` from the front,
-which loses the system prompt and the task. So before every model call the
-conversation is estimated against a budget and, when over, compacted: stage 1
-prunes old tool outputs and thinking (cheap, lossless for the current work),
-stage 2 asks the model for a five-section summary of everything before the
-current turn. Estimates are byte counts divided by four, corrected by a
-calibration factor learned from the server's own `prompt_eval_count`.
+Local servers silently cut a prompt that overflows `num_ctx` from the front, losing the
+system prompt and the task. So before every model call the conversation is estimated
+against a budget and, when over, compacted: stage 1 prunes old tool outputs and thinking,
+stage 2 asks the model for a summary of everything before the current turn. Estimates
+are bytes / 4, calibrated by the server's own `prompt_eval_count`.
 """
 
 from __future__ import annotations
@@ -37,9 +35,6 @@ SUMMARY_NUM_PREDICT = 1500
 
 Emit = Callable[[str, str], None]
 """emit(kind, text) with kind "info" or "warning"."""
-
-
-# ------------------------------------------------------------------ estimates
 
 
 def estimate_text(text: str) -> int:
@@ -94,11 +89,8 @@ class TokenMeter:
 
 
 def budget(num_ctx: int) -> int:
-    """Prompt tokens allowed before compaction: num_ctx minus output reserve and margin.
-
-    Never below half of num_ctx, so small windows (the embedded model's 8192)
-    still leave room for a conversation instead of compacting every call.
-    """
+    """Prompt tokens allowed before compaction; never below half of num_ctx, so a small
+    window (the embedded model's 8192) still leaves room for a conversation."""
     return max(num_ctx - OUTPUT_RESERVE - SAFETY_MARGIN, num_ctx // 2)
 
 
@@ -115,9 +107,6 @@ def truncation_warning(num_ctx: int) -> str:
     )
 
 
-# ---------------------------------------------------------------- boundaries
-
-
 def _current_turn_start(messages: Sequence[Message]) -> int | None:
     """Index of the prompt that began the current turn (else the last user message)."""
     starts = turn_starts(list(messages))
@@ -128,37 +117,22 @@ def _current_turn_start(messages: Sequence[Message]) -> int | None:
 
 
 def strip_old_thinking(messages: Sequence[Message]) -> list[Message]:
-    """A request-only copy without the thinking of turns before the current one.
-
-    Stored history keeps it; the model does not need to re-read old reasoning.
-    """
-    cut = _current_turn_start(messages)
-    out: list[Message] = []
-    for i, message in enumerate(messages):
-        if cut is not None and i < cut and "thinking" in message:
-            copy = cast(dict[str, Any], dict(message))
-            del copy["thinking"]
-            out.append(cast(Message, copy))
-        else:
-            out.append(message)
-    return out
-
-
-# -------------------------------------------------------------- stage 1: prune
+    """A request-only copy without the thinking of turns before the current one (the stored
+    history keeps it)."""
+    cut = _current_turn_start(messages) or 0
+    return [
+        cast(Message, {k: v for k, v in m.items() if k != "thinking"})
+        if i < cut and "thinking" in m
+        else m
+        for i, m in enumerate(messages)
+    ]
 
 
 def prune_old_outputs(messages: Sequence[Message]) -> tuple[list[Message], int]:
-    """Stage 1: shrink what came before the last two turns; returns (copy, count).
-
-    Long tool results keep their first 200 characters and a note that the
-    tool can be re-run; assistant thinking is dropped. The count is the
-    number of tool results shortened. The input list is not modified.
-    """
+    """Stage 1: before the last two turns, long tool results keep their head and a note that
+    the tool can be re-run, and thinking goes; (a copy, how many results were shortened)."""
     starts = turn_starts(list(messages))
-    if len(starts) >= KEEP_RECENT_TURNS:
-        cut = starts[-KEEP_RECENT_TURNS]
-    else:
-        cut = starts[0] if starts else 0
+    cut = starts[-KEEP_RECENT_TURNS:][0] if starts else 0
     out: list[Message] = []
     pruned = 0
     for i, message in enumerate(messages):
@@ -167,7 +141,7 @@ def prune_old_outputs(messages: Sequence[Message]) -> tuple[list[Message], int]:
             continue
         copy = cast(dict[str, Any], dict(message))
         if _long_output(message):
-            copy["content"] = _elided(message.get("content", ""))
+            copy["content"] = _elided(message)
             pruned += 1
         if message["role"] == "assistant":
             copy.pop("thinking", None)
@@ -179,7 +153,8 @@ def _long_output(message: Message) -> bool:
     return message["role"] == "tool" and len(message.get("content", "")) > PRUNE_MIN_CHARS
 
 
-def _elided(content: str) -> str:
+def _elided(message: Message) -> str:
+    content = message.get("content", "")
     elided = len(content[PRUNE_KEEP_CHARS:].encode("utf-8"))
     return (
         content[:PRUNE_KEEP_CHARS]
@@ -198,16 +173,12 @@ def prune_this_turn(messages: Sequence[Message]) -> tuple[list[Message], int]:
     pruned = 0
     for i, message in enumerate(messages):
         if start < i < last_step and _long_output(message):
-            copy = cast(dict[str, Any], dict(message))
-            copy["content"] = _elided(message.get("content", ""))
-            out.append(cast(Message, copy))
+            out.append(cast(Message, {**message, "content": _elided(message)}))
             pruned += 1
         else:
             out.append(message)
     return out, pruned
 
-
-# ---------------------------------------------------------- stage 2: summarize
 
 SUMMARY_INSTRUCTIONS = """\
 You are compacting a coding agent's conversation so it can continue with less context.
@@ -250,10 +221,8 @@ def _render_line(message: Message) -> list[str]:
 
 
 def _fit_transcript(lines: list[str], max_chars: int) -> str:
-    """Join the lines, dropping middle ones if the transcript would overflow the window.
-
-    The first lines (the original request) and the most recent ones matter most.
-    """
+    """Join the lines, dropping middle ones if the transcript would overflow the window: the
+    first lines (the original request) and the most recent ones matter most."""
     text = "\n".join(lines)
     if len(text) <= max_chars:
         return text
@@ -288,12 +257,9 @@ def _split(messages: Sequence[Message]) -> tuple[list[Message], list[Message], l
 async def summarize(
     provider: Provider, *, model: str, num_ctx: int, messages: Sequence[Message]
 ) -> list[Message]:
-    """Stage 2: replace everything before the current turn with a model-written summary.
-
-    Returns `[system…, user(summary), current turn…]`, or the messages
-    unchanged when there is nothing before the current turn. Provider errors
-    propagate; an empty summary raises RiftError rather than erasing history.
-    """
+    """Stage 2: everything before the current turn replaced by a model-written summary (the
+    messages unchanged when there is none). An empty summary raises RiftError rather than
+    erasing history."""
     system, middle, current = _split(messages)
     if not middle:
         return list(messages)
@@ -318,19 +284,13 @@ async def summarize(
     return [*system, note, *current]
 
 
-# ------------------------------------------------------------------ enforcing
-
-
 class CompactionCounts(Struct, dict=True):
     """What one `enforce_budget` call did, for traces and /stats."""
 
     prunes: int = 0
     """1 when stage 1 shortened anything."""
-    pruned_outputs: int = 0
-    """How many tool results stage 1 shortened."""
     summaries: int = 0
     """1 when stage 2 replaced history with a summary."""
-    summary_failures: int = 0
 
 
 async def enforce_budget(
@@ -343,12 +303,8 @@ async def enforce_budget(
     model: str,
     emit: Emit,
 ) -> tuple[list[Message], CompactionCounts]:
-    """Bring the conversation under `budget(num_ctx)`; returns (messages, counts).
-
-    The current turn's prompt and everything after it are always kept. A
-    failed summary is reported as a warning and the pruned list is kept, so
-    the turn can continue. Cancellation (CancelledError) propagates.
-    """
+    """Bring the conversation under `budget(num_ctx)`, always keeping the current turn; a
+    failed summary is a warning and the pruned list goes on, so the turn can continue."""
     counts = CompactionCounts()
     limit = budget(num_ctx)
     before = meter.estimate(messages, tools)
@@ -357,7 +313,7 @@ async def enforce_budget(
     current, pruned = prune_old_outputs(messages)
     after = meter.estimate(current, tools)
     if pruned:
-        counts.prunes, counts.pruned_outputs = 1, pruned
+        counts.prunes = 1
         emit(
             "info",
             f"compacted: pruned {pruned} old outputs (~{before} → ~{after} tok, budget {limit})",
@@ -369,7 +325,6 @@ async def enforce_budget(
         summarized = await summarize(provider, model=model, num_ctx=num_ctx, messages=current)
     except Exception as exc:  # any failure: keep working with the pruned history
         log.warning("summarization failed", exc_info=True)
-        counts.summary_failures = 1
         emit("warning", f"summarization failed ({exc}); continuing pruned")
         return _fit_this_turn(current, after, limit, meter, tools, counts, emit), counts
     counts.summaries = 1
@@ -393,7 +348,6 @@ def _fit_this_turn(
     trimmed, pruned = prune_this_turn(messages)
     if pruned:
         counts.prunes += 1
-        counts.pruned_outputs += pruned
         after = meter.estimate(trimmed, tools)
         emit(
             "info",

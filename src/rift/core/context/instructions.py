@@ -1,11 +1,9 @@
 """Project instructions for the system prompt: RIFT.md, AGENTS.md, CLAUDE.md, memory.
 
-Repositories carry agent instructions under several conventional names; rift
-reads all three at the working directory so a project written for another
-agent works unchanged. Each source is labelled so the model knows where a rule
-came from. The total is capped (these files share the context window with the
-conversation), and `.rift/memory.md` — facts the `remember` tool appended —
-gets its own smaller budget so a long instructions file cannot crowd it out.
+All three conventional names are read, each labelled with its source, so a project
+written for another agent works unchanged. The total is capped, and `.rift/memory.md`
+(what the `remember` tool appended) has its own smaller budget so a long instructions
+file cannot crowd it out.
 
 These files come from whatever repository rift was started in and reach the
 model with no tool call, so a file is taken only when its real path (symlinks
@@ -32,16 +30,9 @@ def load_project_instructions(
     *,
     readable: Callable[[Path], bool] | None = None,
 ) -> str:
-    """The project's instruction files and memory as one text, or "" when there are none.
-
-    Args:
-        cwd: The project directory (files are looked up there only).
-        cap: Most characters taken from the instruction files together.
-        readable: The Read rules' answer for a path (the gate's); None allows all.
-
-    Returns:
-        "# From <name>" sections, then a memory section, separated by blank lines.
-    """
+    """The project's instruction files ("# From <name>" sections, `cap` characters in
+    all) and then its memory, as one text; "" when there are none. `readable` is the Read
+    rules' answer for a path (the gate's); None allows all."""
     sections: list[str] = []
     seen: set[Path] = set()
     for name in INSTRUCTION_FILES:

@@ -1,13 +1,9 @@
 """`@path` mentions: attaching the files a prompt names, once, for every face.
 
-A mention is `@` at the start of the prompt or after whitespace, followed by a
-path relative to the project. The conversation owner appends each mentioned
-text file (capped) after the prompt, so the model sees it without a `read`
-call. A mention is a read on the user's behalf, so it obeys the same Read
-rules a `read` tool call would: a denied file is named as a problem, never
-attached. An image (`@shot.png`) rides on the prompt's message as `--attach`
-would send it, when the model reports vision; otherwise it is a problem that
-says so, since a text-only model would error on it or silently ignore it.
+A mention (`@` at the start or after whitespace, a path relative to the project) is a
+read on the user's behalf, so it obeys the Read rules a `read` call would: a denied file
+is named as a problem, never attached. An image rides on the prompt's message only when
+the model reports vision; a text-only model would error on it or silently ignore it.
 """
 
 from __future__ import annotations
@@ -45,12 +41,8 @@ def mentions(text: str) -> list[str]:
 def expand(
     text: str, cwd: Path, check_read: Callable[[Path], str | None], *, vision: bool = False
 ) -> Expanded:
-    """Append each mentioned file's content to the prompt; collect mentioned images.
-
-    `check_read` is the permission gate's read check: it returns the refusal for
-    a denied path, None when the file may be read. `vision`: the model can be
-    sent images (`Conversation.sees`).
-    """
+    """Append each mentioned file's content to the prompt and collect mentioned images;
+    `check_read` is the gate's read check (the refusal for a denied path, else None)."""
     blocks: list[str] = []
     attached: list[str] = []
     problems: list[str] = []
@@ -95,11 +87,8 @@ def expand(
 
 
 def _attachment(name: str, path: Path, data: bytes) -> str:
-    """A mentioned text file as a `<file>` block: whole, or for a big source file its outline.
-
-    A 48 KB head of a big module is ~12,000 tokens, most of a local model's window, and
-    usually not the part the prompt is about; the outline costs a few hundred tokens and
-    names the line ranges the model can then `read` (as `read` itself does)."""
+    """A mentioned text file as a `<file>` block: whole, or for a big source file its outline,
+    since a 48 KB head is most of a local model's window and rarely the part that matters."""
     if len(data) <= ATTACH_CAP_BYTES:
         return f'<file path="{name}">\n{data.decode("utf-8", errors="replace")}\n</file>'
     text = data.decode("utf-8", errors="replace")

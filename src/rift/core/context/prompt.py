@@ -1,9 +1,6 @@
-"""The system prompt: short on purpose, because every byte is re-sent on every call.
-
-Local models pay for each prompt token with prefill time, so the base prompt
-states only what changes behaviour: act with tools instead of describing
-changes, read before editing, keep the reply short. Project instructions,
-skills and personas are appended by the caller.
+"""The system prompt: short on purpose, because every byte is re-sent on every call and a
+local model pays for each with prefill time. Project instructions, skills and personas are
+appended by the caller.
 """
 
 from __future__ import annotations
@@ -37,11 +34,8 @@ USER_PROMPT_CAP = 32_000
 
 
 def user_base_prompt(config_dir: Path) -> str | None:
-    """The user's own base prompt (`~/.config/rift/system_prompt.md`), or None.
-
-    Only the user config dir is read: a repository cannot replace what rift tells
-    the model about itself (it has AGENTS.md, which adds and never replaces).
-    `{cwd}` in the file becomes the project directory."""
+    """The user's own base prompt (`system_prompt.md` in the user config dir), or None. Only
+    that dir is read: a repository cannot replace what rift tells the model about itself."""
     try:
         raw = (config_dir / USER_PROMPT_FILE).read_text(encoding="utf-8", errors="replace")
     except OSError:  # absent (the usual case), unreadable, a directory

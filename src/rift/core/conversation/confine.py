@@ -1,15 +1,15 @@
 """The limits every agent starts under (its children's environment, the sandbox, the
-writable roots), shared by startup.py and restart.py."""
+writable roots) and what it loads past the Read rules, shared by startup.py and restart.py."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rift.config.load import Config
 from rift.core.permissions.rules import read_allowed
 from rift.events import Event, Warning
+from rift.extend.loader import Extensions
+from rift.extend.skills import Skill, discover_skills
 from rift.fs import child_env
 from rift.lsp.client import LspService
 from rift.tools.sandbox import choose_sandbox
@@ -47,5 +47,10 @@ def confine_agent(agent: Agent, config: Config, *, contained: bool) -> list[Even
     return [Warning(problem)] if problem else []
 
 
-def readable_paths(config: Config) -> Callable[[Path], bool]:
-    return read_allowed(config.permissions, cwd=config.cwd, home=config.paths.home)
+def extensions_and_skills(config: Config) -> tuple[Extensions, dict[str, Skill]]:
+    """The plugins, personas, hooks and MCP servers, and every skill (theirs and those
+    discovered), by name: all read only where the Read rules allow."""
+    readable = read_allowed(config.permissions, cwd=config.cwd, home=config.paths.home)
+    extensions = Extensions.load(config, readable)
+    found = discover_skills(config.cwd, config.paths.config_dir, readable)
+    return extensions, dict(sorted({**extensions.skills, **found}.items()))

@@ -1,25 +1,20 @@
 """The conversation owner: one conversation's lifecycle, the same on every face.
 
-`rift --serve`, `rift -p`, the TUI and ACP translate their input into these calls
-and render the events that come back through the `emit` they gave `start_agent`.
-The slash commands are objects of their own (core/commands/): each is handed this
-owner through the narrow `Owner` protocol (core/commands/base.py) and starts its
-work with `work`, so the busy rule below holds for them too.
-What keeps rift's promises the same everywhere:
+Every face translates its input into these calls and renders the events that come back
+through the `emit` it gave `start_agent`; the slash commands (core/commands/) get this
+owner as the narrow `Owner` and start their work with `work`. What keeps rift's promises
+the same everywhere:
 
 - One piece of work at a time. `work` (and `submit`) is the only place work begins:
   busy is set before any await, and only the end of that same task clears it. A
   turn's task includes its after-turn work (idle compaction, `context`); work sent
   after `done` but before that ends is chained behind it, never run under it.
-  Otherwise work while busy is refused with `warning` (code "busy"); a prompt
-  submitted with `when_busy="queue"` waits instead and starts when the work ends.
-- The owner holds the state: busy, the work task, the queue, `interrupted`,
-  `session_path` and every structural change to `messages`; the runtime
-  (runtime.py) runs a turn's model loop and swaps models when told.
+  Otherwise work while busy is refused with `warning` (code "busy"), or with
+  `when_busy="queue"` waits and starts when the work ends.
+- The owner holds the state and makes every structural change to `messages`; the
+  runtime (runtime.py) runs a turn's model loop and swaps models when told.
 - Every undecided review is closed after a turn, on `cancel` and on `close`.
 - Nothing is lost: saved after every turn (before `done`) and at close.
-
-Work cancelled before its task ran still ends as a cancel does: `warning`, `done`.
 """
 
 from __future__ import annotations
@@ -62,9 +57,8 @@ class TurnResult(Struct, frozen=True):
 
 
 class Submitted(Struct, frozen=True):
-    """What `submit` did with a prompt: "started" it, "queued" it behind the running work
-    (it starts when that ends), or "refused" it (`refusal` says why; falsy). `result`
-    resolves when the prompt's own turn has ended (at once for a refusal)."""
+    """What `submit` did with a prompt: "started", "queued" behind the running work, or
+    "refused" (falsy; `refusal` says why). `result` resolves when its own turn has ended."""
 
     status: Literal["started", "queued", "refused"]
     began: asyncio.Future[bool]
@@ -126,8 +120,6 @@ class Conversation:
         """A cancel suppressed the pending notifications' automatic turn (until the next prompt)."""
         agent.tasks.on_finished = self._task_finished
 
-    # ------------------------------------------------------------------ state
-
     @property
     def agent(self) -> Agent:
         """The runtime, for the commands (core/commands/) and startup; faces use `state`."""
@@ -159,8 +151,6 @@ class Conversation:
             queued=tuple(text for text, _, _ in self._queue),
         )
 
-    # ------------------------------------------------------------------ turns
-
     def submit(
         self,
         text: str,
@@ -169,13 +159,8 @@ class Conversation:
         when_busy: WhenBusy = "refuse",
     ) -> Submitted:
         """Start a turn on `text`, or queue it behind the running work (`when_busy="queue"`);
-        refused (falsy, with a warning) when it cannot run.
-
-        Skills (`/skill:name task`) and `@path` mentions are expanded when the turn starts.
-        `attachments` (models/attachments.py): its text files follow the prompt, its
-        images ride on the prompt's message (vision models only).
-        Empty text starts nothing and says nothing.
-        """
+        refused (falsy, with a warning) when it cannot run, and empty text says nothing. Skills
+        and `@path` mentions expand when the turn starts; `attachments` follow the prompt."""
         loop = asyncio.get_running_loop()
         submitted = Submitted("started", loop.create_future(), loop.create_future())
         if not text.strip():
@@ -214,9 +199,8 @@ class Conversation:
         return None if task.cancelled() or task.exception() is not None else task.result()
 
     def cancel(self) -> bool:
-        """Cancel the running work; every pending review is closed first. True when
-        something was running (a turn's after-turn work is left to finish). Queued
-        prompts stay queued (`take_back` withdraws them)."""
+        """Cancel the running work, closing every pending review first; True when something was
+        running (a turn's after-turn work finishes; queued prompts stay queued)."""
         self._agent.broker.close_reviews()
         self._held = True  # Esc also means "not now" to queued task notifications
         work = self._work
@@ -229,8 +213,8 @@ class Conversation:
         return True
 
     async def close(self) -> None:
-        """rift is exiting (EOF, quit, the editor went away): cancel, close every review
-        and ask, wait for the work to unwind, save, release connections."""
+        """rift is exiting: cancel, close every review and ask, wait for the work to unwind,
+        save, release connections."""
         if self._closed:
             return
         self._closed = True
@@ -245,8 +229,6 @@ class Conversation:
         discard_if_empty(self.session_path)
         await self._agent.aclose()
 
-    # ------------------------------------------------------------------ work
-
     def work(
         self,
         body: Coroutine[Any, Any, object] | Callable[[], bool],
@@ -254,10 +236,9 @@ class Conversation:
         *,
         busy_text: str = BUSY_TEXT,
     ) -> bool:
-        """Begin a command's work under the busy rule; False (and a `busy` warning) when
-        other work runs. A coroutine runs as the conversation's work (busy until it ends,
-        reached by `cancel`); a plain function that edits the conversation runs now, or
-        chained behind a turn's after-turn work. True: it was accepted."""
+        """Begin a command's work under the busy rule; False (and a `busy` warning) when other
+        work runs. A coroutine runs as the conversation's work, reached by `cancel`; a plain
+        function runs now, or chained behind a turn's after-turn work."""
         if self._busy_refusal(busy_text) is not None:
             if not callable(body):
                 body.close()
@@ -291,10 +272,8 @@ class Conversation:
         return Refusal("busy", text)
 
     def _start(self, body: Coroutine[Any, Any, object], kind: str = "turn") -> None:
-        """Begin work: busy now, before any await; idle again only when this task ends.
-
-        Work started while a turn's after-turn work runs waits for it first.
-        """
+        """Begin work: busy now, before any await; idle again only when this task ends. Work
+        started during a turn's after-turn work waits for it first."""
         previous = self._work if self._settling else None
         self._busy = True
         self._settling = False
@@ -333,8 +312,6 @@ class Conversation:
                 return
         self._continue_on_notes()
 
-    # ----------------------------------------------------------------- turns
-
     def _begin_prompt(
         self, text: str, attachments: Attachments | None, submitted: Submitted
     ) -> Submitted:
@@ -355,11 +332,8 @@ class Conversation:
     def _begin_turn(
         self, prepared: Prepared, result: asyncio.Future[TurnResult] | None = None
     ) -> None:
-        """Start a turn, with the pending task notifications ahead of its text.
-
-        Notes are added after skill/mention expansion: a task's output must never
-        be read as an `@path` to attach.
-        """
+        """Start a turn with the pending task notes ahead of its text, added after expansion so
+        a task's output is never read as an `@path` to attach."""
         if self._notes:
             notes = "\n\n".join(self._notes)
             self._notes.clear()
@@ -407,9 +381,7 @@ class Conversation:
 
     def _continue_on_notes(self) -> None:
         """The opt-in auto-turn: only when idle, open, not held by a cancel, with notes."""
-        if not self._notes or not self.auto_continue or self._held:
-            return
-        if self._busy or self._closed:
+        if not self._notes or not self.auto_continue or self._held or self._busy or self._closed:
             return
         self._agent.emit(Info("background task finished — continuing"))
         self._begin_turn(Prepared(text="", words="[task notification]"))

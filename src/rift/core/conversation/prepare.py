@@ -1,9 +1,6 @@
-"""Turning what a person typed into what the model reads.
-
-A `/skill:name task` invocation becomes the skill's text, `@path` mentions
-attach files (or images, for a model that sees), and a finished background
-task becomes a note that leads the next turn. The owner calls these once per
-prompt, so every face expands the same way.
+"""Turning what a person typed into what the model reads (`/skill:name task`, `@path`
+mentions, finished tasks' notes), once per prompt in the owner, so every face expands the
+same way.
 """
 
 from __future__ import annotations

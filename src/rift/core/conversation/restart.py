@@ -1,12 +1,9 @@
 """`/restart`: the session's extensions and settings anew, the conversation kept.
 
-`/config reload` applies rules and hooks at once, but MCP servers, plugins and
-skills are started once per agent; this rebuilds the agent around the same
-conversation: the config files are read again (the model, host, context and
-temperature in force stay, as they may come from flags or live switches), the old
-MCP servers, plugins, language servers and background tasks are stopped, and new
-ones start from the fresh config. The messages, the session file, the undo journal,
-approval, this session's grants and the model binding carry over.
+MCP servers, plugins and skills start once per agent, so `/config reload` cannot apply
+them; this rebuilds the agent around the same conversation from the re-read config (the
+model, host, context and temperature in force stay). Messages, session file, undo
+journal, approval, this session's grants and the model binding carry over.
 """
 
 from __future__ import annotations
@@ -24,10 +21,8 @@ async def rebuild(old: Agent) -> Agent | None:
     """A new agent on the same conversation, or None (and a warning) when the config
     files cannot be read: the running agent then stays as it was."""
     from rift.config.load import keep_running_model, load_config
-    from rift.core.conversation.confine import confine_agent, readable_paths
+    from rift.core.conversation.confine import confine_agent, extensions_and_skills
     from rift.core.conversation.runtime import Agent
-    from rift.extend.loader import Extensions
-    from rift.extend.skills import discover_skills
 
     running = old.config
     try:
@@ -41,8 +36,7 @@ async def rebuild(old: Agent) -> Agent | None:
     await old.lsp.aclose()
     if old.extensions is not None:
         await old.extensions.aclose()
-    extensions = Extensions.load(config, readable_paths(config))
-    found = discover_skills(config.cwd, config.paths.config_dir, readable_paths(config))
+    extensions, skills = extensions_and_skills(config)
     agent = Agent(
         config=config,
         binding=old.binding,
@@ -52,7 +46,7 @@ async def rebuild(old: Agent) -> Agent | None:
         approval=old.approval,
         journal=old.journal,
         meter=old.meter,
-        skills=dict(sorted({**extensions.skills, **found}.items())),
+        skills=skills,
         extensions=extensions,
         slot=old.slot,
     )

@@ -1,11 +1,6 @@
-"""`/roles`: the models rift is configured to use, where each lives, and whether its
-server serves it; `/roles ROLE NAME` points a role at another model for this session.
-
-The roles are the main model (the conversation's), each entry of the config's
-`models` map (`{"fast": "qwen2.5-coder:7b"}`, which sub-agents and personas name),
-and each persona that names a model of its own. A check asks each server for its
-model list once (`/v1/models` or `/api/tags`, 2.5 s at most) and says, per role,
-"served", "not served" (with what the server has) or "unreachable".
+"""`/roles`: the models rift is configured to use (main, the config's `models` map, personas
+with a model of their own), where each lives and whether its server serves it; `/roles
+ROLE NAME` points a role at another model for this session. Each server is asked once.
 """
 
 from __future__ import annotations

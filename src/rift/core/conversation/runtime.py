@@ -1,11 +1,9 @@
 """The runtime behind the owner: the model binding, the tools, approval, the journal.
 
-Private to `Conversation` (owner.py), which alone decides when work runs, holds
-the session path and the interrupted flag, saves, and makes every structural
-change to `messages` (rewind, clear, compaction). This class runs what it is
-told: one turn's model loop (`run_turn`, which never emits `done`), a model
-swap (`set_model`, which acks with `model_changed` as its last act), the
-budget check that the owner applies after a turn (`fit_budget`).
+Private to `Conversation` (owner.py), which alone decides when work runs, saves, and
+changes `messages`' structure. This runs what it is told: a turn's model loop
+(`run_turn`, which never emits `done`), a model swap (`set_model`, acked last), the
+budget check the owner applies after a turn (`fit_budget`).
 """
 
 from __future__ import annotations
@@ -67,10 +65,6 @@ class ModelBinding(Struct, dict=True):
     provider: Provider
     info: Preflight
 
-    @property
-    def addressable(self) -> str:
-        return self.route.addressable
-
 
 async def bind_model(name: str, config: Config) -> ModelBinding:
     """Resolve, connect and preflight a model; raises ModelError when it is not usable.
@@ -113,13 +107,11 @@ class Agent(Struct, dict=True):
     meter: TokenMeter = field(default_factory=TokenMeter)
     tools: dict[str, Tool] = field(default_factory=dict)
     skills: dict[str, Skill] = field(default_factory=dict)
-    last_stats: TurnStats = field(default_factory=TurnStats)
     extensions: Extensions | None = None
     """Plugins, personas, project hooks and MCP servers (extend/loader.py), set at startup."""
     slot: int = 0
-    """The server slot this conversation pins where the server has slots (llama.cpp's
-    `id_slot`): 0, so sub-agents (slots 1…) never evict its cached prompt; a swarm
-    candidate gets its own. Past the server's slot count nothing is pinned."""
+    """The server slot (llama.cpp's `id_slot`) this conversation pins, so sub-agents (slots
+    1…) never evict its cached prompt; a swarm candidate gets its own."""
     _session_store: SessionStore | None = None
 
     def __post_init__(self) -> None:
@@ -153,15 +145,10 @@ class Agent(Struct, dict=True):
             tasks=self.tasks,
         )
         services = self.ctx.services
-        services.skills, services.tasks, services.subagents = (
-            self.skills,
-            self.tasks,
-            self.subagents,
-        )
-        services.asker, services.settings = self.broker, self.config
-        # language servers for diagnostics after edits (lent to the tools as `diagnostics`);
-        # they start on the first edit
-        self.lsp: LspService = LspService(self.config.lsp, self.config.cwd)
+        services.skills, services.tasks = self.skills, self.tasks
+        services.subagents, services.asker = self.subagents, self.broker
+        services.settings = self.config
+        self.lsp: LspService = LspService(self.config.lsp, self.config.cwd)  # starts on an edit
         services.diagnostics = self.lsp
         if not self.tools:
             self._offer_tools()
@@ -187,15 +174,13 @@ class Agent(Struct, dict=True):
             self.tools["skill"] = tool("skill")
         self.tools["agent"] = tool("agent")
 
-    # ------------------------------------------------------------------ state
-
     @property
     def num_ctx(self) -> int:
         return self.binding.info.num_ctx
 
     @property
     def model(self) -> str:
-        return self.binding.addressable
+        return self.binding.route.addressable
 
     @property
     def gate(self) -> PermissionGate:
@@ -256,17 +241,11 @@ class Agent(Struct, dict=True):
             slot=self.slot if slots and self.slot < slots else None,
         )
 
-    # ---------------------------------------------------------------- a turn
-
     async def run_turn(
         self, text: str, words: str | None = None, images: Sequence[str] = ()
     ) -> TurnEnd:
-        """Run one turn's model loop; the owner saves, emits `done` and traces after it.
-
-        `text` already carries the owner's interrupt note; `words` is what the person
-        typed, without attachments; `images` (data URLs) go only to a model that
-        reports vision. Errors end the turn as outcome "error", never raise.
-        """
+        """Run one turn's model loop; the owner saves, emits `done` and traces after it. `words`
+        is what the person typed; errors end the turn as outcome "error", never raise."""
         from rift.core.loop.turn import Turn  # the loop loads with the first prompt (setup.py)
         from rift.models.attachments import images_for
         from rift.models.pricing import estimated_cost_usd
@@ -289,7 +268,6 @@ class Agent(Struct, dict=True):
             self.emit(Warning(f"error: internal error: {exc!r}", code="error"))
             stats, outcome, reason = TurnStats(), "error", f"internal error: {exc!r}"
         self.broker.close_reviews()
-        self.last_stats = stats
         cost = estimated_cost_usd(
             self.config, self.model, stats.billed_prompt_tokens, stats.output_tokens
         )
@@ -305,9 +283,6 @@ class Agent(Struct, dict=True):
 
     def trace(self, end: TurnEnd) -> None:
         """Append the ended turn to the trace file, when one is configured."""
-        self._trace(end.turn, end.prompt, end.done.stats, end.done.outcome == "error")
-
-    def _trace(self, turn: Turn, prompt: str, stats: TurnStats, failed: bool) -> None:
         if self.config.trace_file is None:
             return
         from rift.core.sessions.trace import append_trace, trace_record
@@ -316,11 +291,11 @@ class Agent(Struct, dict=True):
             model=self.model,
             provider=self.binding.route.base_url,
             num_ctx=self.num_ctx,
-            prompt=prompt,
-            outcome="error" if failed else turn.outcome,
-            stats=stats,
-            tools=turn.tool_log,
-            counters=turn.counters,
+            prompt=end.prompt,
+            outcome=end.done.outcome,
+            stats=end.done.stats,
+            tools=end.turn.tool_log,
+            counters=end.turn.counters,
         )
         try:
             append_trace(self.config.trace_file, record)
@@ -341,8 +316,6 @@ class Agent(Struct, dict=True):
             emit=self._notice,
         )
 
-    # -------------------------------------------------------------- commands
-
     def undo(self) -> bool:
         """Revert the last turn's file changes; False (and a warning) when it could not."""
         try:
@@ -357,12 +330,9 @@ class Agent(Struct, dict=True):
         return True
 
     async def set_model(self, name: str) -> ModelBinding | Refusal:
-        """Preflight and swap the model on the same conversation; the old binding, whose
-        provider the owner closes, or a refusal (and a warning) when the switch failed.
-
-        `model_changed` and the fresh `context` are its last act, with no await after
-        them: when a client sees the ack, the switch is over.
-        """
+        """Preflight and swap the model; the old binding (the owner closes its provider), or a
+        refusal and a warning. `model_changed` and `context` are its last act, with no await
+        after them: when a client sees the ack, the switch is over."""
         try:
             binding = await bind_model(name, self.config)
         except RiftError as exc:
@@ -374,7 +344,7 @@ class Agent(Struct, dict=True):
         _listen(binding.provider, self.emit)
         self.refresh_system_prompt()
         note = binding.info.note.strip()
-        self.emit(ModelChanged(model=binding.addressable, num_ctx=binding.info.num_ctx, note=note))
+        self.emit(ModelChanged(model=self.model, num_ctx=self.num_ctx, note=note))
         self.emit(self.context_gauge())
         return old
 
@@ -414,8 +384,6 @@ class Agent(Struct, dict=True):
         if self.extensions is not None:
             await self.extensions.aclose()
         await self.binding.provider.aclose()
-
-    # ------------------------------------------------------------- internals
 
     def _notice(self, kind: str, text: str) -> None:
         self.emit(Info(text=text) if kind == "info" else Warning(text=text))

@@ -1,9 +1,6 @@
-"""Bringing an agent up: bind the model, open or resume the session.
-
-Shared by every front end so `rift -p`, `rift --serve` and the TUI resume and
-preflight identically. Notices met on the way (a corrupt session file, a
-clamped context) are returned rather than emitted, because each front end
-decides when they may be shown (serve must write `ready` first).
+"""Bringing an agent up: bind the model, open or resume the session, the same for every
+face. Notices met on the way are returned rather than emitted: each face decides when
+they may be shown (serve must write `ready` first).
 """
 
 from __future__ import annotations
@@ -19,15 +16,13 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from rift.config.load import Config
-from rift.core.conversation.confine import confine_agent, readable_paths
+from rift.core.conversation.confine import confine_agent, extensions_and_skills
 from rift.core.conversation.owner import Conversation
 from rift.core.conversation.runtime import Agent, ModelBinding, bind_model
-from rift.core.permissions.rules import read_allowed
-from rift.core.sessions.store import SessionStore, history_for, load_session
+from rift.core.sessions.loading import load_session
+from rift.core.sessions.store import SessionStore, history_for
 from rift.errors import ModelError, ModelNotUsable, ServerUnreachable
 from rift.events import Event, History, Info, Warning
-from rift.extend.loader import Extensions
-from rift.extend.skills import discover_skills
 from rift.models.ollama_window import check_ollama_v1
 from rift.models.registry import EMBEDDED, only_model, resolve, served_models
 
@@ -61,7 +56,7 @@ class Started(Struct, dict=True):
         if self.resumed:  # the files it touched lead the next prompt
             from rift.core.sessions.resume_note import resume_note  # resumed sessions only
 
-            note = (resume_note(self.agent.messages) or "").strip()
+            note = resume_note(self.agent.messages).strip()
             notes = (note,) if note else ()
         self.conversation = Conversation(self.agent, self.session_path, notes)
 
@@ -107,16 +102,7 @@ async def start_agent(
     else:
         path = store.reserve()
     approve = config.permissions.approve
-    readable = read_allowed(config.permissions, cwd=config.cwd, home=config.paths.home)
-    extensions = Extensions.load(config, readable)
-    skills = dict(
-        sorted(
-            {
-                **extensions.skills,
-                **discover_skills(config.cwd, config.paths.config_dir, readable_paths(config)),
-            }.items()
-        )
-    )
+    extensions, skills = extensions_and_skills(config)
     agent = Agent(
         config=config,
         binding=binding,
@@ -142,11 +128,9 @@ async def start_agent(
 
 
 async def _bind_or_fall_back(config: Config) -> tuple[ModelBinding, list[Event], Config]:
-    """The configured model or, when no host was named anywhere and nothing answers at the
-    default one, the embedded model (`rift[local]`), so a fresh install works on its own.
-
-    Without the extra the usual "cannot reach" error gains the command that installs it.
-    """
+    """The configured model or, when no host was named and nothing answers at the default,
+    the embedded model (`rift[local]`), so a fresh install works on its own; without the
+    extra, "cannot reach" gains the command that installs it."""
     route = resolve(config.model, config)
     may_fall_back = not config.host_explicit and route.provider_name is None
     refused = may_fall_back and route.provider_kind != EMBEDDED and await _refused(config.host)
@@ -173,8 +157,7 @@ async def _bind_or_fall_back(config: Config) -> tuple[ModelBinding, list[Event],
 
 async def _bind_named_or_only(config: Config) -> tuple[ModelBinding, list[Event], Config]:
     """The configured model; with none named anywhere and the default not served, the
-    server's only model, said in one line (issue 44). Several: a ModelNotUsable that lists
-    them and says how to pick."""
+    server's only model, said in one line (issue 44), or a ModelNotUsable listing several."""
     try:
         return await bind_model(config.model, config), [], config
     except ModelNotUsable:
@@ -191,9 +174,9 @@ async def _bind_named_or_only(config: Config) -> tuple[ModelBinding, list[Event]
 
 
 async def _refused(url: str) -> bool:
-    """Whether every address of the default host turns a connection away at once: the
-    common "no Ollama running" case. A connect that hangs or fails otherwise is left to the
-    model client's own retries, which a server still starting up deserves."""
+    """Whether every address of the default host refuses a connection at once ("no Ollama
+    running"); a hang or another failure is left to the client's retries, which a server
+    still starting up deserves."""
     parts = urlsplit(url)
     port = parts.port or (443 if parts.scheme == "https" else 80)
     loop = asyncio.get_running_loop()
@@ -215,7 +198,6 @@ async def _refused(url: str) -> bool:
 
 
 async def start_candidate(config: Config, emit: Callable[[Event], None], slot: int) -> Started:
-    """A swarm candidate (src/rift/swarm/): a headless agent whose writes stay in its
-    worktree, the project directory of `config`. The owner hands this down to the race,
-    so the swarm never imports the core."""
+    """A swarm candidate: a headless agent whose writes stay in its worktree (the project
+    directory of `config`), handed down to the race so the swarm never imports the core."""
     return await start_agent(config, emit, StartOptions(attached=False, contained=True, slot=slot))

@@ -1,11 +1,8 @@
 """Background tasks: shell commands and sub-agents that outlive the tool call that started them.
 
-At most 8 run at once. Each keeps the last 256 KB of its output (the front is
-trimmed), can be read while it runs, takes stdin lines (shell tasks), and is
-killed with its whole process tree (its group, and children that left it). A
-task that finishes on its own emits `task_finished`; a killed one stays "killed"
-and reports nothing. Every task dies with rift: `shutdown()` kills them all, and
-whatever any command left running (`setsid`, `nohup ... &`).
+At most 8 run at once, each keeping the last 256 KB of its output. A task that finishes
+on its own emits `task_finished`; a killed one reports nothing. Every task dies with
+rift, its whole process tree with it, and whatever any command left running.
 """
 
 from __future__ import annotations
@@ -22,14 +19,7 @@ from msgspec import Struct, field
 
 from rift.errors import ToolError
 from rift.events import Event, TaskFinished, TaskStarted
-from rift.tools._proc import (
-    kill_every_command,
-    kill_tree,
-    new_token,
-    reap,
-    spawn_shell,
-    strip_ansi,
-)
+from rift.tools._proc import kill_every_command, kill_tree, new_token, reap, spawn_shell, strip_ansi
 from rift.tools.base import middle_truncate
 
 MAX_RUNNING = 8
@@ -79,8 +69,7 @@ class TaskRegistry:
         """Told of every task that finished on its own (the conversation queues a note)."""
 
     def _new(self, label: str, kind: str) -> _Task:
-        running = sum(1 for t in self._tasks.values() if t.running)
-        if running >= MAX_RUNNING:
+        if self.running_count >= MAX_RUNNING:
             raise ToolError(
                 f"background task limit reached ({MAX_RUNNING} running); kill one with the"
                 " task tool or wait for one to finish"
@@ -150,19 +139,15 @@ class TaskRegistry:
         if self.on_finished is not None:
             self.on_finished(event)
 
-    # ------------------------------------------------------------ task tool
-
     def describe(self) -> str:
         if not self._tasks:
             return "(no background tasks)"
-        lines = []
-        for t in self._tasks.values():
-            secs = int(time.monotonic() - t.started)
-            lines.append(
-                f"#{t.id} [{t.status}] {t.label} ({t.kind}, {secs}s,"
-                f" {len(t.output)} bytes of output)"
-            )
-        return "\n".join(lines)
+        now = time.monotonic()
+        return "\n".join(
+            f"#{t.id} [{t.status}] {t.label} ({t.kind}, {int(now - t.started)}s,"
+            f" {len(t.output)} bytes of output)"
+            for t in self._tasks.values()
+        )
 
     def _get(self, task_id: int) -> _Task:
         task = self._tasks.get(task_id)

@@ -1,7 +1,6 @@
 """What the owner runs on the conversation between turns: compact, remember, rewind, save.
-
-They compute, check and report; the owner (owner.py) decides when they run and
-alone applies a change to the messages.
+They compute, check and report; the owner (owner.py) decides when they run and alone
+applies a change to the messages.
 """
 
 from __future__ import annotations
@@ -21,8 +20,8 @@ if TYPE_CHECKING:
 
 
 async def compact_now(agent: Agent) -> tuple[list[Message], int] | None:
-    """The conversation pruned and summarized, with the number of outputs pruned; None
-    (and an info or a warning) when there is nothing to compact or the summary failed."""
+    """The conversation pruned and summarized, with how many outputs were pruned; None (and
+    a notice) when there is nothing to compact or the summary failed."""
     try:
         messages, pruned = prune_old_outputs(agent.messages)
         summarized = await summarize(
@@ -64,13 +63,8 @@ def rewind_cut(agent: Agent, n: int) -> tuple[int, str] | None:
     starts = turn_starts(agent.messages)
     available = min(len(starts), agent.journal.turn)
     if n < 1 or n > available:
-        agent.emit(
-            Warning(
-                f"only {available} turn(s) can be rewound (turns run since rift started)"
-                if n >= 1
-                else "rewind needs n ≥ 1"
-            )
-        )
+        only = f"only {available} turn(s) can be rewound (turns run since rift started)"
+        agent.emit(Warning(only if n >= 1 else "rewind needs n ≥ 1"))
         return None
     try:
         paths = agent.journal.undo_to_turn(agent.journal.turn - n)

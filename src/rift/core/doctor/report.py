@@ -1,17 +1,11 @@
 """`rift doctor`: ask the configured server what rift needs to know, and say what to change.
 
-What goes wrong with self-hosted servers is rarely "it is down": it is a
-context window silently cut to the server's default, tool calls that come back
-as text because the chat template was not used, a model name the server does
-not have. Each of those is one question to the server; this module asks them
-in order, stops at the first that makes the rest meaningless (unreachable, no
-such model), and returns a report whose `failed` decides the exit status.
-
-The tool probe is a real, tiny chat request through rift's own provider (the
-same code a turn uses), so what it reports is what a turn would see.
-
-`brief_check` is the part that costs no chat request, run on the side after
-`/host` or `set_model` moved the conversation to another server.
+What goes wrong with self-hosted servers is rarely "it is down": it is a context window
+silently cut to the server's default, tool calls that come back as text, a model name the
+server does not have. The checks stop at the first that makes the rest meaningless, and
+the tool probe is a real chat request through rift's own provider, so it reports what a
+turn would see. `brief_check` is the part that costs no chat request, run on the side
+after a switch to another server.
 """
 
 from __future__ import annotations
@@ -121,19 +115,18 @@ class _Server(Struct, frozen=True):
     ollama_openai: bool
 
 
-def deadline_s(environ: dict[str, str] | None = None) -> float:
+def deadline_s() -> float:
     """The overall deadline: `RIFT_DOCTOR_DEADLINE_S` when it is a positive number."""
-    raw = (os.environ if environ is None else environ).get(DEADLINE_ENV, "")
     try:
-        value = float(raw)
+        value = float(os.environ.get(DEADLINE_ENV, ""))
     except ValueError:
         return DEADLINE_S
     return value if value > 0 else DEADLINE_S
 
 
-async def run_doctor(config: Config, deadline: float | None = None) -> Report:
-    """Check the configured host and model within `deadline` seconds (default
-    `deadline_s()`); never raises for a server's failure."""
+async def run_doctor(config: Config) -> Report:
+    """Check the configured host and model within `deadline_s()`; never raises for a
+    server's failure."""
     if config.hosts:  # a pool: every endpoint (pool/doctor.py)
         from rift.pool.doctor import pool_checks
 
@@ -147,7 +140,7 @@ async def run_doctor(config: Config, deadline: float | None = None) -> Report:
         report.add("server", "info", "the embedded model runs inside rift: no server to check")
         return report
     report = Report(target=f"model {route.wire_model} at {route.base_url}")
-    limit = deadline_s() if deadline is None else deadline
+    limit = deadline_s()
     try:
         async with asyncio.timeout(limit):
             await _checks(report, config, route)
@@ -176,15 +169,9 @@ async def _checks(report: Report, config: Config, route: registry.Route) -> None
 
 
 async def brief_check(config: Config, route: registry.Route, info: ModelInfo) -> list[Check]:
-    """The checks that found something to change on a server just switched to.
-
-    The preflight already proved the server reachable and the model served; this
-    adds what the server says about itself (llama.cpp's `/props`, Ollama's
-    `/api/tags`): the window it really serves, whether its chat template knows
-    tools, its slots. No chat request (no tool probe, no prompt speed): it runs
-    beside the conversation and must never hold it up, so a server that takes
-    longer than BRIEF_TIMEOUT_S to say yields [] rather than a guess.
-    """
+    """The checks that found something to change on a server just switched to: what it says
+    about itself (window, chat template, slots), with no chat request, since it runs beside
+    the conversation; a server slower than BRIEF_TIMEOUT_S yields [] rather than a guess."""
     if route.provider_kind == registry.EMBEDDED:
         return []
     report = Report(target=route.base_url)

@@ -1,14 +1,10 @@
 """`rift doctor`'s speculation advice for llama.cpp's server.
 
-A whole-file rewrite or an edit re-emits text that is already in the prompt, and
-a small model on a CPU decodes it one token per step. llama-server can draft
-those tokens from n-grams of the prompt itself (`--spec-type ngram-simple`, no
-draft model) and verify several per step: the output is the same, the decode is
-faster. The server reports it in two places: `/slots` gives each slot a
-`speculative` flag, which follows `--spec-type`; `/props`'
-`default_generation_settings.params["speculative.types"]` says "none" even with
-the flag in the build rift installs (0.3.36), so it only counts when `/slots` is
-not exposed (`--no-slots`) and it names a type.
+Rewrites and edits re-emit text already in the prompt; llama-server can draft those
+tokens from the prompt's n-grams (`--spec-type ngram-simple`) and verify several per
+step, with the same output. `/slots`' per-slot `speculative` flag says whether it is on;
+`/props`' `speculative.types` says "none" even with the flag in the build rift installs
+(0.3.36), so it only counts when `/slots` is not exposed and it names a type.
 """
 
 from __future__ import annotations

@@ -138,9 +138,6 @@ def _alias_forms(command: str) -> set[str]:
     return _inner_forms(used, 1, [_INNER_BUDGET])
 
 
-# ------------------------------------------------------------------ words
-
-
 def _words(segment: str) -> list[str]:
     """Shell words with quotes and escapes removed; a crude strip when shlex gives up."""
     try:
@@ -228,16 +225,11 @@ def _find_exec(words: list[str]) -> list[str]:
     return found
 
 
-# ------------------------------------------------------------------ forms
-
-
 def _segment_forms(segment: str, budget: list[int], depth: int = 0) -> set[str]:
-    """Every spelling of one segment that deny and ask rules are matched against.
-
-    `budget` counts the inner commands still to be read for this top-level segment
-    (wrapper suffixes and `-exec` chains multiply); when it runs out the forms hold
-    TOO_COMPLEX instead of an answer that might be incomplete.
-    """
+    """Every spelling of one segment that deny and ask rules are matched against. `budget`
+    counts the inner commands still to be read for this top-level segment (wrapper suffixes
+    and `-exec` chains multiply); when it runs out the forms hold TOO_COMPLEX instead of an
+    answer that might be incomplete."""
     if depth:
         budget[0] -= 1
         if budget[0] < 0:

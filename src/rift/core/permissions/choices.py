@@ -1,10 +1,6 @@
-"""Each ask choice's meaning, said by the code that wrote the choice.
-
-The gate offers "allow once", "always allow 'rule' in this project", ... as
-words a person reads and answers with; faces that show them differently (the
-TUI's labels, ACP's permission option kinds) must not parse those words. The
-gate names which of its choices is which here, and the `ask` event carries the
-result as `options` beside `choices`.
+"""Each ask choice's meaning, said by the code that wrote the choice: faces that show the
+gate's choices differently (the TUI's labels, ACP's option kinds) must not parse the words,
+so the `ask` event carries these `options` beside `choices`.
 """
 
 from __future__ import annotations

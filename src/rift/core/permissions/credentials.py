@@ -2,11 +2,9 @@
 
 Whoever answers the model's requests sees everything the tools read, and reads
 never ask. So the usual places keys live are Read-denied before any user rule
-is consulted: rift's own config and data dirs (provider API keys, trust
-stores, sessions), `~/.ssh`, `~/.aws`, `~/.gnupg`, `~/.netrc`,
-`~/.docker/config.json`, `~/.kube`, `~/.config/gh`, `~/.git-credentials`
-(and `~/.config/git/credentials`), `~/.npmrc`, and `.env*` files outside the
-project. The user lifts it in their own config, never a project's: an
+is consulted: rift's own config and data dirs (provider API keys, trust stores,
+sessions), the home stores (`HOME_STORES`: `~/.ssh`, `~/.aws`, ...), and `.env*` files
+outside the project. The user lifts it in their own config, never a project's: an
 allow rule naming the path (`Read(~/.aws/**)`) or `permissions.allow_credentials`.
 
 For bash the guard is best effort: words that name a guarded path (`cat

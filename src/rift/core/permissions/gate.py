@@ -44,17 +44,9 @@ from msgspec import Struct, field
 from rift.core.permissions import roots as _roots
 from rift.core.permissions.choices import ask_options
 from rift.core.permissions.interaction import InteractionBroker
-from rift.core.permissions.network import (
-    NetworkChecks,
-    always_choices,
-    denied_by_user,
-    no_user,
-)
+from rift.core.permissions.network import NetworkChecks, always_choices, denied_by_user, no_user
 from rift.core.permissions.rule_paths import canonical
-from rift.core.permissions.rules import (
-    Rules,
-    Verdict,
-)
+from rift.core.permissions.rules import Rules, Verdict
 from rift.tools.base import WriteVerdict
 
 ASK_DIFF_LINES = 40
@@ -66,11 +58,8 @@ MODES = ("ask", "accept-edits", "plan", "auto")
 
 class Approval(Struct, dict=True):
     """The approval mode shared by the root agent, its sub-agents and every front end.
-
-    `enabled` is the serve protocol's single flag (`set_approval`): on is "ask",
-    off is "auto"; the two finer modes read as on, since something still asks
-    or refuses in them.
-    """
+    `enabled` is serve's single flag (`set_approval`): on is "ask", off is "auto"; the two
+    finer modes read as on, since something still asks or refuses in them."""
 
     mode: str = "ask"
 

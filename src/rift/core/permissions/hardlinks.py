@@ -1,16 +1,11 @@
 """A hard link to a denied file is denied (issue 30): `ln secrets/key.txt hard.txt`.
 
-Path rules match names, and a hard link is the same file under another name, so
-`read hard.txt` used to show a Read-denied secret. A file with more than one
-link (`st_nlink > 1`, checked on the opened descriptor) is therefore looked up
-among the files the deny rules and the credential guard name: when one of them
-is the same inode, the read is refused under that rule. Files with one link (the
-usual case) cost nothing. The search is capped; rules that no glob can expand
-(brace sets) are matched by name only, as before.
-
-Write and edit cannot reach a denied file this way at all: they replace the
-name atomically (rift/fs/safe_fs.py), which gives it a new inode and leaves the
-other name's file untouched.
+Path rules match names, and a hard link is the same file under another name. A file with
+more than one link (checked on the opened descriptor) is looked up among the files the
+deny rules and the credential guard name, and refused when one is the same inode; files
+with one link cost nothing. The search is capped; brace-set rules match by name only.
+Write and edit cannot reach a denied file this way: they replace the name atomically
+(rift/fs/safe_fs.py), giving it a new inode and leaving the other name's file untouched.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Edit review segments and diff previews.
 
-Two different views of one edit, with deliberately different line splitting:
+Two views of one edit, with deliberately different line splitting:
 
 * `diff_segments` feeds the per-hunk review (serve `edit_review.segments`, the
   VS Code reviewer). It splits on "\\n" exactly, so a trailing newline is a final
@@ -10,16 +10,10 @@ Two different views of one edit, with deliberately different line splitting:
   an edit. It splits like Rust's `str::lines()` and only trims the common prefix
   and suffix, because a person skims it; it never has to be re-applied.
 
-The diff itself is Myers' greedy O(ND) algorithm over interned lines. Exact
-reductions keep it fast on big files without changing the edit distance: the
-common prefix and suffix are trimmed first, lines that occur on only one side
-(which can never be matched) are set aside before the search, Myers gets a
-first, cheap try at a small distance (the usual edit), and only past that an
-exact LCS length (bit-parallel, or Hunt–Szymanski for long near-unique files)
-decides whether the distance exceeds the cap, so neither a 10,000-line file
-with a handful of edits nor a total rewrite pays Myers' quadratic worst case.
-Matches travel as runs `(i, j, length)`, and segments are built from slices,
-so no step walks the unchanged lines one by one in Python.
+The diff is Myers' greedy O(ND) algorithm over interned lines, with exact reductions
+(common ends trimmed, lines on one side only set aside, an exact LCS length deciding
+whether the distance exceeds the cap) so neither a 10,000-line file with a few edits nor
+a total rewrite pays Myers' quadratic worst case.
 """
 
 from __future__ import annotations
@@ -40,22 +34,10 @@ Segment = dict[str, Any]
 """Wire form: `{"same": True, "lines": [...]}` or `{"same": False, "old": [...], "new": [...]}`."""
 
 
-# ------------------------------------------------------------ review segments
-
-
 def diff_segments(old: str, new: str, max_d: int = DEFAULT_MAX_D) -> list[Segment]:
-    """Split an edit into alternating unchanged and changed segments.
-
-    Args:
-        old: The file before the edit.
-        new: The file after the edit.
-        max_d: Edit-distance cap; a bigger diff becomes one whole-file change, so a
-            total rewrite neither costs quadratic time nor shows hundreds of hunks.
-
-    Returns:
-        Segments in file order. Same and change segments alternate, none is empty,
-        and a deletion next to an insertion shares one change segment.
-    """
+    """Split an edit into alternating unchanged and changed segments, in file order, none
+    empty. Past `max_d` the edit is one whole-file change, so a total rewrite neither costs
+    quadratic time nor shows hundreds of hunks."""
     if old == new:
         return [{"same": True, "lines": old.split("\n")}]
     if not old:
@@ -70,11 +52,8 @@ def diff_segments(old: str, new: str, max_d: int = DEFAULT_MAX_D) -> list[Segmen
 
 
 def reassemble(segments: Sequence[Segment], accept: Sequence[bool]) -> str:
-    """Rebuild the file from the hunks the user kept.
-
-    `accept[i]` chooses the new side of the i-th change segment; a missing entry
-    counts as rejected, so a short mask can never invent content.
-    """
+    """Rebuild the file from the hunks the user kept: `accept[i]` chooses the new side of
+    the i-th change; a missing entry counts as rejected, so a short mask never invents content."""
     lines: list[str] = []
     change = 0
     for segment in segments:
@@ -94,8 +73,7 @@ Run = tuple[int, int, int]
 def _match_lines(a: list[str], b: list[str], cap: int) -> list[Run] | None:
     """Matched runs of a shortest edit script, in order, or None past `cap`."""
     n, m = len(a), len(b)
-    head = _slide(a, b, 0, 0)
-    tail = _slide(a[: head - 1 if head else None : -1], b[: head - 1 if head else None : -1], 0, 0)
+    head, tail = _common_ends(a, b)
     codes_a, codes_b = _intern(a[head : n - tail], b[head : m - tail])
     # Lines present on one side only can never match: drop them before the search
     # (GNU diff does the same), remembering where the survivors came from.
@@ -138,11 +116,8 @@ class _Kept:
 
 
 def _unfold(runs: list[Run], side_a: _Kept, side_b: _Kept, head: int) -> list[Run]:
-    """Runs over the kept lines as runs over the files: split where dropped lines were.
-
-    The splits are found by bisection over the gaps, so a run of thousands of
-    lines with a few dropped lines inside costs a few steps, not a loop.
-    """
+    """Runs over the kept lines as runs over the files: split where dropped lines were, found
+    by bisection over the gaps, so a long run with a few dropped lines costs a few steps."""
     out: list[Run] = []
     at_a, at_b = side_a.positions, side_b.positions
     for x, y, length in runs:
@@ -171,13 +146,10 @@ BIT_WORDS_PER_PAIR = 32
 
 
 def _search(a: list[int], b: list[int], limit: int) -> list[Run] | None:
-    """Myers' matched runs for `a` → `b`, or None when the distance exceeds `limit`.
-
-    Small distances go straight to Myers. Past `MYERS_FIRST_D`, the exact LCS length
-    says whether the distance is over `limit` before Myers' quadratic search runs.
-    Myers' result does not depend on its limit once the distance is within it, so
-    every path gives the same runs.
-    """
+    """Myers' matched runs for `a` → `b`, or None when the distance exceeds `limit`. Past
+    `MYERS_FIRST_D` the exact LCS length says whether the distance is over `limit` before
+    Myers' quadratic search runs; Myers' result does not depend on its limit once the
+    distance is within it, so every path gives the same runs."""
     quick = _myers(a, b, min(limit, MYERS_FIRST_D))
     if quick is not None or limit <= MYERS_FIRST_D:
         return quick
@@ -188,13 +160,10 @@ def _search(a: list[int], b: list[int], limit: int) -> list[Run] | None:
 
 
 def _lcs_length(a: list[int], b: list[int]) -> int | None:
-    """Exact LCS length by the cheaper of two methods, or None when both cost too much.
-
-    Hunt–Szymanski costs one bisection per matching pair: cheap for near-unique
-    lines, dear for a blank line that occurs hundreds of times on both sides. The
-    bit-parallel method costs one big-integer step per line of `a`, whatever repeats.
-    Every code of `a` must occur in `b` (the unmatchable lines are gone by now).
-    """
+    """Exact LCS length by the cheaper of two methods, or None when both cost too much:
+    Hunt–Szymanski costs one bisection per matching pair (dear for a line repeated hundreds
+    of times), the bit-parallel method one big-integer step per line of `a`. Every code of
+    `a` must occur in `b`."""
     counts = Counter(b)
     pairs = sum(map(counts.__getitem__, a))
     words = len(a) * (len(b) // 64 + 1)
@@ -220,11 +189,8 @@ def _lcs_pairs(a: list[int], b: list[int]) -> int:
 
 
 def _lcs_bits(a: list[int], b: list[int], counts: Counter[int]) -> int:
-    """Bit-parallel LCS length (Allison–Dix, in Hyyrö's form) on Python integers.
-
-    Bit j of `row` is 0 where the LCS of the part of `a` seen so far and `b[:j+1]`
-    grows by one at j; each line of `a` updates every position with one addition.
-    """
+    """Bit-parallel LCS length (Allison–Dix, in Hyyrö's form) on Python integers: bit j of
+    `row` is 0 where the LCS so far grows by one at `b[j]`."""
     masks = dict(zip(b, map((1).__lshift__, range(len(b))), strict=True))  # last position
     repeated = {code for code, count in counts.items() if count > 1}
     for j in compress(range(len(b)), map(repeated.__contains__, b)):
@@ -238,11 +204,8 @@ def _lcs_bits(a: list[int], b: list[int], counts: Counter[int]) -> int:
 
 
 def _myers(a: list[int], b: list[int], limit: int) -> list[Run] | None:
-    """Myers' forward greedy search; matched runs in order, or None if D > limit.
-
-    `trace[d]` keeps only the diagonals -d..d reached after step d, so memory is
-    O(D^2) rather than O((N+M)·D).
-    """
+    """Myers' forward greedy search; matched runs in order, or None if D > limit. `trace[d]`
+    keeps only the diagonals -d..d, so memory is O(D^2) rather than O((N+M)·D)."""
     n, m = len(a), len(b)
     max_d = min(n + m, limit)
     if max_d < 0:
@@ -268,11 +231,8 @@ def _myers(a: list[int], b: list[int], limit: int) -> list[Run] | None:
 
 
 def _slide(a: Sequence[object], b: Sequence[object], x: int, y: int) -> int:
-    """The end of the run of equal lines from a[x], b[y]: the x where they first differ.
-
-    Compares doubling slices, then halves the last one, so a snake of thousands of
-    equal lines costs a few C-level comparisons instead of a Python loop each.
-    """
+    """The end of the run of equal lines from a[x], b[y]: compares doubling slices, then
+    halves the last, so a long snake costs a few C-level comparisons, not a Python loop."""
     step = 8
     while True:
         width = min(step, len(a) - x, len(b) - y)
@@ -328,17 +288,10 @@ def _group(a: list[str], b: list[str], runs: list[Run]) -> list[Segment]:
     return segments
 
 
-# ---------------------------------------------------------------- previews
-
-
 def preview_diff(old: str, new: str, max_lines: int) -> list[str]:
-    """A compact `-`/`+` preview of an edit for prompts and the `edit_diff` event.
-
-    Only the common prefix and suffix lines are trimmed; everything between is
-    shown as removed then added. `"@@ line K @@"` (K 1-based) leads when anything
-    was trimmed, and past `max_lines` the tail is replaced by one
-    `"… [N more diff lines]"` line.
-    """
+    """A compact `-`/`+` preview of an edit for prompts and the `edit_diff` event: only the
+    common ends are trimmed (`"@@ line K @@"` leads then), and past `max_lines` one
+    `"… [N more diff lines]"` line replaces the tail."""
     a, b = _rust_lines(old), _rust_lines(new)
     if a == b:
         return []
@@ -354,17 +307,9 @@ def preview_diff(old: str, new: str, max_lines: int) -> list[str]:
 
 def _common_ends(a: Sequence[str], b: Sequence[str]) -> tuple[int, int]:
     """Lines equal at the start of both, then at the end of what is left of both."""
-    head = 0
-    while head < len(a) and head < len(b) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while (
-        tail < len(a) - head
-        and tail < len(b) - head
-        and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]
-    ):
-        tail += 1
-    return head, tail
+    head = _slide(a, b, 0, 0)
+    stop = head - 1 if head else None
+    return head, _slide(a[:stop:-1], b[:stop:-1], 0, 0)
 
 
 def diff_region(old: str, new: str, max_lines: int) -> DiffRegion:
@@ -392,12 +337,8 @@ def preview_region(lines: Sequence[str]) -> DiffRegion:
 
 
 def changed_lines(old: str, new: str) -> tuple[int, int]:
-    """(added, removed) lines as `git diff --stat` counts them: over the real line diff.
-
-    The preview trims only the common ends, so two one-line changes twenty lines
-    apart would count as twenty removed and twenty added; the review segments
-    match every unchanged line in between.
-    """
+    """(added, removed) lines as `git diff --stat` counts them, over the real line diff: the
+    preview trims only the common ends, so two changes twenty lines apart would count forty."""
     a, b = _rust_lines(old), _rust_lines(new)
     if not a or not b:
         return len(b), len(a)
@@ -410,11 +351,8 @@ def changed_lines(old: str, new: str) -> tuple[int, int]:
 
 
 def _rust_lines(text: str) -> list[str]:
-    """Split like Rust's `str::lines()`: on "\\n" only, one trailing "\\r" dropped.
-
-    Python's `splitlines` would also break on form feeds and Unicode separators,
-    which would make previews disagree with the file the user sees.
-    """
+    """Split like Rust's `str::lines()`: on "\\n" only, one trailing "\\r" dropped, so previews
+    never break on form feeds or Unicode separators the user's editor does not."""
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()

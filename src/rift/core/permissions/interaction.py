@@ -1,9 +1,7 @@
 """The interaction broker: how the core asks a person something without knowing who.
 
-An `ask` or an `edit_review` becomes an event with a fresh id and a future
-that the front end resolves (serve's `answer` / `edit_decision`, a TUI picker,
-an ACP permission request). Asks and reviews draw ids from one counter that
-starts at 1 and never repeats, so a client can keep a single map. Whatever is
+An `ask` or an `edit_review` becomes an event with a fresh id (one counter for both,
+never repeating, so a client keeps one map) and a future the face resolves. Whatever is
 never answered resolves to None, and every caller treats None as "deny": a
 dropped reply, a closed stdin or a cancelled turn can only ever refuse.
 
@@ -27,8 +25,6 @@ from msgspec import Struct
 from rift.core.permissions.choices import ask_options
 from rift.events import Ask, AskOption, EditReview, EditReviewClosed, Event
 from rift.text.hygiene import visible
-
-__all__ = ["InteractionBroker", "ReviewDecision", "visible"]
 
 
 class ReviewDecision(Struct, frozen=True):
@@ -55,9 +51,6 @@ class InteractionBroker:
         """False in headless runs: nobody can answer, so nothing is ever asked."""
         self.edit_review = False
         """True after a client said it reviews edits itself (hello edit_review:true)."""
-
-    def next_id(self) -> int:
-        return next(self._ids)
 
     async def ask(
         self,
@@ -129,10 +122,8 @@ class InteractionBroker:
         for pending_id in list(self._pending):
             self._drop(pending_id)
 
-    # -------------------------------------------------------------- internals
-
     def _open(self, kind: str) -> tuple[int, asyncio.Future[object]]:
-        pending_id = self.next_id()
+        pending_id = next(self._ids)
         future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
         self._pending[pending_id] = _Pending(kind, future)
         return pending_id, future

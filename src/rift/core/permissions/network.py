@@ -59,7 +59,6 @@ class NetworkChecks:
 
     if TYPE_CHECKING:
         approval: _ApprovalMode
-        project_roots: tuple[object, ...]
 
         def _refused(self, kind: str, answer: str | None = None) -> str: ...
         def _remember(self, rule: str, *, everywhere: bool) -> None: ...
@@ -179,5 +178,3 @@ class NetworkChecks:
             " (link-local addresses such as the metadata service are always refused; for a"
             " local server write its address or localhost in search_url)"
         )
-
-    # -------------------------------------------------------------- internals

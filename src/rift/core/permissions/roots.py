@@ -1,13 +1,11 @@
 """Where write and edit may go without asking: the project and the directories the user added.
 
-Issue 34: `rift -p` in a fresh folder wrote the exercise's stub beside the project,
-in the parent directory, and reported success. The writable roots are the project
-(the directory rift started in, or its git root when it started below one) plus
-what the user adds (`--add-dir`, `/add-dir`, `permissions.additional_directories`
-in the user config; a project file cannot add any). A write or edit whose resolved
-path is outside every root is refused without a person and asked with one, in
-every approval mode; an allow rule that names the path lifts it. bash is not
-bound by this (its text can be computed); the sandbox is its boundary.
+The project is the directory rift started in, or its git root (issue 34: `rift -p` wrote
+beside the project and reported success); the user adds directories (`--add-dir`,
+`/add-dir`, `permissions.additional_directories` in the user config; a project file
+cannot add any). A write outside every root is refused without a person and asked with
+one, in every mode, unless an allow rule names the path. bash is not bound by this (its
+text can be computed); the sandbox is its boundary.
 """
 
 from __future__ import annotations

@@ -61,8 +61,6 @@ NO_VERDICT = Verdict("none")
 _Matcher = Callable[[Rule], bool]
 
 
-# ------------------------------------------------------------------- bash
-
 # fmt: off
 BUILTIN_BASH_DENY: tuple[str, ...] = (
     "sudo", "sudo *", "rm -rf /", "rm -rf /*", "rm -fr /", "rm -fr /*",
@@ -85,9 +83,6 @@ def _bash_match(pattern: str, text: str) -> bool:
     else:
         regex = glob_regex(pattern, path=False)
     return re.fullmatch(regex, text, re.DOTALL) is not None
-
-
-# ------------------------------------------------------------------- urls
 
 
 def url_candidates(url: str) -> list[str]:
@@ -114,8 +109,6 @@ def url_candidates(url: str) -> list[str]:
     return list(dict.fromkeys([*hosts, url, normal]))
 
 
-# ------------------------------------------------------------------ rules
-
 _DEFAULT_CASE_INSENSITIVE = sys.platform in ("win32", "darwin")
 
 
@@ -134,16 +127,9 @@ class Rules:
         guarded: Sequence[Path] | None = None,
     ) -> None:
         """Parse the three lists once; malformed rules become `warnings`, not errors.
-
-        Args:
-            allow, ask, deny: Rule texts, e.g. from `PermissionsConfig`.
-            cwd: The session's working directory (relative paths and candidates).
-            home: Where a leading `~/` in a path rule points.
-            case_insensitive: Path matching ignores case; defaults to the platform's
-                usual filesystem (Windows, macOS).
-            guarded: The credential stores Read-denied before any rule (credentials.py);
-                None means the defaults under `home`, () switches the guard off.
-        """
+        `case_insensitive` defaults to the platform's usual filesystem (Windows, macOS);
+        `guarded` is the credential stores Read-denied before any rule (credentials.py):
+        None means the defaults under `home`, () switches the guard off."""
         self._cwd, self._home = cwd, home
         fold = _DEFAULT_CASE_INSENSITIVE if case_insensitive is None else case_insensitive
         self._flags = re.IGNORECASE if fold else 0

@@ -13,13 +13,10 @@ from rift.core.permissions.rule_paths import canonical
 
 
 def suggest_bash_pattern(command: str) -> str:
-    """The pattern "always allow" offers: `prog sub *` when the second word looks
-    like a subcommand (no leading `-`, none of `/ \\ . =`), else `prog *`.
-
+    """The pattern "always allow" offers: `prog sub *` when the second word looks like a
+    subcommand (no leading `-`, none of `/ \\ . =`), else `prog *`, "" for an empty command.
     Built from the first segment only, with glob characters escaped, so a command
-    like `* x` or `git status;curl x` can never yield a catch-all or dead rule.
-    An empty command gives "" (there is nothing worth allowing).
-    """
+    like `* x` or `git status;curl x` can never yield a catch-all or dead rule."""
     from rift.core.permissions.bash_forms import split_bash_segments  # see verdict_for_bash
 
     segments = split_bash_segments(command)

@@ -1,9 +1,6 @@
 """Loading a session file: parse it strictly, coerce each message to the stored shape,
-pair every tool call with its result, and set a broken file aside instead of failing.
-
-A session file may have been hand-edited, truncated by a crash of an older
-version, or written by another tool; what cannot be read is moved aside with a
-reason (never deleted), so resuming never loses what was there.
+pair every tool call with its result, and move a broken file aside with a reason (never
+deleted), so resuming never loses what was there.
 """
 
 from __future__ import annotations
@@ -34,13 +31,9 @@ class LoadedSession(Struct, dict=True):
 
 
 def load_session(path: Path) -> LoadedSession:
-    """Read a session file leniently; never raises for a bad file.
-
-    Missing or empty files start fresh with a notice. A file that is not a
-    session (bad JSON, wrong shape, unreadable) is renamed to
-    `<name>.corrupt` so the next save cannot destroy it, and starts fresh with
-    a warning naming the backup.
-    """
+    """Read a session file leniently, never raising for a bad file: missing or empty starts
+    fresh with a notice; one that is not a session is renamed `<name>.corrupt` (so the next
+    save cannot destroy it) and starts fresh with a warning naming the backup."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -83,18 +76,10 @@ def move_aside(path: Path, reason: str) -> str:
 
 
 def parse_session(raw: bytes) -> tuple[dict[str, Any], list[Message]]:
-    """A session document and its messages, from standard JSON only.
-
-    Session files are rift's own, but anything may land in the sessions dir, and
-    `--continue` opens the newest file blindly. Non-standard numbers (`NaN`,
-    `Infinity`, `1e999`) and nesting deep enough to exhaust the parser's
-    recursion limit raise ValueError like any other malformed file, so the
-    caller sets the file aside instead of crashing on it now and on every
-    later `--continue`.
-
-    Raises:
-        ValueError: not a session file.
-    """
+    """A session document and its messages, from standard JSON only; ValueError when it
+    is not a session file. Anything may land in the sessions dir and `--continue` opens
+    the newest blindly, so `NaN`, `1e999` and nesting deep enough to exhaust the parser
+    are malformed too: the caller sets the file aside instead of crashing on every run."""
     try:
         data = json.loads(raw, parse_constant=_refuse_constant, parse_float=_finite_float)
         messages = [_coerce_message(m) for m in _messages_field(data)]
@@ -124,11 +109,8 @@ def _messages_field(data: Any) -> list[Any]:
 
 
 def _coerce_message(raw: Any) -> Message:
-    """Validate one stored message; raises ValueError when its shape is wrong.
-
-    Required: an object with a known role. Optional fields of the wrong type
-    are dropped rather than rejected (older writers were loose about them).
-    """
+    """Validate one stored message (ValueError without a known role); optional fields of
+    the wrong type are dropped rather than rejected, as older writers were loose about them."""
     if not isinstance(raw, dict) or raw.get("role") not in _ROLES:
         raise ValueError("a message without a valid role")
     content = raw.get("content")
@@ -168,14 +150,9 @@ def _coerce_call(raw: Any) -> ToolCallDict:
 
 
 def normalize_tool_call_ids(messages: list[Message]) -> list[Message]:
-    """Give every tool call an id and every tool result the id of its call.
-
-    Strict OpenAI-compatible servers reject histories whose ids are missing.
-    Calls without one get `call_{msgIdx}_{i}`; the role=tool results right
-    after the assistant message that lack `tool_call_id` are paired with an
-    unanswered call of the same name, else with the next unanswered call.
-    Returns new message dicts; the input is not modified.
-    """
+    """A copy in which every tool call has an id and every tool result its call's id, since
+    strict OpenAI-compatible servers reject histories without them. A result without one is
+    paired with an unanswered call of the same name, else with the next unanswered call."""
     out: list[Message] = [cast(Message, dict(m)) for m in messages]
     for idx, message in enumerate(out):
         calls = message.get("tool_calls")

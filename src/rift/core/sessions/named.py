@@ -1,8 +1,6 @@
-"""Sessions by name: the file `/save NAME` writes and `--resume NAME` opens (issue 44).
-
-Both sides clean a name the same way, so `--resume "my work"` finds what
-`/save my work` saved as `my-work.json`. Imports only the standard library:
-the CLI resolves `--resume` before the core loads.
+"""Sessions by name: the file `/save NAME` writes and `--resume NAME` opens (issue 44). Both
+clean a name the same way; only the standard library is imported, since the CLI resolves
+`--resume` before the core loads.
 """
 
 from __future__ import annotations
@@ -32,11 +30,8 @@ def saved_names(sessions_dir: Path) -> list[str]:
 def resolve_resume(raw: str, sessions_dir: Path, cwd: Path) -> Path:
     """The session file `--resume raw` means: a path when `raw` holds a `/`; else the
     name `/save` gave, else a session file of that name in `cwd`. A bare name that is
-    neither never becomes a new file in the project folder.
-
-    Raises:
-        LookupError: neither exists; the message is one line listing the saved names.
-    """
+    neither never becomes a new file in the project folder: LookupError, its message
+    one line listing the saved names."""
     path = (cwd / Path(raw).expanduser()).resolve()
     if "/" in raw:  # a path, as the serve protocol passes it: absent starts fresh there
         return path

@@ -1,20 +1,15 @@
 """A stored conversation as the events its live turns emitted, for resumed sessions.
 
-A front end that shows a resumed session (ACP's `session/load`, the TUI)
-renders these exactly as it renders a live turn, so a replayed tool call has
-its arguments, result, diff and plan, not just the final reply text. Each
-person's prompt comes first as a `Prompt` (live turns have no event for it:
-the front end already showed what was typed).
-
-What the messages do not keep is not invented: a replayed `EditDiff` is the
-edit's own `old_string` → `new_string` (its line in the file is unknown), a
-replayed write shows the text it wrote, and no `Done` is replayed, since a
-turn's stats and outcome are not stored.
+A face renders these exactly as a live turn, so a replayed tool call has its arguments,
+result, diff and plan. Each prompt comes first as a `Prompt` (live turns have no event
+for it). What the messages do not keep is not invented: a replayed `EditDiff` is the
+edit's own `old_string` → `new_string`, and no `Done` is replayed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import takewhile
 from typing import Any
 
 from msgspec import Struct
@@ -60,17 +55,10 @@ def replay(messages: list[Message]) -> list[Prompt | Event]:
 
 
 def _results_after(messages: list[Message], n: int) -> list[Message | None]:
-    """The tool results answering message n's calls, one per call (None: never ran).
-
-    A result belongs to the call with its id; results without a matching id
-    (a live session whose model gave no ids) answer the remaining calls in order.
-    """
+    """The tool results answering message n's calls, one per call (None: never ran): by id,
+    then those without a matching id (a model that gave none) in order."""
     calls = messages[n].get("tool_calls", [])
-    following: list[Message] = []
-    for message in messages[n + 1 :]:
-        if message.get("role") != "tool":
-            break
-        following.append(message)
+    following = list(takewhile(lambda m: m.get("role") == "tool", messages[n + 1 :]))
     by_id = {m.get("tool_call_id"): m for m in following if m.get("tool_call_id")}
     paired: list[Message | None] = [
         by_id.pop(c.get("id"), None) if c.get("id") else None for c in calls

@@ -1,11 +1,8 @@
 """What a resumed session tells the model about the files it already worked on.
 
-Why: a resumed conversation keeps its messages, but a small local model re-reads
-every file it is unsure about, and a compacted history may no longer show which
-files were touched. One short line in front of the first prompt after a resume
-names the files the session read and changed, so the model reads again only what
-it needs, and knows the changed files may differ from what the history shows
-(the user may have edited them since).
+A small model re-reads every file it is unsure of, and a compacted history may no longer
+show which files were touched: one line before the first prompt after a resume names
+them, and warns that the changed ones may differ from what the history shows.
 """
 
 from __future__ import annotations

@@ -1,17 +1,16 @@
 """`/share`: a conversation as one self-contained HTML file, to read or send.
 
-Built from `replay`, the same events a resumed session shows, so the transcript says
-what the live turns said: prompts, replies, tool calls with their results, diffs and
-plans. Tool calls, their output, thinking and diffs are folded (`<details>`), so the
-page reads as the conversation and opens to the detail on a click. No scripts, no
-external styles or fonts: the file is the whole page, and every text is escaped, since
-a transcript carries whatever a repository or a model put into it.
+Built from `replay`, so the transcript says what the live turns said; tool calls, their
+output, thinking and diffs are folded (`<details>`). No scripts, no external styles or
+fonts, and every text is escaped, since a transcript carries whatever a repository or a
+model put into it.
 """
 
 from __future__ import annotations
 
 import html
 import json
+from itertools import groupby
 from pathlib import Path
 
 from rift.core.sessions.replay import Prompt, replay
@@ -77,17 +76,12 @@ def _render(item: Prompt | Event) -> str:
 def transcript_html(messages: list[Message], *, title: str, meta: str = "") -> str:
     """The conversation as a complete HTML document."""
     parts: list[str] = []
-    reply: list[str] = []
-    for item in replay(messages):
-        if isinstance(item, Content):
-            reply.append(item.text)
-            continue
-        if reply:
-            parts.append(f'<div class="reply">{_esc("".join(reply))}</div>')
-            reply = []
-        parts.append(_render(item))
-    if reply:
-        parts.append(f'<div class="reply">{_esc("".join(reply))}</div>')
+    for said, items in groupby(replay(messages), key=lambda item: isinstance(item, Content)):
+        if said:
+            reply = "".join(item.text for item in items if isinstance(item, Content))
+            parts.append(f'<div class="reply">{_esc(reply)}</div>')
+        else:
+            parts += map(_render, items)
     body = "\n".join(p for p in parts if p)
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -98,10 +92,8 @@ def transcript_html(messages: list[Message], *, title: str, meta: str = "") -> s
 
 
 def share(messages: list[Message], target: Path, *, title: str, meta: str = "") -> Path:
-    """Write the transcript to `target` atomically; the path written.
-
-    Refuses to replace anything but a regular file (a symlink planted where the
-    transcript goes must not redirect the write)."""
+    """Write the transcript to `target` atomically; never over anything but a regular file
+    (a symlink planted there must not redirect the write)."""
     if target.is_symlink() or (target.exists() and not target.is_file()):
         raise OSError(f"{target} exists and is not a regular file")
     atomic_write(target, transcript_html(messages, title=title, meta=meta))

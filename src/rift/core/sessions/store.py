@@ -1,15 +1,10 @@
 """Session files: reserve, save, list (loading: loading.py).
 
-A session is one pretty-printed JSON file `{model, saved_at, cwd, messages}`
-in the sessions directory. Everything here is lenient on the way in (a
-missing, empty or corrupt file resumes fresh instead of crashing — the v0.9.3
-`/restart` bug) and strict on the way out (every write goes through
-`atomic_write`, so a crash leaves the old file or the new one, never half).
-
-This module also owns the markers the turn loop writes into user messages
-(`INTERRUPT_NOTE`, `COMPACTED_PREFIX`) and the one predicate deciding which
-user messages are real prompts, so titles, turn counts, the resumed
-transcript, save trimming and compaction all agree on what "a turn" is.
+A session is one JSON file `{model, saved_at, cwd, messages}`. Lenient on the way in (a
+missing, empty or corrupt file resumes fresh instead of crashing) and strict on the way
+out (every write is atomic). This module also owns the markers rift writes into user
+messages and the one predicate deciding which user messages are real prompts, so titles,
+turn counts, the resumed transcript, trimming and compaction agree on what "a turn" is.
 """
 
 from __future__ import annotations
@@ -18,33 +13,14 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
+from itertools import islice
 from pathlib import Path
 from typing import Any, cast
 
-from rift.core.sessions.loading import (
-    LoadedSession,
-    load_session,
-    move_aside,
-    normalize_tool_call_ids,
-    parse_session,
-)
+from rift.core.sessions.loading import move_aside, parse_session
 from rift.events import HistoryMessage, SessionItem
 from rift.fs.paths import atomic_write
 from rift.models.base import Message
-
-__all__ = [
-    "COMPACTED_PREFIX",
-    "INTERRUPT_NOTE",
-    "LoadedSession",
-    "SessionStore",
-    "history_for",
-    "load_session",
-    "normalize_tool_call_ids",
-    "prompt_text",
-    "save_session",
-    "turn_starts",
-    "user_turn_count",
-]
 
 INTERRUPT_NOTE = (
     "[system] The previous turn was cancelled by the user and deliberately abandoned;"
@@ -65,15 +41,9 @@ TITLE_CHARS = 100
 LIST_LIMIT = 200
 
 
-# ------------------------------------------------------------ what a turn is
-
-
 def prompt_text(message: Message) -> str | None:
-    """The person's prompt in a user message, or None when rift wrote the message.
-
-    The interrupt note is stripped first, so the prompt after a cancel still
-    counts; nudges, resume notes and compaction summaries do not.
-    """
+    """The person's prompt in a user message (the interrupt note stripped, so the prompt
+    after a cancel counts), or None when rift wrote the message."""
     if message.get("role") != "user":
         return None
     text = message.get("content", "")
@@ -97,11 +67,8 @@ def user_turn_count(messages: list[Message]) -> int:
 
 
 def history_for(messages: list[Message]) -> list[HistoryMessage]:
-    """The exchanges a resumed session shows: prompts and final assistant replies.
-
-    Tool traffic, system messages, assistant messages that only call tools and
-    rift's own notes are left out; the interrupt note is stripped.
-    """
+    """The exchanges a resumed session shows: prompts and final assistant replies, without
+    tool traffic or rift's own notes."""
     out: list[HistoryMessage] = []
     for message in messages:
         role = message.get("role")
@@ -116,9 +83,6 @@ def history_for(messages: list[Message]) -> list[HistoryMessage]:
     return out
 
 
-# ------------------------------------------------------------------- store
-
-
 class SessionStore:
     """The sessions directory: new names, the newest file, the picker list."""
 
@@ -130,11 +94,8 @@ class SessionStore:
         """One warning per malformed file `newest` renamed out of the way, for the front end."""
 
     def reserve(self) -> Path:
-        """Create a new, empty session file and return its path.
-
-        Create-new (O_EXCL) semantics make the name ours even when two rift
-        processes start in the same second (the v0.9.x session race).
-        """
+        """A new, empty session file, created exclusively (O_EXCL): the name is ours even when
+        two rift processes start in the same second."""
         private_dir(self.sessions_dir)
         secs = int(time.time())
         n = 0
@@ -167,14 +128,10 @@ class SessionStore:
         return found
 
     def newest(self, cwd: Path | None = None) -> Path | None:
-        """The session `--continue` resumes: the newest one with a user message that was
-        saved in `cwd` (any project when None); zero-byte files skipped.
-
-        Another project's conversation, or an open-and-quit, must never be resumed here.
-        A file met on the way that is not a session (bad JSON, `NaN`, nesting
-        too deep to parse) is set aside as `<name>.corrupt` with a warning in
-        `set_aside`, so it costs one warning once rather than one on every run.
-        """
+        """The session `--continue` resumes: the newest with a user message saved in `cwd` (any
+        project when None), so another project's conversation or an open-and-quit is never
+        resumed. A malformed file met on the way is set aside as `<name>.corrupt` with a warning
+        in `set_aside`: one warning once rather than one on every run."""
         want = _real(str(cwd)) if cwd is not None else None
         for item in self._items(set_aside=True):
             if item.turns > 0 and (want is None or _real(item.cwd) == want):
@@ -182,24 +139,13 @@ class SessionStore:
         return None
 
     def list_items(self, limit: int = LIST_LIMIT) -> list[SessionItem]:
-        """Saved sessions for a picker, newest first; unreadable files are skipped.
-
-        Files are parsed only until `limit` items are found, and a parsed item
-        is reused while the file's mtime and size are unchanged.
-        """
-        items: list[SessionItem] = []
-        for item in self._items():
-            if len(items) >= limit:
-                break
-            items.append(item)
-        return items
+        """Saved sessions for a picker, newest first, parsed only until `limit` are found;
+        unreadable files are skipped."""
+        return list(islice(self._items(), limit))
 
     def _items(self, *, set_aside: bool = False) -> Iterator[SessionItem]:
-        """Parsed sessions, newest first, each file parsed once per (mtime, size).
-
-        Unreadable files are skipped; with `set_aside` (never for the read-only
-        listing) a malformed one is also renamed out of the way, with a warning.
-        """
+        """Parsed sessions, newest first, each file parsed once per (mtime, size); with
+        `set_aside` (never for the read-only listing) a malformed one is renamed out of the way."""
         for path, st in self._non_empty():
             cached = self._cache.get(path)
             if cached is not None and cached[:2] == (st.st_mtime_ns, st.st_size):
@@ -227,17 +173,15 @@ def _read_item(path: Path, st: os.stat_result) -> SessionItem:
     data, messages = parse_session(path.read_bytes())
     starts = [text for m in messages if (text := prompt_text(m)) is not None]
     title = starts[0].strip().splitlines()[0][:TITLE_CHARS] if starts else "(empty session)"
-    raw_saved = data.get("saved_at")
-    if isinstance(raw_saved, int | float) and not isinstance(raw_saved, bool):
-        saved_at = int(raw_saved)  # finite: parse_session refuses NaN and infinities
-    else:
-        saved_at = int(st.st_mtime)
-    if not 0 <= saved_at < 1 << 53:  # what a JSON client can hold exactly
-        saved_at = int(st.st_mtime)
+    saved_at = data.get("saved_at")  # finite: parse_session refuses NaN and infinities
+    if not isinstance(saved_at, int | float) or isinstance(saved_at, bool):
+        saved_at = st.st_mtime
+    if not 0 <= int(saved_at) < 1 << 53:  # what a JSON client can hold exactly
+        saved_at = st.st_mtime
     return SessionItem(
         path=str(path),
         title=title,
-        saved_at=saved_at,
+        saved_at=int(saved_at),
         cwd=_str_or(data.get("cwd"), ""),
         model=_str_or(data.get("model"), ""),
         turns=len(starts),
@@ -248,9 +192,6 @@ def _str_or(value: Any, default: str) -> str:
     return value if isinstance(value, str) else default
 
 
-# ----------------------------------------------------------------- saving
-
-
 def save_session(
     path: Path,
     *,
@@ -259,13 +200,9 @@ def save_session(
     messages: list[Message],
     max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> None:
-    """Write the session atomically, trimmed to `max_bytes` when it is larger.
-
-    Trimming keeps the leading system messages and the last turn and drops
-    whole turns from the front, so a cut always lands on a user prompt and a
-    tool call is never separated from its result. Only the file is trimmed;
-    the caller's live context is untouched. Raises OSError when the write fails.
-    """
+    """Write the session atomically (OSError when the write fails), trimmed to `max_bytes` by
+    dropping whole turns from the front, so a cut lands on a prompt and never separates a
+    tool call from its result. Only the file is trimmed, never the live context."""
     saved_at = int(time.time())
     clean = [_compact_message(m) for m in messages]
 

@@ -1,8 +1,5 @@
 """`--trace FILE`: one JSON line per turn, for comparing models and prompts offline.
-
-The record keeps one stable shape so traces from different runs compare. A
-trace is appended, never rewritten, so a crash can cost at most the line being
-written; failing to write it is a warning, never a failed turn.
+Appended, never rewritten, in one stable shape; failing to write is a warning only.
 """
 
 from __future__ import annotations
