@@ -14,7 +14,7 @@ import os
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Literal, Protocol, get_args
+from typing import Any, Literal, Protocol
 
 from msgspec import Struct, field
 
@@ -152,7 +152,6 @@ ToolRun = Callable[[dict[str, Any], ToolContext], Awaitable[ToolOutput]]
 ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
 """What a call does, in the Agent Client Protocol's words (ACP maps it 1:1): an editor
 picks an icon by it, and a face may group calls by it."""
-TOOL_KINDS: tuple[ToolKind, ...] = get_args(ToolKind)
 
 Summarize = Callable[[dict[str, Any]], str]
 """A call's arguments → a few words about it. Never raises: the model may send
@@ -262,13 +261,6 @@ def first_text(args: dict[str, Any]) -> str:
     return json.dumps(args, ensure_ascii=False) if args else ""
 
 
-def require_str(args: dict[str, Any], key: str) -> str:
-    value = args.get(key)
-    if not isinstance(value, str):
-        raise ToolError(f"missing required string parameter '{key}'")
-    return value
-
-
 def optional_int(args: dict[str, Any], key: str, default: int | None = None) -> int | None:
     """Numeric arguments also accept numeric strings (small models send "10")."""
     value = args.get(key)
@@ -317,16 +309,6 @@ def middle_truncate(text: str, limit: int) -> str:
     head = raw[:half].decode("utf-8", "ignore")
     tail = raw[-half:].decode("utf-8", "ignore")
     return f"{head}\n... [output truncated: {limit} of {len(raw)} bytes shown] ...\n{tail}"
-
-
-def optional_str(args: dict[str, Any], key: str, default: str) -> str:
-    """An optional string argument; null or empty falls back to `default`."""
-    value = args.get(key)
-    if value is None or value == "":
-        return default
-    if not isinstance(value, str):
-        raise ToolError(f"parameter '{key}' must be a string")
-    return value
 
 
 # ------------------------------------------------------------- file helpers

@@ -173,12 +173,10 @@ def kept_anchor(content: str, old: str, new: str) -> tuple[str, str] | None:
     the new file text and the new_string that gives it, or None when that reading
     does not apply.
 
-    Seen on the tiny tier: asked to add a function, a small model "inserts" it by
-    replacing the next `def` line with the new code, dropping the line it anchored on,
-    so the old function's body would sit dead under the new one. Only tried when that
-    literal edit is refused (`refusal`), for a whole-line old_string that the new text
-    does not contain; a new top-level `def` or `class` gets the two blank lines around
-    it. The caller keeps the reading only when it passes every check itself.
+    A small model "inserts" a function by replacing the next `def` line with it, which
+    would leave the old body dead. Only tried when that literal edit is refused, for a
+    whole-line old_string the new text does not contain; the caller keeps the reading
+    only when it passes every check itself.
     """
     at = content.find(old)
     if at < 0 or old in new or not new.strip():

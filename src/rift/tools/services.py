@@ -88,7 +88,7 @@ class EditRules(Struct, frozen=True):
     write, no dropped definition, no dead code, debris stripped (tools/guard.py)."""
     rewrite_lines: int = 20
     """Under `strict`, an existing file of at most this many lines may be written whole
-    (the whole-file format's limit; 20 is tools/guard.py's TINY_FILE_LINES)."""
+    (the whole-file format's limit: longer rewrites are where small models did damage)."""
 
 
 class ToolServices(Struct, dict=True):
