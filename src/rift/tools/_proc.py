@@ -124,16 +124,11 @@ def new_token() -> str:
     return _descendants.new_token()
 
 
-def kill_group(proc: asyncio.subprocess.Process) -> None:
-    """SIGKILL the process group `proc` leads; a group already gone is fine."""
+def kill_tree(proc: asyncio.subprocess.Process, token: str) -> None:
+    """SIGKILL the group `proc` leads (one already gone is fine) and every process
+    carrying its token, wherever it went (`setsid`, `nohup`, re-parented orphans)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
-
-
-def kill_tree(proc: asyncio.subprocess.Process, token: str) -> None:
-    """SIGKILL the group `proc` leads and every process carrying its token, wherever
-    it went (`setsid`, `nohup`, re-parented orphans)."""
-    kill_group(proc)
     _descendants.kill_marked(token)
 
 

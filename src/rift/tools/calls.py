@@ -14,7 +14,7 @@ from typing import Any
 from msgspec import Struct
 
 from rift.tools import tool as registered_tool
-from rift.tools.base import Tool, ToolKind, first_text
+from rift.tools.base import ToolKind, first_text
 
 __all__ = ["CallDescription", "describe_call"]
 
@@ -33,18 +33,12 @@ class CallDescription(Struct, frozen=True):
     """A short sentence for a face that shows no tool name ("Read notes.txt")."""
 
 
-def _declared(name: str) -> Tool | None:
-    """The tool rift defines as `name` (only its module is imported), or None."""
-    try:
-        return registered_tool(name)
-    except KeyError:
-        return None
-
-
 def describe_call(tool: str, args: dict[str, Any]) -> CallDescription:
-    """The declared description of a call of `tool` with `args` (the model's arguments)."""
-    declared = _declared(tool)
-    if declared is None:
+    """The declared description of a call of `tool` with `args` (the model's arguments);
+    only the declaring tool's module is imported."""
+    try:
+        declared = registered_tool(tool)
+    except KeyError:
         return CallDescription("other", False, _one_line(first_text(args)), tool)
     title = declared.title(args) if declared.title is not None else tool
     return CallDescription(

@@ -45,19 +45,11 @@ def parse_tasks(args: dict[str, Any]) -> list[ChildTask]:
         raise ToolError(f"at most {MAX_TASKS} sub-agent tasks per call (got {len(raw)})")
     tasks = []
     for item in raw:
-        if (
-            not isinstance(item, dict)
-            or not isinstance(item.get("prompt"), str)
-            or not item["prompt"].strip()
-        ):
+        fields = item if isinstance(item, dict) else {}
+        given = {key: value for key, value in fields.items() if isinstance(value, str)}
+        if not given.get("prompt", "").strip():
             raise ToolError("each sub-agent task needs a non-empty 'prompt'")
-        desc = item.get("description")
-        tasks.append(
-            ChildTask(
-                description=desc if isinstance(desc, str) and desc.strip() else "delegated task",
-                prompt=item["prompt"],
-                model=item.get("model") if isinstance(item.get("model"), str) else None,
-                agent=item.get("agent") if isinstance(item.get("agent"), str) else None,
-            )
-        )
+        description = given.get("description", "").strip() and given["description"]
+        model, agent = given.get("model"), given.get("agent")
+        tasks.append(ChildTask(description or "delegated task", given["prompt"], model, agent))
     return tasks
