@@ -58,22 +58,30 @@ def template_tokens(new: str, old: str = "") -> list[str]:
     return [token for token in found if token not in old]
 
 
-def _number_prefix(line: str) -> int:
-    """The length of the read tool's `    12\\t` prefix (padded to its width) on `line`; 0: none."""
-    match = _NUMBERED().match(line)
-    padded = match and len(match.group(1)) + len(match.group(2)) >= _READ_WIDTH
-    return match.end() if match and padded else 0
+def _numbered_lines(text: str) -> int:
+    """Lines that carry the read tool's `    12\\t` prefix (padded to its width)."""
+    count = 0
+    for line in text.split("\n"):
+        match = _NUMBERED().match(line)
+        if match and len(match.group(1)) + len(match.group(2)) >= _READ_WIDTH:
+            count += 1
+    return count
 
 
 def has_line_numbers(text: str) -> bool:
     """Most non-blank lines start with the read tool's line-number prefix."""
     lines = [line for line in text.split("\n") if line.strip()]
-    return bool(lines) and sum(1 for line in lines if _number_prefix(line)) * 2 >= len(lines)
+    return bool(lines) and _numbered_lines(text) * 2 >= len(lines)
 
 
 def strip_line_numbers(text: str) -> str:
     """`text` without the read tool's prefixes (only lines that carry one are changed)."""
-    return "\n".join(line[_number_prefix(line) :] for line in text.split("\n"))
+    out = []
+    for line in text.split("\n"):
+        match = _NUMBERED().match(line)
+        padded = match and len(match.group(1)) + len(match.group(2)) >= _READ_WIDTH
+        out.append(line[match.end() :] if match and padded else line)
+    return "\n".join(out)
 
 
 def proves_debris(path: Path | None) -> bool:

@@ -197,6 +197,7 @@ def choose_sandbox(
         fallback_box = replace(sandbox, user_namespace=False)
         if not _probe(tuple(fallback_box.argv(sandbox.project))):
             return fallback_box, None
+    if problem:
         return None, (
             f"permissions.sandbox is 'bwrap' but bubblewrap cannot create its namespaces here"
             f" ({problem}); {fallback}"
