@@ -1,14 +1,9 @@
 """Symbol outlines of source files: classes, functions and methods with their line numbers.
 
-A small model with a small window cannot afford to read a 3000-line file to
-find one method; the outline (signatures only) costs a few hundred tokens and
-tells it which range to read. Shared by `outline`, `repo_map` and `read`'s
-hint for big files.
-
-Parsing uses tree-sitter with the official grammar packages (the `outline`
-extra), which recover from syntax errors, so a half-edited file still
-outlines. Without them Python files fall back to the standard `ast` module
-(which needs valid syntax); other languages have no outline then.
+A small window cannot afford a 3000-line file to find one method; its outline costs
+a few hundred tokens and tells which range to read (`outline`, `repo_map`, `read`).
+tree-sitter (the `outline` extra) recovers from syntax errors, so a half-edited file
+still outlines; without it Python falls back to `ast` and other languages get none.
 """
 
 from __future__ import annotations
@@ -38,7 +33,6 @@ EXTENSIONS: dict[str, str] = {
     ".go": "go",
     ".rs": "rust",
 }
-"""The file types outline supports (the original's set plus module variants)."""
 
 # Grammar package and the function returning its language pointer.
 _GRAMMARS: dict[str, tuple[str, str]] = {

@@ -1,12 +1,10 @@
 """Shell commands in their own process group, so a kill takes the whole tree.
 
-`sh -c` forks children (pipelines, `&` jobs, dev servers) that outlive a
-plain `proc.kill()` and keep the output pipes open. Every command rift runs
-for the model — bash, background tasks, post-edit hooks — therefore starts a
-new session (pgid == pid) and is stopped with `killpg(SIGKILL)`. Children that
-leave the group (`setsid`, `nohup ... &`) are found again by the token each
-command carries in its environment (tools/_descendants.py): `kill_tree` takes
-them too, and at exit nothing any command started is left.
+`sh -c` forks children (pipelines, `&` jobs, dev servers) that outlive a plain
+`proc.kill()` and keep the output pipes open, so every command rift runs for the
+model starts a new session and is stopped with `killpg(SIGKILL)`. Children that
+leave the group are found again by the token each command carries in its
+environment (tools/_descendants.py).
 """
 
 from __future__ import annotations
@@ -168,15 +166,9 @@ async def run_shell(
     env: dict[str, str] | None = None,
     stdin_data: bytes | None = None,
 ) -> ShellResult:
-    """Run a command to completion or to `timeout`, whichever comes first.
-
-    On timeout or cancellation the whole process tree is killed and reaped;
-    cancellation is re-raised. Output read before a timeout is kept.
-    `stdin_data`, when given, is written to the command's stdin (then closed);
-    otherwise stdin is /dev/null.
-
-    Raises:
-        OSError: the shell could not be started (bad cwd, no `sh`).
+    """Run a command to completion or to `timeout`, whichever comes first; on timeout or
+    cancellation the whole process tree is killed and reaped (output read is kept).
+    `stdin_data` is written to its stdin, else /dev/null. OSError: `sh` did not start.
     """
     token = new_token()
     if stdin_data is None:

@@ -200,12 +200,9 @@ def from_args(
     summary: Summarize | None = None,
     **declared: Any,
 ) -> Tool:
-    """The built-in tool whose `run` this is, made from the `Args` struct `run` takes (its
-    first parameter's annotation): the schema made from the struct, and `run` behind the
-    check (`takes`). It is named by its module (rift.tools.read: `read`), as the registry
-    (tools/__init__.py) finds it; a call is summed up by the struct's first field (read:
-    its path, bash: its command) unless `summary` says otherwise; `declared` is the rest
-    of the `Tool` (description, kind, title, ...)."""
+    """The built-in tool whose `run` this is: named by its module (rift.tools.read: `read`),
+    its schema made from the `Args` struct `run` takes and `run` behind the check; a call
+    is summed up by the struct's first field unless `summary` says otherwise."""
     cls = _args_of(run)
     return Tool(
         name=run.__module__.rpartition(".")[2],

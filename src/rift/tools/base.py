@@ -1,10 +1,9 @@
 """The tool contract: a JSON schema, a description, and `async run(args, ctx)`.
 
-Tools never print and never import a front end. They reach the permission
-gate, the undo journal and the filesystem only through `ToolContext`, and
-they report what happened in a `ToolOutput`; the turn loop turns that into
-events. A tool that cannot do its job raises `ToolError` (or returns
-`ToolOutput(ok=False, ...)`): the model reads the message and carries on.
+Tools never print and never import a front end: they reach the gate, the undo
+journal and the filesystem only through `ToolContext` and report in a `ToolOutput`.
+A tool that cannot do its job raises `ToolError` (or returns `ok=False`): the
+model reads the message and carries on.
 """
 
 from __future__ import annotations
@@ -159,12 +158,8 @@ any JSON (a number for a path, a missing key, `{"raw": text}`)."""
 
 
 class Tool(Struct, frozen=True):
-    """One tool as the model sees it and as the turn loop runs it.
-
-    Besides its schema and `run`, a tool declares how a call of it reads on a screen
-    (`kind`, `asks`, `summary`, `title`), so no face keeps a table of tool names:
-    `rift.tools.calls.describe_call` reads these for every face.
-    """
+    """One tool as the model sees it and as the turn loop runs it; it also declares how
+    a call reads on a screen (`kind`, `asks`, `summary`, `title`: tools/calls.py)."""
 
     name: str
     description: str
@@ -183,9 +178,8 @@ class Tool(Struct, frozen=True):
     mutating: bool = False
     """write/edit/bash/agent: a success counts as "changed the project" for the apply nudge."""
     plan_safe: bool = True
-    """Whether plan mode may run it. Built-in tools are (their writes and commands meet
-    plan mode in the gate); a plugin command or an MCP tool that its server does not
-    declare read-only is not, since rift cannot see what it changes."""
+    """Whether plan mode may run it: built-in tools are (the gate meets their writes and
+    commands); a plugin or MCP tool not declared read-only is not."""
 
     def schema(self, lean: bool = False) -> dict[str, Any]:
         """The OpenAI-style function definition sent to the model."""
@@ -203,9 +197,8 @@ class Tool(Struct, frozen=True):
 
 
 def _without_descriptions(schema: Any) -> Any:
-    """A JSON schema minus its `description` texts, at every depth (the lean schema's point:
-    parameter descriptions are most of a tool definition's tokens). A *property* that
-    happens to be named "description" is kept: only keywords go."""
+    """A JSON schema minus its `description` texts, at every depth (most of a definition's
+    tokens); a *property* named "description" is kept: only keywords go."""
     if isinstance(schema, list):
         return [_without_descriptions(item) for item in schema]
     if not isinstance(schema, dict):
@@ -338,11 +331,9 @@ _HINT_SKIP_DIRS = frozenset({".git", "node_modules", "target", "__pycache__", ".
 
 
 def not_found_message(cwd: Path, raw: str, gate: Gate | None = None) -> str:
-    """The ENOENT error: a bounded walk under the cwd suggests up to 5 likely paths.
-
-    Models often guess a path one directory off or with the wrong extension;
-    naming the real file saves a round of ls/glob calls. Paths the gate's Read
-    rules deny are never suggested (a hint must not reveal what exists there).
+    """The ENOENT error: a bounded walk under the cwd suggests up to 5 likely paths (models
+    guess one directory off or the wrong extension). Paths the Read rules deny are never
+    suggested: a hint must not reveal what exists there.
     """
     wanted = Path(raw).name
     if not wanted:

@@ -1,10 +1,8 @@
 """edit: replace an exact snippet of a file.
 
-Exact matching keeps edits honest, but small models often get whitespace or
-line endings slightly wrong. Line endings are reconciled silently (an LF
-snippet matches a CRLF file and the file keeps its convention); for anything
-else a failed match explains itself — same text with other whitespace, or the
-closest line — so the next attempt can succeed without a blind re-read.
+Exact matching keeps edits honest, but small models get whitespace or line endings
+slightly wrong. Line endings are reconciled silently; otherwise a failed match
+explains itself (same text with other whitespace, or the closest line).
 
 Those hints quote the file, so an edit first passes the Read rules: on a
 Read-denied file it would otherwise be a content oracle ("Closest match is

@@ -1,13 +1,9 @@
 """repo_map: the project's most important source files with their top symbols.
 
-A first look at an unknown repository costs a small model dozens of ls/read
-calls; one map of the files everything else imports, with their outlines,
-replaces most of them. Ranking follows the original: how many other files
-import a file (by its lower-case stem) first, newest first on ties.
-
-Outlines are cached per repository root, keyed by each file's mtime and size,
-in memory and in the data dir, so a second map of a big repository parses only
-what changed.
+One map of the files everything else imports, with their outlines, replaces the
+dozens of ls/read calls of a first look. Ranked by how many files import a file (by
+its lower-case stem), newest first on ties; outlines are cached per root, keyed by
+mtime and size, in memory and in the data dir.
 """
 
 from __future__ import annotations

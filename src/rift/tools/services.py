@@ -1,11 +1,8 @@
 """The services the core may lend a tool, as one typed record on its context.
 
 A tool names what it needs from the session here, as a protocol, never the core
-class that provides it, so tools stay below the core (tests/test_import_graph.py):
-the core's task registry, sub-agent runner, interaction broker and LSP service,
-and ACP's editor files and terminal, satisfy these structurally. A field left
-None means "not here" (a sub-agent has no `subagents`; headless has no `asker`
-attached), and each tool says so to the model in words.
+class that provides it, so tools stay below the core (tests/test_import_graph.py).
+A field left None means "not here", and each tool says so to the model in words.
 """
 
 from __future__ import annotations
