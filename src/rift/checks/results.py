@@ -1,10 +1,9 @@
 """What a test run said: how many passed and failed, which failed, and the part worth
 reading again.
 
-A small model's context holds a few thousand tokens; a pytest run of a stub with
-twenty failing tests prints far more. The feedback keeps the summary line, the
-names of the failing tests and the first failures' own sections, cut to a budget,
-so the model reads what failed and why rather than twenty copies of a traceback.
+A small model's context holds a few thousand tokens, far less than twenty failing
+tests print, so the feedback keeps the summary, the failing tests' names and the
+first failures' own sections, cut to a budget.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import importlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -234,21 +234,16 @@ def _python_ast(text: str) -> list[Symbol] | None:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    out: list[Symbol] = []
-    lines = text.splitlines()
-    _ast_walk(tree.body, 0, lines, out.append)
-    return out
+    return list(_ast_walk(tree.body, 0, text.splitlines()))
 
 
-def _ast_walk(
-    body: list[ast.stmt], depth: int, lines: list[str], add: Callable[[Symbol], None]
-) -> None:
+def _ast_walk(body: list[ast.stmt], depth: int, lines: list[str]) -> Iterator[Symbol]:
     for node in body:
         if not isinstance(node, _Def):
             continue
         first = node.lineno  # the `def`/`class` line itself (decorators sit above)
         end_of_header = node.body[0].lineno - 1 if node.body else first
         header = " ".join(lines[first - 1 : max(first, end_of_header)])
-        add(Symbol(first, depth, _squash(header.split("#", 1)[0])))
+        yield Symbol(first, depth, _squash(header.split("#", 1)[0]))
         if isinstance(node, ast.ClassDef):
-            _ast_walk(node.body, depth + 1, lines, add)
+            yield from _ast_walk(node.body, depth + 1, lines)

@@ -65,7 +65,7 @@ class Gate(Protocol):
         ...
 
     def check_read(self, path: Path) -> str | None:
-        """Deny message when a deny rule covers reading `path`, else None."""
+        """The deny message when a deny rule covers reading `path`."""
         ...
 
     def check_opened(self, path: Path, info: os.stat_result) -> str | None:
@@ -86,16 +86,14 @@ class Gate(Protocol):
     async def authorize_fetch(
         self, url: str, private_address: str | None, *, approved: bool = False
     ) -> str | None:
-        """None when `url` may be fetched, else the refusal message; a private address
-        (loopback, LAN, link-local) the host resolved to needs an explicit allow rule.
-        `approved`: a redirect hop to a host the user allowed for this call (no new ask)."""
+        """None when `url` may be fetched, else the refusal; a `private_address` the host
+        resolved to needs an allow rule. `approved`: a redirect to a host allowed this call."""
         ...
 
     async def authorize_search(
         self, query: str, url: str, private_address: str | None, *, approved: bool = False
     ) -> str | None:
-        """None when web_search may send `query` to `url`, else the refusal (rules, an ask,
-        and the private-address check once the host resolved; see the gate)."""
+        """None when web_search may send `query` to `url`, else the refusal (as for fetch)."""
         ...
 
 

@@ -12,6 +12,7 @@ line 2: SECRET_TOKEN=…", or a yes/no per guess).
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from pathlib import Path
 
@@ -49,11 +50,7 @@ def _whitespace_match_line(content: str, old: str) -> int | None:
     at = squashed.find(needle)
     if at < 0:
         return None
-    starts: list[int] = []
-    total = 0
-    for m in tokens:
-        starts.append(total)
-        total += len(m.group())
+    starts = list(itertools.accumulate((len(m.group()) for m in tokens), initial=0))
     token = tokens[bisect.bisect_right(starts, at) - 1]
     return content.count("\n", 0, token.start()) + 1
 

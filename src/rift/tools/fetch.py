@@ -182,8 +182,7 @@ async def _run(args: FetchArgs, ctx: ToolContext) -> ToolOutput:
     from rift.net._httpx import httpx
 
     url = args.url.strip()
-    cap = args.max_bytes or DEFAULT_MAX_BYTES
-    cap = max(1_000, min(cap, MAX_MAX_BYTES))
+    cap = max(1_000, min(args.max_bytes or DEFAULT_MAX_BYTES, MAX_MAX_BYTES))
     _check_url(url)
     headers = {"User-Agent": f"rift/{__version__}"}
     try:

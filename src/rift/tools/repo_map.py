@@ -192,8 +192,7 @@ class RepoMapArgs(Args, frozen=True, kw_only=True):
 
 async def _run(args: RepoMapArgs, ctx: ToolContext) -> ToolOutput:
     raw = args.path
-    wanted = args.max_files or DEFAULT_FILES
-    wanted = max(1, min(wanted, MAX_FILES))
+    wanted = max(1, min(args.max_files or DEFAULT_FILES, MAX_FILES))
     root = ctx.readable(ctx.resolve(raw).resolve())
     if not root.is_dir():
         raise ToolError(f"{raw} is not a directory; repo_map maps a directory (try outline)")
@@ -207,7 +206,6 @@ async def _run(args: RepoMapArgs, ctx: ToolContext) -> ToolOutput:
         return ToolOutput(ok=True, text=f"no supported source files under {raw}")
     parts: list[str] = []
     size = 0
-    shown = 0
     outlined = [(info, degree) for info, degree in rank(infos) if info.symbols]
     for info, _degree in outlined[:wanted]:  # an empty __init__.py says nothing
         section = _section(info)
@@ -215,9 +213,8 @@ async def _run(args: RepoMapArgs, ctx: ToolContext) -> ToolOutput:
         if size > OUTPUT_CAP and parts:
             break
         parts.append(section)
-        shown += 1
     footer = (
-        f"({shown} of {len(infos)} source files shown, most imported first;"
+        f"({len(parts)} of {len(infos)} source files shown, most imported first;"
         " outline or read a file for more)"
     )
     return ToolOutput(ok=True, text="\n".join(parts) + "\n" + footer)
