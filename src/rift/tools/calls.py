@@ -1,10 +1,8 @@
 """How a tool call reads on a screen: `describe_call(tool, args)`, for every face.
 
-Each tool declares its kind, whether it asks, and how to summarise a call
-(tools/base.py `Tool`), so the printer, the TUI, ACP, the trace and the swarm's
-activity lines all say the same thing about a call and keep no table of tool
-names. A tool rift does not define (an MCP or plugin tool) gets the defaults:
-kind "other", no ask of its own, its first string argument as the summary.
+Each tool declares its kind, whether it asks, and how to summarise a call, so every
+face says the same thing about a call and keeps no table of tool names. An MCP or
+plugin tool gets kind "other", no ask, and its first string argument as the summary.
 """
 
 from __future__ import annotations

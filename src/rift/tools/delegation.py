@@ -1,9 +1,7 @@
 """What a delegated task is: the `agent` tool's parsed arguments and the personas.
 
-The `agent` tool parses its call into `ChildTask`s here, and extensions describe
-personas with `Persona`; the core's sub-agent runner (core/loop/subagents.py)
-consumes both. They live with the tools so that neither tools nor extensions
-import the core.
+The core's sub-agent runner (core/loop/subagents.py) consumes both; they live with
+the tools so that neither tools nor extensions import the core.
 """
 
 from __future__ import annotations

@@ -113,12 +113,3 @@ class ToolServices(Struct, dict=True):
     def without_subagents(self) -> ToolServices:
         """The services a sub-agent gets: the same, but it cannot delegate further."""
         return replace(self, subagents=None)
-
-
-async def diagnostics_after_edit(
-    services: ToolServices, path: Path, shown: str, old: str | None, new: str
-) -> str:
-    """The write/edit hook: "" unless the session lent a diagnostics service."""
-    if services.diagnostics is None:
-        return ""
-    return await services.diagnostics.report(path, shown, old, new)

@@ -25,7 +25,6 @@ from rift.tools.base import (
 )
 from rift.tools.encoding_keep import kept_bytes
 from rift.tools.hooks import run_post_edit_hooks
-from rift.tools.services import diagnostics_after_edit
 
 PARTIAL_NOTE = (
     "\nNOTE: the user accepted only part of this change; re-read {path} before editing it again."
@@ -60,7 +59,8 @@ async def apply_change(
     ctx.journal.record(path, prior)
     ctx.journal.wrote(path, written)
     old = None if prior is None else prior.decode("utf-8", errors="replace")
-    diagnostics = await diagnostics_after_edit(ctx.services, path, raw, old, verdict.content)
+    lsp = ctx.services.diagnostics
+    diagnostics = "" if lsp is None else await lsp.report(path, raw, old, verdict.content)
     hooks = await run_post_edit_hooks(ctx)
     if written is not None:  # a post-edit hook (a formatter) may have rewritten it: still ours
         with contextlib.suppress(OSError):
