@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Awaitable
 from pathlib import Path
 
 from msgspec import Struct
@@ -171,12 +170,9 @@ async def run_shell(
     `stdin_data` is written to its stdin, else /dev/null. OSError: `sh` did not start.
     """
     token = new_token()
-    if stdin_data is None:
-        proc = await spawn_shell(command, cwd, env, token=token)
-        feed: Awaitable[None] = asyncio.sleep(0)
-    else:
-        proc = await spawn_shell(command, cwd, env, stdin=asyncio.subprocess.PIPE, token=token)
-        feed = _feed(proc.stdin, stdin_data)
+    stdin = asyncio.subprocess.DEVNULL if stdin_data is None else asyncio.subprocess.PIPE
+    proc = await spawn_shell(command, cwd, env, stdin=stdin, token=token)
+    feed = asyncio.sleep(0) if stdin_data is None else _feed(proc.stdin, stdin_data)
     out, err = _Capture(), _Capture()
     work = asyncio.gather(feed, _drain(proc.stdout, out), _drain(proc.stderr, err), proc.wait())
     # A cancelled wait_for never reads `work`'s CancelledError; mark it read, or asyncio
