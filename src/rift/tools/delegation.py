@@ -44,10 +44,10 @@ def parse_tasks(args: dict[str, Any]) -> list[ChildTask]:
     tasks = []
     for item in raw:
         fields = item if isinstance(item, dict) else {}
-        given = {key: value for key, value in fields.items() if isinstance(value, str)}
-        if not given.get("prompt", "").strip():
+        text = {key: value for key, value in fields.items() if isinstance(value, str)}
+        if not text.get("prompt", "").strip():
             raise ToolError("each sub-agent task needs a non-empty 'prompt'")
-        description = given.get("description", "").strip() and given["description"]
-        model, agent = given.get("model"), given.get("agent")
-        tasks.append(ChildTask(description or "delegated task", given["prompt"], model, agent))
+        described = text.get("description", "").strip() != ""
+        description = text["description"] if described else "delegated task"
+        tasks.append(ChildTask(description, text["prompt"], text.get("model"), text.get("agent")))
     return tasks
