@@ -8,13 +8,13 @@ a new tool touches only its own module and the registry (tools/__init__.py).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
 from rift.core import describe_call
 from rift.tools import BUILTIN_TOOLS, builtin_tools, registered_tools
-from rift.tools.base import TOOL_KINDS, Tool
+from rift.tools.base import Tool, ToolKind
 
 TOOLS = registered_tools()
 
@@ -72,7 +72,7 @@ def test_the_registry_holds_every_tool_rift_defines() -> None:
 @pytest.mark.parametrize("name", sorted(TOOLS))
 def test_each_tool_declares_kind_asks_and_summary(name: str) -> None:
     tool: Tool = TOOLS[name]
-    assert tool.kind in TOOL_KINDS
+    assert tool.kind in get_args(ToolKind)
     assert isinstance(tool.asks, bool)
     assert not tool.asks or tool.mutating, "a call that waits for approval changes something"
     described = describe_call(name, _call(name))

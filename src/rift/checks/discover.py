@@ -1,14 +1,9 @@
 """Find the command that tests a project, or the part of it a change touched.
 
-People name tests in a handful of ways, and a judge that knows only one of them
-judges nothing: Exercism and many projects put `<module>_test.py` beside the
-module, pytest's default is `test_<module>.py`, larger projects keep a `tests/`
-folder. A manifest that names a command wins where it is explicit (pytest
-settings in `pyproject.toml`/`setup.cfg`/`pytest.ini`/`tox.ini`, `package.json`'s
-`scripts.test`, `Cargo.toml`, `go.mod`).
-
-For Python the narrowest command is preferred: the test files that belong to the
-changed modules, so a 2-second check does not become the whole suite's minutes.
+A judge that knows one naming convention judges nothing elsewhere, so `<module>_test.py`,
+`test_<module>.py` and a `tests/` folder all count; a manifest that names a command
+wins where it is explicit. For Python the narrowest command is preferred (the test files
+of the changed modules), so a 2-second check does not become the whole suite's minutes.
 Nothing here reads the user's words: the files and the manifests decide.
 """
 
@@ -43,14 +38,11 @@ def tests_for(module: Path, root: Path) -> list[Path]:
         return []
     if is_test_file(module):
         return [module] if module.name != "conftest.py" else []
-    found: list[Path] = []
-    folders = [module.parent, *(root / name for name in TEST_FOLDERS)]
-    for folder in dict.fromkeys(folders):
-        for name in (f"test_{module.stem}.py", f"{module.stem}_test.py"):
-            candidate = folder / name
-            if _inside_file(candidate, root) and candidate not in found:
-                found.append(candidate)
-    return found
+    folders = dict.fromkeys([module.parent, *(root / name for name in TEST_FOLDERS)])
+    names = (f"test_{module.stem}.py", f"{module.stem}_test.py")
+    return [
+        folder / name for folder in folders for name in names if _inside_file(folder / name, root)
+    ]
 
 
 def _inside_file(path: Path, root: Path) -> bool:
@@ -154,11 +146,7 @@ def project_command(root: Path) -> str | None:
 def command_for(changed: Iterable[Path], root: Path) -> str | None:
     """The command that judges a change to `changed`: the Python test files that belong to
     the changed modules when there are any, else the project's own command."""
-    tests: list[Path] = []
-    for path in changed:
-        for test in tests_for(path, root):
-            if test not in tests:
-                tests.append(test)
+    tests = list(dict.fromkeys(test for path in changed for test in tests_for(path, root)))
     if tests:
         return pytest_command(root, tests)
     return project_command(root)
@@ -166,14 +154,9 @@ def command_for(changed: Iterable[Path], root: Path) -> str | None:
 
 def judged_files(command: str, root: Path) -> list[Path]:
     """The test files a command from `command_for` names (resolved), for the test-file lock."""
-    files: list[Path] = []
     try:
         words = shlex.split(command)
     except ValueError:
         return []
-    for word in words:
-        if word.endswith(".py"):
-            path = (root / word).resolve()
-            if path.is_file() and is_test_file(path):
-                files.append(path)
-    return files
+    paths = [(root / word).resolve() for word in words if word.endswith(".py")]
+    return [path for path in paths if path.is_file() and is_test_file(path)]

@@ -1,10 +1,9 @@
 """What a test run said: how many passed and failed, which failed, and the part worth
 reading again.
 
-A small model's context holds a few thousand tokens; a pytest run of a stub with
-twenty failing tests prints far more. The feedback keeps the summary line, the
-names of the failing tests and the first failures' own sections, cut to a budget,
-so the model reads what failed and why rather than twenty copies of a traceback.
+A small model's context holds a few thousand tokens, far less than twenty failing
+tests print, so the feedback keeps the summary, the failing tests' names and the
+first failures' own sections, cut to a budget.
 """
 
 from __future__ import annotations
@@ -112,14 +111,10 @@ def feedback(output: str, budget: int = FEEDBACK_CHARS) -> str:
     summary = summary[-budget // 3 :] if len(summary) > budget // 3 else summary
     room = budget - len(summary) - 40
     pieces: list[str] = []
-    for i, start in enumerate(starts[:FAILURE_SECTIONS]):
-        end = (
-            starts[i + 1]
-            if i + 1 < len(starts)
-            else (summary_at if summary_at > start else len(text))
-        )
+    last_end = summary_at if starts and summary_at > starts[-1] else len(text)
+    share = max(room // max(1, min(len(starts), FAILURE_SECTIONS)), 200)
+    for start, end in zip(starts[:FAILURE_SECTIONS], [*starts[1:], last_end], strict=False):
         section = text[start:end].strip()
-        share = max(room // max(1, min(len(starts), FAILURE_SECTIONS)), 200)
         pieces.append(section if len(section) <= share else section[: share - 20] + "\n[…]")
     if not pieces:  # no sections to pick: the head and the tail
         half = max(room // 2, 200)

@@ -1,14 +1,11 @@
 """The undo journal: what write/edit changed, per turn, so `/undo` can put it back.
 
-The write and edit tools call `record` with a file's bytes from before their
-change (None when it did not exist) and `wrote` with the file they left; only the
-first snapshot per (turn, path) is kept, so undo returns a file to its state
-before the turn, not before its last edit. Raw bytes are stored so non-UTF-8
+Only the first snapshot per (turn, path) is kept, so undo returns a file to its
+state before the turn, not before its last edit; raw bytes are stored so non-UTF-8
 files stay undoable. Changes made through bash are never seen here.
 
-Paths are keyed resolved (symlinks and `..` followed, as the write followed
-them), so a restore acts on exactly the file that was written, never on a
-textual spelling such as `lnk/../../../settings.json` that folds elsewhere.
+Paths are keyed resolved, so a restore acts on exactly the file that was written,
+never on a spelling such as `lnk/../../../settings.json` that folds elsewhere.
 Every restore opens that path without following symlinks (rift/fs/safe_fs.py),
 passes `guard` (the same fixed limits as a write) and leaves alone a file that
 is no longer the one rift wrote (a symlink, a directory, other bytes): undo
@@ -16,8 +13,7 @@ never deletes or replaces what it did not create or change, and never throws
 away a change made after rift's.
 
 A turn can also carry undo actions (`on_undo`) for state that is not a file's
-bytes: a swarm merge stages what it applies in git's index, and its action puts
-the index entries back when the turn is undone.
+bytes, such as the git index entries a swarm merge staged.
 """
 
 from __future__ import annotations
@@ -41,10 +37,7 @@ class NothingToUndo(RiftError):
 
 class UndoFailed(RiftError, OSError):
     """Some files could not be restored; they stay journaled so undo can be retried.
-
-    Also an OSError, because that is what a failed restore is at heart and what
-    callers that only guard file I/O catch.
-    """
+    Also an OSError, which is what callers that only guard file I/O catch."""
 
 
 class UndoJournal:
@@ -75,10 +68,8 @@ class UndoJournal:
         return self._turn
 
     def record(self, path: Path, prior: bytes | None) -> None:
-        """Remember `path`'s content before its first change in the current turn.
-
-        `path` is taken resolved (the caller resolves it before checking and writing;
-        resolving again here keeps a caller that did not from keying a spelling)."""
+        """Remember `path`'s content before its first change in the current turn (resolved
+        again here, so a caller that did not resolve it cannot key a spelling)."""
         entries = self._turns.setdefault(self._turn, {})
         entries.setdefault(safe_fs.resolve(path), prior)
         while len(self._turns) > self.max_turns:
@@ -87,10 +78,8 @@ class UndoJournal:
             self._actions.pop(oldest, None)
 
     def on_undo(self, action: Callable[[], None]) -> None:
-        """Have an undo of the current turn also run `action` (after its files are back).
-
-        Only for a turn that records files too: a turn with no file changes is not undoable.
-        An action reports a failure by raising OSError; it runs once either way."""
+        """Have an undo of the current turn (one that records files too) also run `action`
+        after its files are back; it reports a failure by raising OSError."""
         self._actions.setdefault(self._turn, []).append(action)
 
     def wrote(self, path: Path, written: safe_fs.FileId | None) -> None:
@@ -111,14 +100,9 @@ class UndoJournal:
         return sorted(t for t, entries in self._turns.items() if entries)
 
     def undo_last_turn(self) -> list[Path]:
-        """Restore every file of the newest journaled turn and forget that turn.
-
-        Returns the restored paths in the order they were first changed.
-
-        Raises:
-            NothingToUndo: no turn in the journal changed a file.
-            UndoFailed: a file could not be restored (the others were).
-        """
+        """Restore every file of the newest journaled turn and forget that turn; the
+        restored paths, in the order they were first changed. NothingToUndo when no turn
+        changed a file, UndoFailed when one could not be restored (the others were)."""
         turns = self.journaled_turns()
         if not turns:
             raise NothingToUndo()
@@ -126,11 +110,8 @@ class UndoJournal:
         return self._restore(dict(self._turns[last]), drop=[last], keep_failed_in=last)
 
     def undo_to_turn(self, turn: int) -> list[Path]:
-        """Undo every journaled turn after `turn` (for `/rewind`).
-
-        Each file goes back to its earliest snapshot past `turn`, which is its
-        state at the end of `turn`; a file that did not exist then is deleted.
-        """
+        """Undo every journaled turn after `turn` (for `/rewind`): each file goes back to
+        its state at the end of `turn`; a file that did not exist then is deleted."""
         later = [t for t in self.journaled_turns() if t > turn]
         snapshots: dict[Path, bytes | None] = {}
         for t in later:
@@ -177,11 +158,8 @@ class UndoJournal:
 
     def put_back(self, path: Path, prior: bytes | None) -> None:
         """Return the file rift wrote at `path` (resolved) to `prior` (None: remove it).
-
-        Raises OSError (safe_fs.UnsafePath) and changes nothing when the path is past
-        the write limits, a part of it is now a symlink, or what is there is not the
-        file rift left (other bytes, a symlink, a directory).
-        """
+        OSError, and nothing changed, when the path is past the write limits, a part of
+        it is now a symlink, or what is there is not the file rift left."""
         refusal = self.guard(path) if self.guard is not None else None
         if refusal is not None:
             raise safe_fs.UnsafePath(path, refusal)
@@ -200,11 +178,8 @@ class UndoJournal:
 
 
 def read_prior(path: Path) -> bytes | None:
-    """A file's bytes for `record`: None only when it does not exist.
-
-    Any other read failure propagates, so the caller aborts its write instead
-    of journaling "did not exist" and having undo delete a real file.
-    """
+    """A file's bytes for `record`: None only when it does not exist. Any other failure
+    propagates, so undo never deletes a real file it journaled as missing."""
     return safe_fs.read_prior(safe_fs.resolve(path))
 
 

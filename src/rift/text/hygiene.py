@@ -1,12 +1,9 @@
 """Text hygiene at rift's borders: every string inside rift can be encoded as UTF-8.
 
-Python strings may hold lone surrogates (U+D800..U+DFFF) that no UTF-8 encoder
-accepts: a `\\ud800` JSON escape from an editor or a model server, a file name
-that is not UTF-8 (`os.listdir` decodes it with surrogateescape), a non-UTF-8
-argv. One of them in a prompt or a tool result used to make the session
-unsavable, every later model request fail and the serve stream go silent, so
-text is scrubbed where it enters: serve commands, the argv prompt, model
-output, tool results and resumed sessions.
+Python strings may hold lone surrogates that no UTF-8 encoder accepts (a `\\ud800`
+JSON escape, a non-UTF-8 file name or argv). One in a prompt or a tool result made
+the session unsavable and every later request fail, so text is scrubbed where it
+enters: serve commands, the argv prompt, model output, tool results, resumed sessions.
 """
 
 from __future__ import annotations
@@ -21,10 +18,7 @@ _SURROGATE = lazy("[\ud800-\udfff]")
 
 
 def scrub(text: str) -> str:
-    """`text` with each lone surrogate replaced by U+FFFD.
-
-    ASCII text (most model deltas, checked in constant time) has none to search for.
-    """
+    """`text` with each lone surrogate replaced by U+FFFD (ASCII text has none)."""
     if text.isascii():
         return text
     return _SURROGATE().sub("\ufffd", text) if _SURROGATE().search(text) else text

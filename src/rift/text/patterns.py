@@ -1,11 +1,8 @@
 """Regular expressions compiled on first use instead of at import.
 
-Why: `re` compiles in Python, and a pattern of a few alternatives costs a
-fraction of a millisecond to parse and assemble. The modules on the `-p` and
-`--serve` paths held ~25 such patterns, most of them needed only by one kind
-of model or one kind of turn, yet every start paid for all of them
-(bench/run.py, "Import profile"). `lazy` keeps the pattern beside the code
-that uses it, reads as a constant, and compiles once, when first called.
+Why: `re` compiles in Python, and most patterns are needed only by one kind of
+model or turn, yet every start paid for all of them. `lazy` keeps the pattern
+beside the code that uses it, reads as a constant, and compiles once.
 
     _FENCE = lazy(r"^```(.*?)```$", re.DOTALL)
     ...

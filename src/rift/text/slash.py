@@ -31,13 +31,9 @@ def split_command(text: str) -> tuple[str, str] | None:
 def parse_command(
     text: str, skills: Container[str] = (), names: Iterable[str] = ()
 ) -> Invocation | None:
-    """The command a prompt invokes, or None for text meant for the model.
-
-    `/skill:name task` always names a skill (known or not: the owner says which are
-    not); `/name args` is one of `names` (the front door's `parse_command` defaults
-    them to the registry's), else a skill
-    called `name`; any other `/…` (a path like `/etc/hosts`) is text.
-    """
+    """The command a prompt invokes, or None for text meant for the model: `/skill:name`
+    always names a skill, `/name args` one of `names`, else a skill called `name`; any
+    other `/…` (a path like `/etc/hosts`) is text."""
     parts = split_command(text)
     if parts is None:
         return None

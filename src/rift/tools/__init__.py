@@ -1,15 +1,10 @@
 """rift.tools: the built-in tools, their registry order, and tool-name repair.
 
 Each tool is one module exposing `TOOL`; `_MODULES` is the explicit registry (no
-scanning): `builtin_tools()` is the default set a session offers, and
-`registered_tools()` every tool rift defines (also those the core adds per session).
-A module is imported when its tool is first asked for, so a session that offers
-no `web_search` (or a small model's six tools) never loads the rest, and importing
-one tool's helper (`rift.tools._proc`) does not load every tool.
-A new tool is its module plus one line here; it declares its own kind, asks and
-summary (tools/base.py `Tool`), which `calls.describe_call` reads for every face.
-`canonical_name` repairs the names small models invent ("read_file", "str_replace",
-"Shell") before a call is dispatched.
+scanning), and a module is imported only when its tool is first asked for, so a
+session offering a small model's six tools never loads the rest. `canonical_name`
+repairs the names small models invent ("read_file", "str_replace", "Shell")
+before a call is dispatched.
 """
 
 from __future__ import annotations
@@ -52,13 +47,9 @@ _MODULES: dict[str, str] = {
 
 
 def builtin_tools(*, search: bool = False, only: Collection[str] | None = None) -> dict[str, Tool]:
-    """The built-in tools by name, in registry order; `only` narrows them (a small
-    model's six), and a tool left out is never imported.
-
-    `web_search` is offered only when a search URL is configured (`search`):
-    a tool that can only fail wastes schema bytes and a model's turn.
-    ask_user stays in headless runs too, where it refuses with a clear message.
-    """
+    """The built-in tools by name, in registry order; `only` narrows them. `web_search`
+    is offered only when a search URL is configured (`search`): a tool that can only
+    fail wastes schema bytes and a model's turn."""
     names = [n for n in BUILTIN_TOOLS if search or n != "web_search"]
     return {name: tool(name) for name in names if only is None or name in only}
 

@@ -1,21 +1,16 @@
 """Symbol outlines of source files: classes, functions and methods with their line numbers.
 
-A small model with a small window cannot afford to read a 3000-line file to
-find one method; the outline (signatures only) costs a few hundred tokens and
-tells it which range to read. Shared by `outline`, `repo_map` and `read`'s
-hint for big files.
-
-Parsing uses tree-sitter with the official grammar packages (the `outline`
-extra), which recover from syntax errors, so a half-edited file still
-outlines. Without them Python files fall back to the standard `ast` module
-(which needs valid syntax); other languages have no outline then.
+A small window cannot afford a 3000-line file to find one method; its outline costs
+a few hundred tokens and tells which range to read (`outline`, `repo_map`, `read`).
+tree-sitter (the `outline` extra) recovers from syntax errors, so a half-edited file
+still outlines; without it Python falls back to `ast` and other languages get none.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -38,7 +33,6 @@ EXTENSIONS: dict[str, str] = {
     ".go": "go",
     ".rs": "rust",
 }
-"""The file types outline supports (the original's set plus module variants)."""
 
 # Grammar package and the function returning its language pointer.
 _GRAMMARS: dict[str, tuple[str, str]] = {
@@ -240,21 +234,16 @@ def _python_ast(text: str) -> list[Symbol] | None:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    out: list[Symbol] = []
-    lines = text.splitlines()
-    _ast_walk(tree.body, 0, lines, out.append)
-    return out
+    return list(_ast_walk(tree.body, 0, text.splitlines()))
 
 
-def _ast_walk(
-    body: list[ast.stmt], depth: int, lines: list[str], add: Callable[[Symbol], None]
-) -> None:
+def _ast_walk(body: list[ast.stmt], depth: int, lines: list[str]) -> Iterator[Symbol]:
     for node in body:
         if not isinstance(node, _Def):
             continue
         first = node.lineno  # the `def`/`class` line itself (decorators sit above)
         end_of_header = node.body[0].lineno - 1 if node.body else first
         header = " ".join(lines[first - 1 : max(first, end_of_header)])
-        add(Symbol(first, depth, _squash(header.split("#", 1)[0])))
+        yield Symbol(first, depth, _squash(header.split("#", 1)[0]))
         if isinstance(node, ast.ClassDef):
-            _ast_walk(node.body, depth + 1, lines, add)
+            yield from _ast_walk(node.body, depth + 1, lines)

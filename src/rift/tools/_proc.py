@@ -1,12 +1,10 @@
 """Shell commands in their own process group, so a kill takes the whole tree.
 
-`sh -c` forks children (pipelines, `&` jobs, dev servers) that outlive a
-plain `proc.kill()` and keep the output pipes open. Every command rift runs
-for the model — bash, background tasks, post-edit hooks — therefore starts a
-new session (pgid == pid) and is stopped with `killpg(SIGKILL)`. Children that
-leave the group (`setsid`, `nohup ... &`) are found again by the token each
-command carries in its environment (tools/_descendants.py): `kill_tree` takes
-them too, and at exit nothing any command started is left.
+`sh -c` forks children (pipelines, `&` jobs, dev servers) that outlive a plain
+`proc.kill()` and keep the output pipes open, so every command rift runs for the
+model starts a new session and is stopped with `killpg(SIGKILL)`. Children that
+leave the group are found again by the token each command carries in its
+environment (tools/_descendants.py).
 """
 
 from __future__ import annotations
@@ -15,7 +13,6 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Awaitable
 from pathlib import Path
 
 from msgspec import Struct
@@ -124,16 +121,11 @@ def new_token() -> str:
     return _descendants.new_token()
 
 
-def kill_group(proc: asyncio.subprocess.Process) -> None:
-    """SIGKILL the process group `proc` leads; a group already gone is fine."""
+def kill_tree(proc: asyncio.subprocess.Process, token: str) -> None:
+    """SIGKILL the group `proc` leads (one already gone is fine) and every process
+    carrying its token, wherever it went (`setsid`, `nohup`, re-parented orphans)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
-
-
-def kill_tree(proc: asyncio.subprocess.Process, token: str) -> None:
-    """SIGKILL the group `proc` leads and every process carrying its token, wherever
-    it went (`setsid`, `nohup`, re-parented orphans)."""
-    kill_group(proc)
     _descendants.kill_marked(token)
 
 
@@ -173,23 +165,14 @@ async def run_shell(
     env: dict[str, str] | None = None,
     stdin_data: bytes | None = None,
 ) -> ShellResult:
-    """Run a command to completion or to `timeout`, whichever comes first.
-
-    On timeout or cancellation the whole process tree is killed and reaped;
-    cancellation is re-raised. Output read before a timeout is kept.
-    `stdin_data`, when given, is written to the command's stdin (then closed);
-    otherwise stdin is /dev/null.
-
-    Raises:
-        OSError: the shell could not be started (bad cwd, no `sh`).
+    """Run a command to completion or to `timeout`, whichever comes first; on timeout or
+    cancellation the whole process tree is killed and reaped (output read is kept).
+    `stdin_data` is written to its stdin, else /dev/null. OSError: `sh` did not start.
     """
     token = new_token()
-    if stdin_data is None:
-        proc = await spawn_shell(command, cwd, env, token=token)
-        feed: Awaitable[None] = asyncio.sleep(0)
-    else:
-        proc = await spawn_shell(command, cwd, env, stdin=asyncio.subprocess.PIPE, token=token)
-        feed = _feed(proc.stdin, stdin_data)
+    stdin = asyncio.subprocess.DEVNULL if stdin_data is None else asyncio.subprocess.PIPE
+    proc = await spawn_shell(command, cwd, env, stdin=stdin, token=token)
+    feed = asyncio.sleep(0) if stdin_data is None else _feed(proc.stdin, stdin_data)
     out, err = _Capture(), _Capture()
     work = asyncio.gather(feed, _drain(proc.stdout, out), _drain(proc.stderr, err), proc.wait())
     # A cancelled wait_for never reads `work`'s CancelledError; mark it read, or asyncio

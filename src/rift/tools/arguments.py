@@ -5,17 +5,13 @@ A tool declares its parameters once, as a subclass of `Args` (a frozen, keyword-
 `msgspec.Struct`): a field's name is the parameter's, its annotation the type (`str`,
 `int`, `bool`, `list[str]`, each optionally `| None`), a default makes it optional, and
 `Annotated[T, Meta(description=...)]` gives it a description; `aliases` names keys a
-model may send for a parameter (read only when the parameter itself is absent). `schema(cls)` is the
-"parameters" object sent to the model; `takes(cls, run)` is the `Tool.run` that turns
-the model's JSON object into a checked `cls` before `run` sees it; `from_args(run, ...)`
-builds a built-in tool's whole `Tool` with both, from the struct `run` is annotated to take.
+model may send for a parameter (read only when the parameter itself is absent).
 
-A bad argument becomes a `ToolError` the model reads and answers, never a crash: the
-messages and the leniency small models need (`"10"` for 10, `"true"` for true, `""`
-or null for "not given"; a list of strings sent as one string, JSON-encoded or a line
-each) are those the tools had: the argument helpers in tools/base.py, applied field
-by field. A `str | None` field keeps "" (an empty line is a value); null is None. Keys
-the schema does not name are ignored, as before.
+A bad argument becomes a `ToolError` the model reads and answers, never a crash, with
+the leniency small models need (`"10"` for 10, `"true"` for true, `""` or null for
+"not given"; a list of strings sent as one string, JSON-encoded or a line each). A
+`str | None` field keeps "" (an empty line is a value); null is None. Keys the schema
+does not name are ignored.
 """
 
 from __future__ import annotations
@@ -44,8 +40,6 @@ from rift.tools.base import (
     Tool,
     optional_bool,
     optional_int,
-    optional_str,
-    require_str,
     shown,
 )
 
@@ -173,14 +167,14 @@ def _value(args: dict[str, Any], p: _Param) -> Any:
     if p.kind is list:
         return _list(args, p)
     if p.kind is str:
-        if p.required:
-            return require_str(args, p.name)
-        if p.optional:
-            value = args.get(p.name)
-            if value is not None and not isinstance(value, str):
-                raise ToolError(f"parameter '{p.name}' must be a string")
-            return value
-        return optional_str(args, p.name, p.default)
+        value = args.get(p.name)
+        if not p.required and (value is None or (value == "" and not p.optional)):
+            return None if p.optional else p.default
+        if not isinstance(value, str) and p.required:
+            raise ToolError(f"missing required string parameter '{p.name}'")
+        if not isinstance(value, str):
+            raise ToolError(f"parameter '{p.name}' must be a string")
+        return value
     if p.kind is int:
         found = optional_int(args, p.name, None if p.optional else p.default)
         if found is None and p.required:
@@ -206,12 +200,9 @@ def from_args(
     summary: Summarize | None = None,
     **declared: Any,
 ) -> Tool:
-    """The built-in tool whose `run` this is, made from the `Args` struct `run` takes (its
-    first parameter's annotation): the schema made from the struct, and `run` behind the
-    check (`takes`). It is named by its module (rift.tools.read: `read`), as the registry
-    (tools/__init__.py) finds it; a call is summed up by the struct's first field (read:
-    its path, bash: its command) unless `summary` says otherwise; `declared` is the rest
-    of the `Tool` (description, kind, title, ...)."""
+    """The built-in tool whose `run` this is: named by its module (rift.tools.read: `read`),
+    its schema made from the `Args` struct `run` takes and `run` behind the check; a call
+    is summed up by the struct's first field unless `summary` says otherwise."""
     cls = _args_of(run)
     return Tool(
         name=run.__module__.rpartition(".")[2],

@@ -1,10 +1,8 @@
 """ask_user: put a question to the person, free text or one of a few choices.
 
-A model that guesses at an ambiguous request wastes a whole turn; asking costs
-one round trip. The question goes through the interaction broker like every
-approval prompt (serve: an `ask` whose empty `choices` means free text), so
-each front end renders it its own way. With nobody attached (`-p`) the tool
-refuses at once and tells the model to decide itself: nothing may block.
+A guess at an ambiguous request wastes a turn; asking costs one round trip. The
+question goes through the interaction broker like every approval prompt; with
+nobody attached (`-p`) the tool refuses at once: nothing may block.
 """
 
 from __future__ import annotations

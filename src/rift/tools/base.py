@@ -1,10 +1,9 @@
 """The tool contract: a JSON schema, a description, and `async run(args, ctx)`.
 
-Tools never print and never import a front end. They reach the permission
-gate, the undo journal and the filesystem only through `ToolContext`, and
-they report what happened in a `ToolOutput`; the turn loop turns that into
-events. A tool that cannot do its job raises `ToolError` (or returns
-`ToolOutput(ok=False, ...)`): the model reads the message and carries on.
+Tools never print and never import a front end: they reach the gate, the undo
+journal and the filesystem only through `ToolContext` and report in a `ToolOutput`.
+A tool that cannot do its job raises `ToolError` (or returns `ok=False`): the
+model reads the message and carries on.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ import os
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Literal, Protocol, get_args
+from typing import Any, Literal, Protocol
 
 from msgspec import Struct, field
 
@@ -66,7 +65,7 @@ class Gate(Protocol):
         ...
 
     def check_read(self, path: Path) -> str | None:
-        """Deny message when a deny rule covers reading `path`, else None."""
+        """The deny message when a deny rule covers reading `path`."""
         ...
 
     def check_opened(self, path: Path, info: os.stat_result) -> str | None:
@@ -87,16 +86,14 @@ class Gate(Protocol):
     async def authorize_fetch(
         self, url: str, private_address: str | None, *, approved: bool = False
     ) -> str | None:
-        """None when `url` may be fetched, else the refusal message; a private address
-        (loopback, LAN, link-local) the host resolved to needs an explicit allow rule.
-        `approved`: a redirect hop to a host the user allowed for this call (no new ask)."""
+        """None when `url` may be fetched, else the refusal; a `private_address` the host
+        resolved to needs an allow rule. `approved`: a redirect to a host allowed this call."""
         ...
 
     async def authorize_search(
         self, query: str, url: str, private_address: str | None, *, approved: bool = False
     ) -> str | None:
-        """None when web_search may send `query` to `url`, else the refusal (rules, an ask,
-        and the private-address check once the host resolved; see the gate)."""
+        """None when web_search may send `query` to `url`, else the refusal (as for fetch)."""
         ...
 
 
@@ -152,7 +149,6 @@ ToolRun = Callable[[dict[str, Any], ToolContext], Awaitable[ToolOutput]]
 ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
 """What a call does, in the Agent Client Protocol's words (ACP maps it 1:1): an editor
 picks an icon by it, and a face may group calls by it."""
-TOOL_KINDS: tuple[ToolKind, ...] = get_args(ToolKind)
 
 Summarize = Callable[[dict[str, Any]], str]
 """A call's arguments → a few words about it. Never raises: the model may send
@@ -160,12 +156,8 @@ any JSON (a number for a path, a missing key, `{"raw": text}`)."""
 
 
 class Tool(Struct, frozen=True):
-    """One tool as the model sees it and as the turn loop runs it.
-
-    Besides its schema and `run`, a tool declares how a call of it reads on a screen
-    (`kind`, `asks`, `summary`, `title`), so no face keeps a table of tool names:
-    `rift.tools.calls.describe_call` reads these for every face.
-    """
+    """One tool as the model sees it and as the turn loop runs it; it also declares how
+    a call reads on a screen (`kind`, `asks`, `summary`, `title`: tools/calls.py)."""
 
     name: str
     description: str
@@ -184,9 +176,8 @@ class Tool(Struct, frozen=True):
     mutating: bool = False
     """write/edit/bash/agent: a success counts as "changed the project" for the apply nudge."""
     plan_safe: bool = True
-    """Whether plan mode may run it. Built-in tools are (their writes and commands meet
-    plan mode in the gate); a plugin command or an MCP tool that its server does not
-    declare read-only is not, since rift cannot see what it changes."""
+    """Whether plan mode may run it: built-in tools are (the gate meets their writes and
+    commands); a plugin or MCP tool not declared read-only is not."""
 
     def schema(self, lean: bool = False) -> dict[str, Any]:
         """The OpenAI-style function definition sent to the model."""
@@ -204,9 +195,8 @@ class Tool(Struct, frozen=True):
 
 
 def _without_descriptions(schema: Any) -> Any:
-    """A JSON schema minus its `description` texts, at every depth (the lean schema's point:
-    parameter descriptions are most of a tool definition's tokens). A *property* that
-    happens to be named "description" is kept: only keywords go."""
+    """A JSON schema minus its `description` texts, at every depth (most of a definition's
+    tokens); a *property* named "description" is kept: only keywords go."""
     if isinstance(schema, list):
         return [_without_descriptions(item) for item in schema]
     if not isinstance(schema, dict):
@@ -262,13 +252,6 @@ def first_text(args: dict[str, Any]) -> str:
     return json.dumps(args, ensure_ascii=False) if args else ""
 
 
-def require_str(args: dict[str, Any], key: str) -> str:
-    value = args.get(key)
-    if not isinstance(value, str):
-        raise ToolError(f"missing required string parameter '{key}'")
-    return value
-
-
 def optional_int(args: dict[str, Any], key: str, default: int | None = None) -> int | None:
     """Numeric arguments also accept numeric strings (small models send "10")."""
     value = args.get(key)
@@ -319,16 +302,6 @@ def middle_truncate(text: str, limit: int) -> str:
     return f"{head}\n... [output truncated: {limit} of {len(raw)} bytes shown] ...\n{tail}"
 
 
-def optional_str(args: dict[str, Any], key: str, default: str) -> str:
-    """An optional string argument; null or empty falls back to `default`."""
-    value = args.get(key)
-    if value is None or value == "":
-        return default
-    if not isinstance(value, str):
-        raise ToolError(f"parameter '{key}' must be a string")
-    return value
-
-
 # ------------------------------------------------------------- file helpers
 
 BINARY_PROBE = 8192
@@ -356,11 +329,9 @@ _HINT_SKIP_DIRS = frozenset({".git", "node_modules", "target", "__pycache__", ".
 
 
 def not_found_message(cwd: Path, raw: str, gate: Gate | None = None) -> str:
-    """The ENOENT error: a bounded walk under the cwd suggests up to 5 likely paths.
-
-    Models often guess a path one directory off or with the wrong extension;
-    naming the real file saves a round of ls/glob calls. Paths the gate's Read
-    rules deny are never suggested (a hint must not reveal what exists there).
+    """The ENOENT error: a bounded walk under the cwd suggests up to 5 likely paths (models
+    guess one directory off or the wrong extension). Paths the Read rules deny are never
+    suggested: a hint must not reveal what exists there.
     """
     wanted = Path(raw).name
     if not wanted:

@@ -1,12 +1,9 @@
 """bash: run a shell command in the project directory.
 
 The gate sees the raw command; only the executed command is rewritten, by the
-bubblewrap sandbox (`permissions.sandbox`) or the `bash_wrapper` template. Each
-command runs in its own process group, so a timeout or a cancelled turn kills
-pipelines and `&` children too, not just `sh`.
-Long-running servers are the classic small-model trap (the turn hangs for the
-full timeout, then the model starts the server again), so when no timeout is
-given they get a short probe and a note that a startup counts as success.
+bubblewrap sandbox or the `bash_wrapper` template. A long-running server hangs the
+turn for the full timeout and then gets started again, so without an explicit
+timeout it gets a short probe and a note that a startup counts as success.
 """
 
 from __future__ import annotations

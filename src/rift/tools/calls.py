@@ -1,10 +1,8 @@
 """How a tool call reads on a screen: `describe_call(tool, args)`, for every face.
 
-Each tool declares its kind, whether it asks, and how to summarise a call
-(tools/base.py `Tool`), so the printer, the TUI, ACP, the trace and the swarm's
-activity lines all say the same thing about a call and keep no table of tool
-names. A tool rift does not define (an MCP or plugin tool) gets the defaults:
-kind "other", no ask of its own, its first string argument as the summary.
+Each tool declares its kind, whether it asks, and how to summarise a call, so every
+face says the same thing about a call and keeps no table of tool names. An MCP or
+plugin tool gets kind "other", no ask, and its first string argument as the summary.
 """
 
 from __future__ import annotations
@@ -14,7 +12,7 @@ from typing import Any
 from msgspec import Struct
 
 from rift.tools import tool as registered_tool
-from rift.tools.base import Tool, ToolKind, first_text
+from rift.tools.base import ToolKind, first_text
 
 __all__ = ["CallDescription", "describe_call"]
 
@@ -33,18 +31,12 @@ class CallDescription(Struct, frozen=True):
     """A short sentence for a face that shows no tool name ("Read notes.txt")."""
 
 
-def _declared(name: str) -> Tool | None:
-    """The tool rift defines as `name` (only its module is imported), or None."""
-    try:
-        return registered_tool(name)
-    except KeyError:
-        return None
-
-
 def describe_call(tool: str, args: dict[str, Any]) -> CallDescription:
-    """The declared description of a call of `tool` with `args` (the model's arguments)."""
-    declared = _declared(tool)
-    if declared is None:
+    """The declared description of a call of `tool` with `args` (the model's arguments);
+    only the declaring tool's module is imported."""
+    try:
+        declared = registered_tool(tool)
+    except KeyError:
         return CallDescription("other", False, _one_line(first_text(args)), tool)
     title = declared.title(args) if declared.title is not None else tool
     return CallDescription(

@@ -1,9 +1,7 @@
 """What a delegated task is: the `agent` tool's parsed arguments and the personas.
 
-The `agent` tool parses its call into `ChildTask`s here, and extensions describe
-personas with `Persona`; the core's sub-agent runner (core/loop/subagents.py)
-consumes both. They live with the tools so that neither tools nor extensions
-import the core.
+The core's sub-agent runner (core/loop/subagents.py) consumes both; they live with
+the tools so that neither tools nor extensions import the core.
 """
 
 from __future__ import annotations
@@ -45,19 +43,11 @@ def parse_tasks(args: dict[str, Any]) -> list[ChildTask]:
         raise ToolError(f"at most {MAX_TASKS} sub-agent tasks per call (got {len(raw)})")
     tasks = []
     for item in raw:
-        if (
-            not isinstance(item, dict)
-            or not isinstance(item.get("prompt"), str)
-            or not item["prompt"].strip()
-        ):
+        fields = item if isinstance(item, dict) else {}
+        text = {key: value for key, value in fields.items() if isinstance(value, str)}
+        if not text.get("prompt", "").strip():
             raise ToolError("each sub-agent task needs a non-empty 'prompt'")
-        desc = item.get("description")
-        tasks.append(
-            ChildTask(
-                description=desc if isinstance(desc, str) and desc.strip() else "delegated task",
-                prompt=item["prompt"],
-                model=item.get("model") if isinstance(item.get("model"), str) else None,
-                agent=item.get("agent") if isinstance(item.get("agent"), str) else None,
-            )
-        )
+        described = text.get("description", "").strip() != ""
+        description = text["description"] if described else "delegated task"
+        tasks.append(ChildTask(description, text["prompt"], text.get("model"), text.get("agent")))
     return tasks

@@ -1,10 +1,8 @@
 """edit: replace an exact snippet of a file.
 
-Exact matching keeps edits honest, but small models often get whitespace or
-line endings slightly wrong. Line endings are reconciled silently (an LF
-snippet matches a CRLF file and the file keeps its convention); for anything
-else a failed match explains itself — same text with other whitespace, or the
-closest line — so the next attempt can succeed without a blind re-read.
+Exact matching keeps edits honest, but small models get whitespace or line endings
+slightly wrong. Line endings are reconciled silently; otherwise a failed match
+explains itself (same text with other whitespace, or the closest line).
 
 Those hints quote the file, so an edit first passes the Read rules: on a
 Read-denied file it would otherwise be a content oracle ("Closest match is
@@ -14,6 +12,7 @@ line 2: SECRET_TOKEN=…", or a yes/no per guess).
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from pathlib import Path
 
@@ -51,11 +50,7 @@ def _whitespace_match_line(content: str, old: str) -> int | None:
     at = squashed.find(needle)
     if at < 0:
         return None
-    starts: list[int] = []
-    total = 0
-    for m in tokens:
-        starts.append(total)
-        total += len(m.group())
+    starts = list(itertools.accumulate((len(m.group()) for m in tokens), initial=0))
     token = tokens[bisect.bisect_right(starts, at) - 1]
     return content.count("\n", 0, token.start()) + 1
 
@@ -173,12 +168,10 @@ def kept_anchor(content: str, old: str, new: str) -> tuple[str, str] | None:
     the new file text and the new_string that gives it, or None when that reading
     does not apply.
 
-    Seen on the tiny tier: asked to add a function, a small model "inserts" it by
-    replacing the next `def` line with the new code, dropping the line it anchored on,
-    so the old function's body would sit dead under the new one. Only tried when that
-    literal edit is refused (`refusal`), for a whole-line old_string that the new text
-    does not contain; a new top-level `def` or `class` gets the two blank lines around
-    it. The caller keeps the reading only when it passes every check itself.
+    A small model "inserts" a function by replacing the next `def` line with it, which
+    would leave the old body dead. Only tried when that literal edit is refused, for a
+    whole-line old_string the new text does not contain; the caller keeps the reading
+    only when it passes every check itself.
     """
     at = content.find(old)
     if at < 0 or old in new or not new.strip():

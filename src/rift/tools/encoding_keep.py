@@ -1,14 +1,11 @@
 """The bytes write and edit put on disk: the new text, with every byte outside the
 changed region exactly as it was.
 
-Tools see a file as UTF-8 text, with each byte that is not UTF-8 shown as
-U+FFFD. Encoding that text back turned every other non-ASCII byte of a latin-1
-`.py` or a cp1252 `.csv` into U+FFFD after a one-line edit (issue 30). Here
-the old text is decoded once more with `surrogateescape` (one stand-in
-character per undecodable byte, so it lines up with the shown text character
-for character); the parts of the new text equal to the old one take the old
-bytes back, and only what changed is encoded, in the file's own legacy
-encoding when the file was not UTF-8 and the new characters fit it.
+Tools see a file as UTF-8 text with each other byte shown as U+FFFD, so encoding it
+back damaged every non-ASCII byte of a latin-1 file after a one-line edit (issue 30).
+The old text, decoded again with `surrogateescape`, lines up with the shown text
+character for character: parts of the new text equal to it take the old bytes back,
+and only what changed is encoded (in the file's legacy encoding where that fits).
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """grep: regex search over the project's text files.
 
 Searches what a developer would: .gitignore is respected, hidden entries,
-node_modules and binary files are skipped, and files a deny rule covers are
-never opened. ripgrep is used when it is on PATH; otherwise a pure-Python
-walk with its own .gitignore matcher gives the same answers, only slower.
-The walker and the glob translator here are shared with the glob tool.
+node_modules and binary files are skipped, and denied files are never opened.
+ripgrep is used when it is on PATH, else a pure-Python walk (shared with glob)
+gives the same answers, only slower.
 """
 
 from __future__ import annotations
@@ -207,12 +206,9 @@ def _walk_dir(directory: Path, top: Path, rules: list[IgnoreRule], gate: Gate) -
 
 
 def walk_files(root: Path, gate: Gate, top: Path | None = None) -> Iterator[Path]:
-    """Files under `root`, depth-first in name order, as a developer would search them.
-
-    Skips hidden entries, .git and node_modules, gitignored paths (the
-    .gitignore files of `root`, its subdirectories, and the directories
-    between `top` and `root`), denied paths, and symlinked directories.
-    """
+    """Files under `root`, depth-first in name order, less hidden entries, node_modules,
+    denied paths, symlinked directories and what the .gitignore files from `top` down
+    ignore."""
     if top is None or not root.is_relative_to(top):
         top = root
     rules: list[IgnoreRule] = []

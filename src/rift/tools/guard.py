@@ -1,19 +1,16 @@
 """What write and edit refuse before a byte reaches disk, so a small model cannot damage a file.
 
-A 1.5B model, seen on real tasks, wrote the read tool's output back as the
-file (chat-template tags and line-number prefixes included), wrapped a whole
-file in markdown fences, broke a file's syntax with a wrong indent, and named
-`repo/x.py` from inside `repo/`. Each check here is a pure function of the
-proposed text (and the text it replaces) that returns the sentence the model
-reads instead of a success; nothing is written when one fires. Only what the
-change adds is judged: a file that already holds `<tool_call>` (a chat
-template, this very module) can still be edited.
+Small models write the read tool's output back as the file (template tags and
+line numbers included), fence whole files, break syntax with a wrong indent and
+name `repo/x.py` from inside `repo/`. Each check is a pure function of the
+proposed text (and the text it replaces) returning the sentence the model reads
+instead of a success. Only what the change adds is judged, so a file that
+already holds `<tool_call>` can still be edited.
 
-The syntax check covers the formats the standard library parses (Python,
-JSON, TOML), JSON with comments where its readers allow them, and YAML when
-PyYAML happens to be installed; Python a newer interpreter would accept is
-accepted (tools/syntax_check.py). A file that did not
-parse before the change may be changed freely: the model may be fixing it.
+The syntax check covers Python, JSON (with comments where its readers allow
+them), TOML, and YAML when PyYAML is installed (tools/syntax_check.py). A file
+that did not parse before the change may be changed freely: the model may be
+fixing it.
 """
 
 from __future__ import annotations
@@ -50,11 +47,6 @@ _CODE_TYPES = frozenset(_CODE_SUFFIXES.split())
 """Source and config types whose text can never open with a markdown fence or a chat
 template wrapper: there, and only there, such a wrapper proves model debris. A README
 without an extension, a `.txt` note or an `.xml` fixture may hold either on purpose."""
-TINY_FILE_LINES = 20
-"""An existing file this short may be rewritten whole even by a small model: a 1.5B model
-rewrites a 20-line file reliably (the content checks above and the parse check still
-apply), while longer rewrites are where its damage came from, so those must use edit.
-At 6 lines, the embedded model's real-repo test (a 7-line calc.py) no longer converged."""
 
 
 # ------------------------------------------------------------ content checks
@@ -142,11 +134,9 @@ _WRAPPED = lazy(
 def strip_template_wrapper(text: str) -> str:
     """Text wrapped whole in the chat template's `<tool_response>` tags, unwrapped.
 
-    The embedded model sees every tool result inside those tags and, asked to
-    write a file, often wraps the content the same way (seen on most tiny-tier
-    tasks, turn after turn, each refused). Only a wrapper around everything is
-    taken off, and only when what it holds has no other template markup; the
-    refusal in `content_problem` still answers anything else.
+    A small model sees every tool result inside those tags and often wraps a file's
+    content the same way. Only a wrapper around everything is taken off, and only when
+    what it holds has no other template markup; `content_problem` answers the rest.
     """
     match = _WRAPPED().match(text)
     if match is None or not match.group(2).strip() or _TEMPLATE_TOKENS().search(match.group(2)):
@@ -228,9 +218,7 @@ def syntax_error(path: Path, text: str) -> str | None:
     except SyntaxError as exc:
         where = f"line {exc.lineno}: " if exc.lineno else ""
         return f"{where}{exc.msg}"
-    except ValueError as exc:  # JSONDecodeError, TOMLDecodeError
-        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    except Exception as exc:  # YAML's errors share no stdlib base class
+    except Exception as exc:  # JSONDecodeError, TOMLDecodeError; YAML's share no stdlib base
         return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return None
 
@@ -321,14 +309,9 @@ _DEFECTS: tuple[tuple[Callable[[Any], list[int]], str, str], ...] = (
 
 
 def code_defects(tool: str, raw: str, path: Path, old: str | None, new: str) -> str | None:
-    """The refusal when a Python change leaves more dead or doubly-defined code than before.
-
-    Seen from the embedded 1.5B model: a new `return` added at the top of a body,
-    above the docstring and the old `return` (the tests pass, the old body lies
-    dead below); and asked for a docstring on `add`, an edit that replaced `mul`
-    with a second `add`. Both still parse, so the syntax check lets them through.
-    Judged only for small models (tools/write.py, tools/edit.py): "return at the
-    top, make it a no-op" is a fair request of a capable one.
+    """The refusal when a Python change leaves more dead or doubly-defined code than before
+    (a new `return` above the old body, a second `add` in place of `mul`): both still parse.
+    Judged only for small models: "return at the top" is a fair request of a capable one.
     """
     if path.suffix.lower() not in (".py", ".pyi"):
         return None
@@ -355,12 +338,10 @@ def code_defects(tool: str, raw: str, path: Path, old: str | None, new: str) -> 
 def project_relative(cwd: Path, raw: str, overwrite: bool = False) -> tuple[str, str]:
     """`raw` with a leading copy of the project folder's own name dropped, and a note.
 
-    Inside `repo/`, a small model asked for `x.py` often writes `repo/x.py`. When
-    the project has no `repo/` of its own, that path can only mean `x.py`; keeping
-    it would create a nested `repo/repo/` folder. For a capable model's write
-    (`overwrite`) the prefix is dropped only when no file is there already:
-    `repo/main.py` may be a new package folder's file, and must never replace the
-    root `main.py`. Returns (path to use, note for the model, "" when unchanged).
+    Inside `repo/`, a small model asked for `x.py` often writes `repo/x.py`; with no
+    `repo/` of its own in the project that can only mean `x.py`. For a capable model's
+    write (`overwrite`) the prefix is dropped only when no file is there already, so
+    `repo/main.py` never replaces the root `main.py`. Returns (path, note or "").
     """
     parts = Path(raw).parts
     if len(parts) < 2 or Path(raw).is_absolute() or parts[0] != cwd.name:
@@ -395,11 +376,8 @@ def claimed_calls(words: str, source: str) -> list[tuple[str, str]]:
 
 def trace_hint(words: str, source: str) -> str:
     """For a task that reports a wrong result of a function the file defines ("is_adult(18)
-    returns False, but 18 counts as adult"), a nudge to work that call through the code: a
-    small model that sees nothing wrong sends the file back unchanged or an edit that
-    changes nothing, and saying so twice does not help it find the line; stepping through
-    the example does. A call to something the file does not define yet ("add a function
-    square(x)") gets nothing."""
+    returns False"), a nudge to step through that call: a small model that sees nothing
+    wrong sends the file back unchanged. A call to a function not defined yet gets ""."""
     calls = claimed_calls(words, source)
     if not calls:
         return ""

@@ -1,8 +1,7 @@
 """Post-edit hooks: the user's checks (formatter, linter, tests) after every write/edit.
 
-A failing hook does not undo the edit. Its output is appended to the tool
-result instead, so the model sees at once that its change broke the checks
-and can fix it in the next step.
+A failing hook does not undo the edit: its output is appended to the tool result,
+so the model sees at once that its change broke the checks.
 
 With the bwrap sandbox on, hooks run inside it like bash does: a hook usually
 runs project files (`sh ./check.sh`, `make lint`) that a sandboxed command may

@@ -1,12 +1,10 @@
 """What a Python edit left undone: names still used that the file no longer defines.
 
-Asked to rename `f` to `double` in a 5-line file, the embedded model renamed
-the `def`, read "If that was the whole task, give your final answer now" and
-did so, leaving the call `f(21)` to fail at run time (issue 29). The parse
-check cannot see that; a name that was defined before the change, is still
-used after it and is defined nowhere now can. The check is deliberately coarse
-(a name bound anywhere in the module counts as defined) so it never cries wolf
-on correct code; a file with a star import is not judged at all.
+A small model asked to rename `f` renames the `def` and stops, leaving a call of
+`f` to fail at run time (issue 29); the parse check cannot see that, but a name
+defined before the change, still used after it and defined nowhere now can. The
+check is deliberately coarse (a name bound anywhere in the module counts as
+defined) so it never cries wolf on correct code; a star import is not judged.
 """
 
 from __future__ import annotations
@@ -207,8 +205,7 @@ def _top_level(text: str) -> list[str] | None:
 
 def dropped_definitions(before: str, after: str, words: str) -> list[str]:
     """Top-level names `before` defines that `after` lost and the task (`words`) never
-    names: a whole-file rewrite that sent back only the new function (seen on the tiny
-    tier, asked to add `square`: the file became that one function)."""
+    names: a whole-file rewrite that sent back only the new function."""
     old, new = _top_level(before), _top_level(after)
     if old is None or new is None:
         return []

@@ -59,14 +59,10 @@ def _summary(args: dict[str, Any]) -> str:
     return f"done {done}" if done is not None else ""
 
 
-def _title(args: dict[str, Any]) -> str:
-    return "Update the plan"
-
-
 TOOL = from_args(
     _run,
     description="Track a multi-step task: set replaces the checklist, done checks off step N.",
     kind="think",
     summary=_summary,
-    title=_title,
+    title=lambda args: "Update the plan",
 )

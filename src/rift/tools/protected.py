@@ -2,19 +2,16 @@
 
 Build output, virtualenvs, installed packages, node_modules and git's own
 files are copies or machinery: an edit there is lost on the next build or
-install, or breaks the repository. A small model that cannot find the file a
-task names goes looking and lands there (seen: the embedded model spent
-minutes editing `build/lib/rift/frontends/tui/widgets/status.py`, rift's own
-build output, because the example's stats.py was missing). write and edit
-refuse such a path with a sentence that says where to look instead; a task
-that names the folder or the file ("fix build/gen.py") lifts the refusal.
+install, or breaks the repository, yet a small model that cannot find the file a
+task names goes looking and lands there. write and edit refuse such a path with a
+sentence that says where to look instead; a task that names the folder or the
+file ("fix build/gen.py") lifts the refusal.
 
 A test file the project's checks judge the change by is held while it judges
 (`ToolServices.locked_tests`, set by core/loop/parts/checks.py): a small model whose
-fix fails a test rewrites the test (seen: the 1.5B model edited darts_test.py after
-"The tests are correct; do not change them"). Which files are held is a fact of the
-run, never read from the task's words: a task to write or fix tests changes them
-before any check has judged with them.
+fix fails a test rewrites the test. Which files are held is a fact of the run, never
+read from the task's words: a task to write or fix tests changes them before any
+check has judged with them.
 """
 
 from __future__ import annotations

@@ -62,12 +62,8 @@ async def load_text(raw: str, ctx: ToolContext) -> str:
 
 
 def _render(lines: list[str], offset: int, limit: int) -> str:
-    """Lines `offset`.. (at most `limit`, and OUTPUT_CAP bytes) with their numbers.
-
-    Tried on the embedded model's tiny tier: without the numbers its edits got worse
-    (one-word old_strings, 2 of 6 failing tasks passed again with them back), while the
-    prefixes it copied are now stripped by edit and write is out of its grammar once a
-    file was read (models/embedded_calls.step_tools)."""
+    """Lines `offset`.. (at most `limit`, and OUTPUT_CAP bytes) with their numbers: without
+    them a small model's edits get worse, and the prefixes it copies are stripped by edit."""
     total = len(lines)
     end = min(offset - 1 + limit, total)
     parts: list[str] = []
@@ -94,11 +90,8 @@ def _render(lines: list[str], offset: int, limit: int) -> str:
 
 
 def _outline_instead(raw: str, path: Path, lines: list[str]) -> str | None:
-    """The outline of a big source file, with how to read the part that matters.
-
-    A whole 3000-line file would fill a small model's window; its skeleton
-    costs a few hundred tokens and names the ranges worth reading.
-    """
+    """The outline of a big source file (OUTLINE_THRESHOLD), with how to read the part
+    that matters."""
     if len(lines) <= OUTLINE_THRESHOLD or not _outline.supported(path):
         return None
     symbols = _outline.outline(path, "\n".join(lines))

@@ -1,14 +1,10 @@
 """remember: keep a fact about this project for every later session.
 
-Facts land in `.rift/memory.md`, which core/context/instructions.py reads into the
-system prompt, so they must stay short and few: one line per entry, exact
-duplicates refused, the file capped. The change is gated as
-an edit of that file (deny rules, approval, review) and journaled for /undo.
-A memory file that is a symlink out of the project, or that the Read rules
-deny, is never read: the duplicate check would make it an oracle and the
-append would copy it into the prompt. One that is a symlink inside the project
-is written through (its target changes, the link stays), by the same resolved,
-race-free path as write and edit (rift/fs/safe_fs.py).
+Facts land in `.rift/memory.md`, which the system prompt reads, so they stay short
+and few: a line each, exact duplicates refused, the file capped. The change is gated
+as an edit of that file and journaled for /undo. A memory file that is a symlink out
+of the project, or that the Read rules deny, is never read: the duplicate check would
+make it an oracle and the append would copy it into the prompt.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """repo_map: the project's most important source files with their top symbols.
 
-A first look at an unknown repository costs a small model dozens of ls/read
-calls; one map of the files everything else imports, with their outlines,
-replaces most of them. Ranking follows the original: how many other files
-import a file (by its lower-case stem) first, newest first on ties.
-
-Outlines are cached per repository root, keyed by each file's mtime and size,
-in memory and in the data dir, so a second map of a big repository parses only
-what changed.
+One map of the files everything else imports, with their outlines, replaces the
+dozens of ls/read calls of a first look. Ranked by how many files import a file (by
+its lower-case stem), newest first on ties; outlines are cached per root, keyed by
+mtime and size, in memory and in the data dir.
 """
 
 from __future__ import annotations
@@ -196,8 +192,7 @@ class RepoMapArgs(Args, frozen=True, kw_only=True):
 
 async def _run(args: RepoMapArgs, ctx: ToolContext) -> ToolOutput:
     raw = args.path
-    wanted = args.max_files or DEFAULT_FILES
-    wanted = max(1, min(wanted, MAX_FILES))
+    wanted = max(1, min(args.max_files or DEFAULT_FILES, MAX_FILES))
     root = ctx.readable(ctx.resolve(raw).resolve())
     if not root.is_dir():
         raise ToolError(f"{raw} is not a directory; repo_map maps a directory (try outline)")
@@ -211,7 +206,6 @@ async def _run(args: RepoMapArgs, ctx: ToolContext) -> ToolOutput:
         return ToolOutput(ok=True, text=f"no supported source files under {raw}")
     parts: list[str] = []
     size = 0
-    shown = 0
     outlined = [(info, degree) for info, degree in rank(infos) if info.symbols]
     for info, _degree in outlined[:wanted]:  # an empty __init__.py says nothing
         section = _section(info)
@@ -219,9 +213,8 @@ async def _run(args: RepoMapArgs, ctx: ToolContext) -> ToolOutput:
         if size > OUTPUT_CAP and parts:
             break
         parts.append(section)
-        shown += 1
     footer = (
-        f"({shown} of {len(infos)} source files shown, most imported first;"
+        f"({len(parts)} of {len(infos)} source files shown, most imported first;"
         " outline or read a file for more)"
     )
     return ToolOutput(ok=True, text="\n".join(parts) + "\n" + footer)

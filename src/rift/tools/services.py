@@ -1,11 +1,8 @@
 """The services the core may lend a tool, as one typed record on its context.
 
 A tool names what it needs from the session here, as a protocol, never the core
-class that provides it, so tools stay below the core (tests/test_import_graph.py):
-the core's task registry, sub-agent runner, interaction broker and LSP service,
-and ACP's editor files and terminal, satisfy these structurally. A field left
-None means "not here" (a sub-agent has no `subagents`; headless has no `asker`
-attached), and each tool says so to the model in words.
+class that provides it, so tools stay below the core (tests/test_import_graph.py).
+A field left None means "not here", and each tool says so to the model in words.
 """
 
 from __future__ import annotations
@@ -88,7 +85,7 @@ class EditRules(Struct, frozen=True):
     write, no dropped definition, no dead code, debris stripped (tools/guard.py)."""
     rewrite_lines: int = 20
     """Under `strict`, an existing file of at most this many lines may be written whole
-    (the whole-file format's limit; 20 is tools/guard.py's TINY_FILE_LINES)."""
+    (the whole-file format's limit: longer rewrites are where small models did damage)."""
 
 
 class ToolServices(Struct, dict=True):
@@ -116,12 +113,3 @@ class ToolServices(Struct, dict=True):
     def without_subagents(self) -> ToolServices:
         """The services a sub-agent gets: the same, but it cannot delegate further."""
         return replace(self, subagents=None)
-
-
-async def diagnostics_after_edit(
-    services: ToolServices, path: Path, shown: str, old: str | None, new: str
-) -> str:
-    """The write/edit hook: "" unless the session lent a diagnostics service."""
-    if services.diagnostics is None:
-        return ""
-    return await services.diagnostics.report(path, shown, old, new)

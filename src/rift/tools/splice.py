@@ -1,13 +1,11 @@
 """A whole-file rewrite that sent back only the definitions it changed, put in place.
 
 Asked for a file whole, a small model often replies with just the function it
-fixed (or added): on the first-run example the 1.5B model's rewrite of a
-two-function file held only `max_of`, fixed. Written as it is, the file loses
-its other functions; refused (tools/leftovers.py `dropped_definitions`), the
-change is lost and the model, back on `edit`, rarely recovers. Read as what it
-is, a set of definitions, it is the change: each definition replaces the one of
-the same name in the file, a new one is added at the end, a new import joins
-the file's imports, and everything the reply does not mention stays as it was.
+fixed (or added). Written as it is, the file loses its other functions; refused
+(tools/leftovers.py `dropped_definitions`), the change is lost. Read as a set of
+definitions, it is the change: each replaces the one of the same name, a new one
+is added at the end, a new import joins the file's imports, and everything the
+reply does not mention stays as it was.
 
 Only a reply made of nothing but top-level functions, classes and imports is
 read this way, and only for a name the task did not ask to remove (the caller

@@ -1,23 +1,15 @@
 """Parsers for the write/edit guard that know what the formats really allow.
 
-The guard (tools/guard.py) refuses a change that leaves a parseable file
-unparseable. Judged by the wrong parser it refused valid files (issue 32): a new
-`tsconfig.json` with comments, a `.vscode/settings.json`, a Python file using
-3.12 syntax (`type X = int`, PEP 695 generics) while rift itself ran on 3.11.
+Judged by the wrong parser, the guard (tools/guard.py) refused valid files (issue 32):
+a `tsconfig.json` with comments, Python 3.12 syntax while rift ran on 3.11.
 
-- JSON with comments (and trailing commas, which TypeScript and VS Code accept)
-  is read as such where the format allows it: `tsconfig*.json`,
-  `jsconfig*.json`, anything under `.vscode/`, `*.jsonc`, dev container and
-  eslintrc files. Plain `.json` stays strict: `package.json` with a comment
-  breaks npm.
-- Python is compiled by the running interpreter first; only when that fails
-  for a reason other than indentation does tree-sitter-python (already
-  installed for outline; a grammar that knows every current version) get the
-  last word. Indentation stays the interpreter's: tree-sitter accepts a body
-  indented deeper than its first line, the damage this guard exists for.
-  The grammar also knows Python 2 (`print "x"`, `exec "code"`, `<>`), which no
-  Python 3 accepts, so a tree holding one of those is refused (issue 44): a file
-  must be valid for some Python 3 grammar.
+- JSON with comments and trailing commas is read as such where its readers accept
+  it (`tsconfig*.json`, `jsconfig*.json`, `.vscode/`, `*.jsonc`, dev container and
+  eslintrc files); plain `.json` stays strict: `package.json` with a comment breaks npm.
+- Python is compiled by the running interpreter first; only when that fails for a
+  reason other than indentation (tree-sitter accepts a body indented too deep, the
+  damage this guard exists for) does tree-sitter-python get the last word. Python 2
+  syntax it also knows is refused (issue 44).
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """web_search: query the user's SearXNG instance, results as title/url/snippet.
 
-Registered only when `search_url` is configured (tools/__init__.py), so a
-model never sees a tool that can only fail. The instance must allow
-`format=json`; a 403 says so. The query leaves the machine and can carry what
-the model read, so it passes the gate like a fetch (`WebSearch(...)` rules, or
-the person is asked) before the server's name is even resolved, and the
-server's addresses are checked as fetch checks them (gate.authorize_search).
-A project's `search_url` applies only once the project is trusted (rift/config/load.py).
+Offered only when `search_url` is configured; the instance must allow `format=json`.
+The query leaves the machine and can carry what the model read, so it passes the
+gate (`WebSearch(...)` rules, or the person is asked) before the server's name is
+even resolved, and the server's addresses are checked as fetch checks them.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """write: create or overwrite a whole file.
 
-The path is resolved once (symlinks and `..` followed) and that resolved path is
-what is checked, snapshotted, written and journaled: undo then acts on exactly
-the file that changed. The prior bytes are snapshotted before anything else: a
-file that cannot be snapshotted cannot be undone, so the write is refused. The
-gate then decides (and may, through an edit review, accept only part of the
-proposal); the bytes go to disk through rift/fs/safe_fs.py (no symlink followed
-after the check, atomic), and the journal records the prior bytes and the file
-it wrote.
+The path is resolved once and that resolved path is what is checked, snapshotted,
+written and journaled, so undo acts on exactly the file that changed. A file that
+cannot be snapshotted cannot be undone, so the write is refused. The bytes go to
+disk through rift/fs/safe_fs.py (no symlink followed after the check, atomic).
 """
 
 from __future__ import annotations
@@ -29,7 +25,6 @@ from rift.tools.base import (
 )
 from rift.tools.encoding_keep import kept_bytes
 from rift.tools.hooks import run_post_edit_hooks
-from rift.tools.services import diagnostics_after_edit
 
 PARTIAL_NOTE = (
     "\nNOTE: the user accepted only part of this change; re-read {path} before editing it again."
@@ -50,11 +45,8 @@ def snapshot(path: Path, raw: str) -> bytes | None:
 async def apply_change(
     ctx: ToolContext, raw: str, path: Path, prior: bytes | None, verdict: WriteVerdict
 ) -> str:
-    """Journal, write, then LSP diagnostics and hooks; returns what to append to the result
-    ("" when the language server found nothing new and all hooks pass).
-
-    Shared by write and edit, which differ only in how they build the new text.
-    """
+    """Journal, write, then LSP diagnostics and hooks (shared by write and edit); returns
+    what to append to the result ("" when nothing new was found and all hooks pass)."""
     fs = ctx.services.files  # an editor that owns the buffers (ACP), else the disk
     written: safe_fs.FileId | None = None
     try:
@@ -67,7 +59,8 @@ async def apply_change(
     ctx.journal.record(path, prior)
     ctx.journal.wrote(path, written)
     old = None if prior is None else prior.decode("utf-8", errors="replace")
-    diagnostics = await diagnostics_after_edit(ctx.services, path, raw, old, verdict.content)
+    lsp = ctx.services.diagnostics
+    diagnostics = "" if lsp is None else await lsp.report(path, raw, old, verdict.content)
     hooks = await run_post_edit_hooks(ctx)
     if written is not None:  # a post-edit hook (a formatter) may have rewritten it: still ours
         with contextlib.suppress(OSError):
@@ -115,13 +108,10 @@ def _same_code(new: str, old: str) -> bool:
 def refusal(ctx: ToolContext, raw: str, path: Path, old: str | None, content: str) -> str | None:
     """Why this whole-file write must not happen (tools/guard.py), as advice; None if it may.
 
-    Under strict rules (`ctx.services.edit_rules`, a small model's) an existing
-    file longer than a few lines is changed with edit: every file a 1.5B model
-    damaged on the task bench came from a whole-file write (the read output
-    written back, fences, lost lines), while its edits were right. Rewriting a
-    tiny file stays allowed, since retyping it is as cheap as an edit. A small
-    model also writes a file back unchanged and calls the task done; that write
-    is refused too, so it learns that nothing happened.
+    Under strict rules (`ctx.services.edit_rules`, a small model's) an existing file
+    longer than a few lines is changed with edit, since whole-file rewrites are where
+    small models damage files; an unchanged write is refused so the model learns that
+    nothing happened.
     """
     rules = ctx.services.edit_rules
     small = rules.strict
